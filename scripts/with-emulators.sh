@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Runs a command inside the Firebase Emulator Suite (Firestore, Auth, Functions),
+# with the project's toolchain installed and its environment exported; the
+# emulators stop when the command ends, and its exit code is returned.
+#   scripts/with-emulators.sh COMMAND [ARGS...]   (joined into one shell command line)
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=toolchain.sh
+source "$ROOT/scripts/toolchain.sh"
+cd "$ROOT"
+
+exec firebase emulators:exec --only firestore,auth,functions --project demo-factor-journal "$*"
