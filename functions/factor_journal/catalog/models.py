@@ -8,7 +8,7 @@ are ordered.  A catalog that loads is safe for the rest of the domain to trust.
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated
@@ -31,7 +31,7 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class Level(str, Enum):
+class Level(StrEnum):
     """Coarse rubric level; the catalog maps each level to a value on the scale."""
 
     low = "low"
@@ -210,7 +210,7 @@ class Catalog(_Strict):
                         f"is off the scale of {factor.id!r}"
                     )
         tiers = self.decision_tiers
-        for lower, higher in zip(tiers, tiers[1:]):
+        for lower, higher in zip(tiers, tiers[1:], strict=False):
             if higher.min_completeness < lower.min_completeness or higher.min_avg_confidence < lower.min_avg_confidence:
                 problems.append(f"decision tier {higher.id!r} asks less than the tier below it")
         if tiers and (tiers[0].min_completeness, tiers[0].min_avg_confidence) != (0, 0):

@@ -1,0 +1,28 @@
+# The two commands (see README): `make demo` and `make test`.  Each installs what it needs.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+RUN := scripts/with-emulators.sh
+PYTEST_ARGS ?=
+
+.PHONY: help setup test demo bench lint emulators
+
+help: ## Show the targets
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+
+setup: ## Install Python environments, firebase-tools and the Java 21 runtime
+	@bash -c 'source scripts/toolchain.sh && echo "toolchain ready: $$(java -version 2>&1 | head -n1)"'
+
+test: ## Run the whole test suite against the Firebase Emulator Suite
+	$(RUN) .venv/bin/python -m pytest $(PYTEST_ARGS)
+
+demo: ## Start the emulators, seed demo conversations and open the dashboard
+	$(RUN) scripts/demo.sh
+
+bench: ## Run the benchmarks against the emulators; results go to bench/results.json
+	$(RUN) .venv/bin/python -m bench
+
+emulators: ## Start the emulators alone (Ctrl-C stops them)
+	@bash -c 'source scripts/toolchain.sh && firebase emulators:start --only firestore,auth,functions --project demo-factor-journal'
+
+lint: ## Static checks
+	@bash -c 'source scripts/toolchain.sh && ruff check functions dashboard tests bench'

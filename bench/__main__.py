@@ -1,0 +1,63 @@
+"""Run the benchmark suites against the emulators and write bench/results.json.
+
+    python -m bench [--only SUITE ...]
+
+Each suite returns a dictionary of figures; results of suites not run this time
+are kept from the previous file, so one suite can be re-measured alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+RESULTS = Path(__file__).with_name("results.json")
+
+
+def suites() -> dict:
+    from bench import store_bench
+
+    found = {"store": store_bench.run}
+    for name in ("trigger_bench", "pages_bench", "org_bench"):
+        try:
+            module = __import__(f"bench.{name}", fromlist=["run"])
+        except ModuleNotFoundError:
+            continue
+        found[name.removesuffix("_bench")] = module.run
+    return found
+
+
+def main() -> int:
+    available = suites()
+    parser = argparse.ArgumentParser(prog="python -m bench")
+    parser.add_argument("--only", nargs="*", choices=sorted(available), help="suites to run (default: all)")
+    args = parser.parse_args()
+    chosen = args.only or list(available)
+    results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    results.setdefault("suites", {})
+    for name in chosen:
+        print(f"== {name}", flush=True)
+        started = time.perf_counter()
+        figures = available[name]()
+        figures["suite_seconds"] = round(time.perf_counter() - started, 1)
+        results["suites"][name] = figures
+    results["machine"] = {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "firestore": "Firestore emulator (local), not production latency",
+    }
+    results["measured_at"] = datetime.now(UTC).isoformat(timespec="seconds")
+    RESULTS.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
+    print(f"wrote {RESULTS}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

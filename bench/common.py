@@ -1,0 +1,48 @@
+"""Helpers shared by the benchmark suites: timing, percentiles, a clean emulator database."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+from collections.abc import Callable
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+from google.cloud import firestore
+
+PROJECT_ID = os.environ.get("GCLOUD_PROJECT", "demo-factor-journal")
+
+
+def fresh_database(database: str) -> firestore.Client:
+    """A client on an emptied emulator database (named databases have no triggers)."""
+    host = os.environ.get("FIRESTORE_EMULATOR_HOST")
+    if not host:
+        raise SystemExit("FIRESTORE_EMULATOR_HOST is not set: run the benchmarks with `make bench`")
+    httpx.delete(f"http://{host}/emulator/v1/projects/{PROJECT_ID}/databases/{database}/documents").raise_for_status()
+    return firestore.Client(project=PROJECT_ID, database=database)
+
+
+def percentiles(samples_ms: list[float]) -> dict[str, float]:
+    ordered = sorted(samples_ms)
+    if not ordered:
+        return {"p50_ms": 0.0, "p95_ms": 0.0, "n": 0}
+    cut = statistics.quantiles(ordered, n=100, method="inclusive") if len(ordered) > 1 else [ordered[0]] * 99
+    return {"p50_ms": round(cut[49], 2), "p95_ms": round(cut[94], 2), "n": len(ordered)}
+
+
+@contextmanager
+def stopwatch() -> Any:
+    box: dict[str, float] = {}
+    start = time.perf_counter()
+    try:
+        yield box
+    finally:
+        box["ms"] = (time.perf_counter() - start) * 1000
+
+
+def timed(function: Callable[[], Any]) -> tuple[float, Any]:
+    start = time.perf_counter()
+    value = function()
+    return (time.perf_counter() - start) * 1000, value

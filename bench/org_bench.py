@@ -1,0 +1,171 @@
+"""Issue 5 figures: the team page for 20, 200 and 2,000 people, and write pressure on roll-ups.
+
+* Team page: document reads and server-side render time (AppTest, manager link),
+  with the organisation's roll-up rows seeded for that many people.
+* 200 people each write a turn within ten seconds through the real trigger:
+  the peak writes per second on any single document, derived from each
+  analysed turn's commit time and the documents its transaction writes (its
+  own user, summary, session, turn and snapshot documents, and one roll-up
+  shard).  Shown beside what a single organisation document would have taken.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+import uuid
+from collections import Counter, defaultdict
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+from factor_journal import runtime
+from factor_journal.catalog import load_catalog
+from factor_journal.links import LinkSigner
+from factor_journal.models import UserProfile
+from factor_journal.organisation import OrganisationDirectory
+from factor_journal.rollup import PersonRow, shard_of
+from factor_journal.store import FactorJournalStore
+from google.cloud import firestore
+from streamlit.testing.v1 import AppTest
+
+from bench.common import PROJECT_ID, fresh_database, percentiles
+
+APP = str(Path(__file__).resolve().parents[1] / "dashboard" / "app.py")
+SIZES = (20, 200, 2000)
+RENDERS = 5
+BURST_PEOPLE = 200
+BURST_SECONDS = 10.0
+
+
+def _seed_org(store: FactorJournalStore, people: int) -> tuple[str, str]:
+    org = f"bench-org-{people}-{uuid.uuid4().hex[:6]}"
+    directory = OrganisationDirectory(store)
+    directory.create(org, f"Bench Org {people}")
+    manager = f"{org}-manager"
+    store.register_user(UserProfile(user_id=manager, display_name="Manager", org_id=org))
+    directory.assign_manager(org, manager)
+    tiers = [t.id for t in store.catalog.decision_tiers]
+    categories = [c.id for c in store.catalog.categories]
+    now = datetime.now(UTC)
+    shards: dict[str, dict[str, Any]] = defaultdict(dict)
+    for index in range(people):
+        user = f"{org}-p{index:04d}"
+        completeness = (index * 37 % 100) / 100
+        shards[shard_of(user)][user] = PersonRow(
+            user_id=user, display_name=f"Person {index:04d}", email=f"p{index}@example.com",
+            completeness=completeness, avg_confidence=0.5 + (index % 40) / 100, assessed=int(completeness * 44),
+            total=44, decision_tier=tiers[index % len(tiers)], unconfirmed=index % 5,
+            last_active=now - timedelta(days=index % 30),
+            categories={c: ((index + i * 13) % 100) / 100 for i, c in enumerate(categories)},
+        ).to_document()  # fmt: skip
+    writer = store.client.bulk_writer()
+    for shard, rows in shards.items():
+        writer.set(store.org_ref(org).collection("rollup").document(shard), {"rows": rows})
+    writer.close()
+    return org, manager
+
+
+def _team_page(token: str) -> tuple[int, float]:
+    app = AppTest.from_file(APP, default_timeout=120)
+    app.query_params["t"] = token
+    app.run()
+    runtime.store().stats.reset()
+    started = time.perf_counter()
+    app.run()
+    elapsed = (time.perf_counter() - started) * 1000
+    if app.exception:
+        raise RuntimeError(f"team page failed: {app.exception}")
+    return runtime.store().stats.reads, elapsed
+
+
+def _team_pages() -> list[dict[str, Any]]:
+    os.environ["FJ_FIRESTORE_DATABASE"] = "fj-bench"
+    client = fresh_database("fj-bench")
+    runtime.firestore_client.cache_clear()
+    runtime.store.cache_clear()
+    st.cache_resource.clear()
+    store = runtime.store()
+    rows = []
+    for people in SIZES:
+        org, manager = _seed_org(store, people)
+        token = LinkSigner(client).issue(manager, kind="manager", org_id=org)
+        measured = [_team_page(token) for _ in range(RENDERS)]
+        row = {"people": people, "reads": measured[-1][0], **percentiles([m[1] for m in measured])}
+        rows.append(row)
+        print(f"  org: team page for {people:>4} people: {row['reads']} reads, render p50 {row['p50_ms']} ms")
+    return rows
+
+
+def _burst() -> dict[str, Any]:
+    client = firestore.Client(project=PROJECT_ID)  # default database: the trigger listens here
+    store = FactorJournalStore(client, load_catalog())
+    org = f"bench-burst-{uuid.uuid4().hex[:6]}"
+    OrganisationDirectory(store).create(org, "Burst Org")
+    people = []
+    for index in range(BURST_PEOPLE):
+        user = f"{org}-p{index:03d}"
+        store.register_user(UserProfile(user_id=user, org_id=org))
+        people.append((user, store.start_session(user)))
+    turns: list[tuple[str, str, str]] = []
+    lock = threading.Lock()
+
+    def speak(user: str, session: str) -> None:
+        turn = store.add_turn(user, session, "user", "Our data is all over the place, 5 different systems.")
+        with lock:
+            turns.append((user, session, turn))
+
+    started = time.perf_counter()
+    threads = []
+    for index, (user, session) in enumerate(people):  # spread evenly over the ten seconds
+        delay = started + index * BURST_SECONDS / BURST_PEOPLE - time.perf_counter()
+        if delay > 0:
+            time.sleep(delay)
+        thread = threading.Thread(target=speak, args=(user, session))
+        thread.start()
+        threads.append(thread)
+    for thread in threads:
+        thread.join()
+    written_in = time.perf_counter() - started
+    deadline = time.monotonic() + 600
+    commits: dict[tuple[str, str, str], datetime] = {}
+    while len(commits) < len(turns) and time.monotonic() < deadline:
+        for key in turns:
+            if key in commits:
+                continue
+            extraction = (store.turn_data(*key) or {}).get("extraction") or {}
+            if extraction.get("processed_at") is not None:
+                commits[key] = extraction["processed_at"]
+        time.sleep(0.5)
+    per_document: dict[str, Counter[int]] = defaultdict(Counter)
+    single_document: Counter[int] = Counter()
+    for (user, session, turn), at in commits.items():
+        second = int(at.timestamp())
+        for path in (f"users/{user}", f"users/{user}/metadata/assessment", f"users/{user}/conversations/{session}",
+                     f"users/{user}/conversations/{session}/turns/{turn}", f"organisations/{org}/rollup/{shard_of(user)}"):  # fmt: skip
+            per_document[path][second] += 1
+        single_document[second] += 1
+    peak_path, peak = max(((p, max(c.values())) for p, c in per_document.items()), key=lambda item: item[1])
+    span = (max(commits.values()) - min(commits.values())).total_seconds() if commits else 0
+    return {
+        "people": BURST_PEOPLE,
+        "turns_written_in_seconds": round(written_in, 2),
+        "turns_analysed": len(commits),
+        "analysis_span_seconds": round(span, 2),
+        "peak_writes_per_second_on_any_document": peak,
+        "peak_document": peak_path.replace(org, "{org}"),
+        "peak_if_one_organisation_document": max(single_document.values()) if single_document else 0,
+        "shards": len({shard_of(u) for u, _ in people}),
+    }
+
+
+def run() -> dict[str, Any]:
+    results: dict[str, Any] = {"team_page": _team_pages()}
+    burst = _burst()
+    results["burst_200_people_10_seconds"] = burst
+    print(f"  org: 200 turns in {burst['turns_written_in_seconds']} s -> peak {burst['peak_writes_per_second_on_any_document']} "
+          f"writes/s on one document ({burst['peak_document']}); one org document would take "
+          f"{burst['peak_if_one_organisation_document']}/s")  # fmt: skip
+    return results

@@ -1,0 +1,1 @@
+"""The Streamlit app: renders from the precomputed summaries kept by the functions."""

@@ -1,0 +1,64 @@
+"""Factor Journal: the app people reach from the link in their email.
+
+    streamlit run dashboard/app.py      (``make demo`` does this against the emulators)
+
+A resume link opens the user's pages; a manager link opens the organisation's
+pages and, read-only, each member's.  Every page renders from the precomputed
+summary and the journal kept by the Cloud Functions.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import streamlit as st
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # `streamlit run` puts only dashboard/ on the path
+
+from dashboard import context  # noqa: E402
+
+st.set_page_config(page_title="Factor Journal", page_icon="🧭", layout="wide")
+
+
+
+def page(name: str, title: str, icon: str, **options: object) -> st.Page:
+    """A page backed by ``screens/<name>.py`` (a thin file over ``views``)."""
+    return st.Page(f"screens/{name}.py", title=title, icon=icon, url_path=name, **options)
+
+
+USER_PAGES = [
+    page("overview", "Where are we", "🧭", default=True),
+    page("capabilities", "Capabilities", "🔓"),
+    page("history", "Factor history", "📈"),
+    page("review", "Review", "✅"),
+    page("ask", "Ask why", "❓"),
+    page("conversation", "Continue the conversation", "💬"),
+]
+MANAGER_PAGES = {
+    "Organisation": [page("team", "Team progress", "👥", default=True), page("blockers", "Blockers", "🚧")],
+    "Person (read-only)": [
+        page("overview", "Overview", "🧭"),
+        page("capabilities", "Capabilities", "🔓"),
+        page("history", "Factor history", "📈"),
+        page("ask", "Ask why", "❓"),
+    ],
+}
+
+
+def no_access() -> None:
+    st.title("Factor Journal")
+    st.warning(st.session_state.get("access_error", "Open Factor Journal through the link in your email."))
+    st.caption("Links expire after 14 days. If yours has, reply to the email to get a new one.")
+
+
+viewer = context.sign_in_from_link()
+if viewer is None:
+    navigation = st.navigation([st.Page(no_access, title="Factor Journal", url_path="welcome", default=True)])
+elif viewer.kind == "resume":
+    st.sidebar.caption(f"Signed in as **{viewer.display_name}**")
+    navigation = st.navigation(USER_PAGES)
+else:
+    st.sidebar.caption(f"Manager view · **{viewer.display_name}**")
+    navigation = st.navigation(MANAGER_PAGES)
+navigation.run()

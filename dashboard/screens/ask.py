@@ -1,0 +1,3 @@
+from dashboard.views import ask_why
+
+ask_why.render()

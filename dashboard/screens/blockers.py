@@ -1,0 +1,3 @@
+from dashboard.views import manager
+
+manager.organisation_blockers()

@@ -1,0 +1,3 @@
+from dashboard.views import where_are_we
+
+where_are_we.render()

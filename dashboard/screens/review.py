@@ -1,0 +1,3 @@
+from dashboard.views import review
+
+review.render()

@@ -1,0 +1,40 @@
+"""Ask why: questions answered from the journal with dated evidence (two-stage retrieval)."""
+
+from __future__ import annotations
+
+import streamlit as st
+from factor_journal.questions import answer_question
+
+from dashboard import context
+
+EXAMPLES = [
+    "Why is data quality only this low?",
+    "Why can't we do predictive maintenance?",
+    "What changed since last month?",
+    "What if we improve data governance?",
+]
+
+
+def render() -> None:
+    subject = context.require_subject()
+    store = context.store()
+    st.title("Ask why")
+    st.caption("Answers come from what was said in your conversations, with the date and words behind each point.")
+    example = st.pills("Examples", EXAMPLES, key="ask_example")
+    question = st.text_input("Your question", value=example or "", key="ask_question", max_chars=500)
+    if not question.strip():
+        return
+    try:
+        answer = answer_question(store, subject.user_id, question)
+    except ValueError as error:
+        st.error(str(error))
+        return
+    st.markdown(answer.text)
+    if answer.citations:
+        st.subheader("Evidence")
+        for citation in answer.citations:
+            with st.container(border=True):
+                st.markdown(f"**{citation.date:%d %b %Y}** · {citation.factor_name} · {citation.change}")
+                st.write(citation.rationale)
+                if citation.excerpt:
+                    st.text(citation.excerpt)

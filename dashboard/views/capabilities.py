@@ -1,0 +1,36 @@
+"""Capabilities: what can be evaluated now, and the next unlocks with their gaps drawn."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import charts, context
+
+
+def render() -> None:
+    subject = context.require_subject()
+    store = context.store()
+    summary = store.summary(subject.user_id)
+    st.title("Capabilities")
+    if summary is None:
+        st.error("There is no assessment for this account yet.")
+        return
+    capabilities = summary.capabilities
+    st.subheader("You can evaluate now")
+    if not capabilities.can_evaluate:
+        st.info("No project type can be evaluated yet. The unlocks below show what is missing.")
+    for archetype_id in capabilities.can_evaluate:
+        archetype = store.catalog.archetype(archetype_id)
+        st.success(f"**{archetype.name}**: {archetype.description}")
+    st.subheader("Next unlocks")
+    for rank, capability in enumerate(capabilities.cannot_evaluate_yet, start=1):
+        label = f"{rank}. {capability.name} — {capability.met}/{capability.total} prerequisites met, {capability.closeness:.0%} of the way"
+        with st.expander(label, expanded=rank <= 2):
+            st.caption(store.catalog.archetype(capability.archetype_id).description)
+            st.plotly_chart(charts.capability_gaps(capability), use_container_width=True, key=f"gap-{capability.archetype_id}")
+            for blocker in capability.blockers:
+                now = "not assessed yet" if blocker.value is None else f"{blocker.value:g} at {blocker.confidence:.0%} confidence"
+                st.markdown(
+                    f"- **{blocker.factor_name}**: {now}; needs ≥ {blocker.min_value:g} at ≥ {blocker.min_confidence:.0%} "
+                    f"(short on {', '.join(blocker.missing)})"
+                )

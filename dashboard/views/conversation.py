@@ -1,0 +1,82 @@
+"""Continue the conversation: the resumed session, the next best question, the user's answer.
+
+Answers are written as turns to the same Firestore path the trigger listens
+on; the page waits briefly for the trigger so the other pages reflect them.
+"""
+
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+from factor_journal.guidance import next_best_questions
+
+from dashboard import context
+
+WAIT_FOR_ANALYSIS_SECONDS = 8.0
+SHOWN_TURNS = 12
+
+
+def _session_id(store, subject, viewer) -> str:
+    chosen = st.session_state.get("conversation_session")
+    if chosen:
+        return chosen
+    sessions = store.session_ids(subject.user_id)
+    if viewer.session_id and viewer.session_id in sessions:
+        chosen = viewer.session_id
+    elif sessions:
+        chosen = max(sessions, key=lambda sid: (store.session_data(subject.user_id, sid) or {}).get("last_active") or 0)
+    else:
+        chosen = store.start_session(subject.user_id)
+    st.session_state["conversation_session"] = chosen
+    return chosen
+
+
+def _wait_for_analysis(store, user_id: str, session_id: str, turn_id: str) -> str | None:
+    deadline = time.monotonic() + WAIT_FOR_ANALYSIS_SECONDS
+    while time.monotonic() < deadline:
+        status = ((store.turn_data(user_id, session_id, turn_id) or {}).get("extraction") or {}).get("status")
+        if status:
+            return status
+        time.sleep(0.25)
+    return None
+
+
+def render() -> None:
+    subject = context.require_subject()
+    viewer = st.session_state["viewer"]
+    store = context.store()
+    st.title("Continue the conversation")
+    if subject.read_only:
+        st.info("Conversations are only continued by the person themselves.")
+        return
+    session_id = _session_id(store, subject, viewer)
+    turns = [(tid, data) for tid, data in store.session_turns(subject.user_id, session_id) if isinstance(data.get("text"), str)]
+    notice = st.session_state.pop("conversation_notice", None)
+    if notice:
+        st.caption(notice)
+    for _, data in turns[-SHOWN_TURNS:]:
+        with st.chat_message("assistant" if data.get("role") == "assistant" else "user"):
+            st.write(data["text"])
+
+    if not turns or turns[-1][1].get("role") != "assistant":
+        summary = store.summary(subject.user_id)
+        asked = {data["text"] for _, data in turns if data.get("role") == "assistant"}
+        suggestions = next_best_questions(store.catalog, store.graph, summary, limit=1, asked=asked) if summary else []
+        if not suggestions:
+            st.success("We have covered everything we need for now. Thank you!")
+            return
+        store.add_turn(subject.user_id, session_id, "assistant", suggestions[0].question)
+        st.rerun()
+
+    answer = st.chat_input("Your answer")
+    if answer:
+        turn_id = store.add_turn(subject.user_id, session_id, "user", answer[:8000])
+        status = _wait_for_analysis(store, subject.user_id, session_id, turn_id)
+        st.session_state["conversation_notice"] = {
+            "processed": "Noted: your assessment has been updated.",
+            "no_update": "Noted.",
+            "failed": "Your answer was saved, but could not be analysed; it will be retried.",
+            None: "Your answer was saved; the assessment will update in a moment.",
+        }[status]
+        st.rerun()

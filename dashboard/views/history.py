@@ -1,0 +1,69 @@
+"""Factor history: one factor's value and confidence over time, every journal entry with its evidence,
+and the whole assessment as it stood on a chosen date."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, time
+
+import streamlit as st
+
+from dashboard import charts, context
+
+
+def render() -> None:
+    subject = context.require_subject()
+    store = context.store()
+    summary = store.summary(subject.user_id)
+    st.title("Factor history")
+    if summary is None:
+        st.error("There is no assessment for this account yet.")
+        return
+    touched = [fid for fid in summary.factors if summary.factors[fid].evidence_count or summary.factors[fid].last_entry_id]
+    if not touched:
+        st.info("No factor has a history yet: histories begin with the first conversation.")
+        return
+    names = {fid: store.graph.name(fid) for fid in touched}
+    chosen = st.query_params.get("factor")
+    options = sorted(touched, key=lambda fid: names[fid])
+    factor_id = st.selectbox(
+        "Factor", options, index=options.index(chosen) if chosen in options else 0, format_func=names.get, key="history_factor"
+    )
+    state = summary.factors[factor_id]
+    shown = "not assessed" if state.current_value is None else f"{state.current_value:g}"
+    st.markdown(f"**Now:** {shown} · confidence {state.current_confidence:.0%} · {str(state.inference_status).replace('_', ' ')}")
+    page = store.history(subject.user_id, factor_id, page_size=100)
+    st.plotly_chart(charts.factor_timeline(page.entries), use_container_width=True)
+    for entry in page.entries:
+        before = "—" if entry.previous_value is None else f"{entry.previous_value:g}"
+        after = "unassessed" if entry.new_value is None else f"{entry.new_value:g}"
+        flags = "" if entry.applied else (" · held as a conflict" if entry.kind == "conflict" else " · recorded, not applied")
+        with st.container(border=True):
+            st.markdown(f"**{entry.observed_at:%d %b %Y %H:%M}** · {before} → {after} · confidence {entry.confidence:.0%} · {entry.kind} by {entry.source}{flags}")
+            st.write(entry.change_rationale)
+            if entry.conversation_excerpt:
+                st.text(entry.conversation_excerpt)
+            if entry.inferred_from:
+                links = ", ".join(f"[{store.graph.name(fid)}](?factor={fid})" for fid in entry.inferred_from)
+                st.markdown(f"Inferred from: {links}")
+    if page.next_cursor:
+        st.caption("Showing the latest 100 entries.")
+
+    st.divider()
+    st.subheader("The assessment as of a date")
+    day = st.date_input("As of", value=datetime.now(UTC).date(), key="as_of_date")
+    if st.button("Show the assessment then", key="as_of_go"):
+        moment = datetime.combine(day, time(23, 59, 59), tzinfo=UTC)
+        then = store.summary_as_of(subject.user_id, moment)
+        st.markdown(
+            f"On **{day:%d %b %Y}**: {then.overall.total_factors_assessed}/{then.overall.total_factors} factors mapped, "
+            f"confidence {then.overall.avg_confidence:.0%}, tier **{then.overall.decision_tier_name}**, "
+            f"{len(then.capabilities.can_evaluate)} project types evaluable."
+        )
+        rows = [
+            {"factor": store.graph.name(fid), "value": s.current_value, "confidence": round(s.current_confidence, 2)}
+            for fid, s in sorted(then.factors.items()) if s.is_assessed
+        ]  # fmt: skip
+        if rows:
+            st.dataframe(rows, hide_index=True, use_container_width=True)
+        else:
+            st.write("Nothing had been assessed by then.")

@@ -1,0 +1,80 @@
+"""Review: the assistant's unconfirmed inferences and held conflicts, confirmed or corrected by the user.
+
+Every action goes through the domain store as a user entry; the summary is
+updated in the same transaction, so the page reflects it at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+import streamlit as st
+from factor_journal.errors import FactorJournalError
+
+from dashboard import context
+
+
+def render() -> None:
+    subject = context.require_subject()
+    store = context.store()
+    summary = store.summary(subject.user_id)
+    st.title("Review")
+    if summary is None:
+        st.error("There is no assessment for this account yet.")
+        return
+    notice = st.session_state.pop("review_notice", None)
+    if notice:
+        st.success(notice)
+    if not summary.unconfirmed_inferences and not summary.conflicts:
+        st.info("Nothing to review: every assessed value is confirmed or was given by you.")
+        return
+
+    for conflict in summary.conflicts:
+        with st.container(border=True):
+            st.markdown(
+                f"**{conflict.factor_name}**: you said **{conflict.current_value:g}**, but a later conversation "
+                f"suggests **{conflict.proposed_value:g}** ({conflict.observed_at:%d %b %Y})."
+            )
+            st.caption(conflict.rationale)
+            keep, take = st.columns(2)
+            if keep.button("Keep my value", key=f"keep-{conflict.factor_id}", disabled=subject.read_only):
+                _act(partial(store.resolve_conflict, subject.user_id, conflict.factor_id, accept=False,
+                             rationale="User kept their value"), f"Kept your value for {conflict.factor_name}.")  # fmt: skip
+            if take.button("Use the new value", key=f"take-{conflict.factor_id}", disabled=subject.read_only):
+                _act(partial(store.resolve_conflict, subject.user_id, conflict.factor_id, accept=True,
+                             rationale="User accepted the newer reading"), f"Updated {conflict.factor_name}.")  # fmt: skip
+
+    for item in summary.unconfirmed_inferences:
+        with st.container(border=True):
+            st.markdown(
+                f"**{item.factor_name}**: {item.value:g}/100 at {item.confidence:.0%} confidence "
+                f"· {item.evidence_count} piece{'s' if item.evidence_count != 1 else ''} of evidence"
+            )
+            latest = store.history(subject.user_id, item.factor_id, page_size=1).entries
+            if latest:
+                st.caption(latest[0].change_rationale)
+                if latest[0].conversation_excerpt:
+                    st.text(latest[0].conversation_excerpt)
+            if subject.read_only:
+                continue
+            confirm, correct = st.columns([1, 3])
+            if confirm.button("Confirm", key=f"confirm-{item.factor_id}"):
+                _act(partial(store.confirm, subject.user_id, item.factor_id), f"Confirmed {item.factor_name}.")
+            with correct.form(key=f"correct-{item.factor_id}", border=False):
+                value = st.slider("Correct value", 0, 100, int(item.value), key=f"value-{item.factor_id}")
+                reason = st.text_input("Why (a short reason)", key=f"reason-{item.factor_id}")
+                if st.form_submit_button("Save correction"):
+                    _act(partial(store.correct, subject.user_id, item.factor_id, value, reason),
+                         f"Saved your value for {item.factor_name}.")  # fmt: skip
+
+
+def _act(action: Callable[[], object], notice: str) -> None:
+    """Run a store action; on a domain error show it, otherwise rerun with a notice."""
+    try:
+        action()
+    except FactorJournalError as error:
+        st.error(str(error))
+        return
+    st.session_state["review_notice"] = notice
+    st.rerun()

@@ -1,0 +1,1 @@
+"""Demo data: scripted conversations replayed through the real trigger (``make demo``)."""

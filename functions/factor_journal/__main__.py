@@ -1,0 +1,5 @@
+import sys
+
+from factor_journal.cli import main
+
+sys.exit(main())

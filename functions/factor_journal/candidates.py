@@ -1,0 +1,91 @@
+"""Which factors a turn may speak to: the short list sent to the LLM instead of the whole catalog.
+
+Lexical and cheap: factors whose cue phrases or name words appear in the user's
+turn or in the assistant question it answers, then the session's last topic,
+then the dependencies of the best matches.  The prompt stays a few factors
+long whatever the size of the catalog or the length of the session.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from factor_journal.catalog import Catalog, Factor
+from factor_journal.extraction.base import CandidateFactor
+from factor_journal.graph import FactorGraph
+from factor_journal.models import FactorState
+
+MAX_CANDIDATES = 8
+_WORD = re.compile(r"[a-z][a-z0-9]+")
+_STOP = frozenset(
+    ["the", "and", "for", "with", "our", "are", "was", "were", "have", "has", "had", "you", "your", "that", "this", "what", "how", "who", "data", "about", "any", "from", "not", "use", "used", "using", "into", "over", "more", "less", "than", "them", "they", "their", "there", "its", "it's", "does", "did", "can", "could", "would", "should"]
+)
+
+
+def _words(text: str) -> set[str]:
+    return {word for word in _WORD.findall(text.lower()) if word not in _STOP and len(word) > 2}
+
+
+_VOCABULARY: dict[int, tuple[Factor, frozenset[str], tuple[str, ...]]] = {}
+
+
+def _factor_vocabulary(factor: Factor) -> tuple[frozenset[str], tuple[str, ...]]:
+    cached = _VOCABULARY.get(id(factor))
+    if cached is not None and cached[0] is factor:
+        return cached[1], cached[2]
+    phrases = tuple(cue.phrase.lower() for cue in factor.cues) + tuple(
+        noun.lower() for numeric in factor.numeric_cues for noun in numeric.nouns
+    )
+    words = frozenset(_words(factor.name) | {w for phrase in phrases for w in _words(phrase)})
+    _VOCABULARY[id(factor)] = (factor, words, phrases)
+    return words, phrases
+
+
+def _score(factor: Factor, text: str, words: set[str]) -> float:
+    vocabulary, phrases = _factor_vocabulary(factor)
+    phrase_hits = sum(1 for phrase in phrases if phrase in text)
+    return 3.0 * phrase_hits + len(vocabulary & words) * 0.5
+
+
+def candidate_view(catalog: Catalog, factor_id: str, state: FactorState | None) -> CandidateFactor:
+    factor = catalog.factor(factor_id)
+    return CandidateFactor(
+        factor_id=factor.id,
+        name=factor.name,
+        category=factor.category,
+        description=factor.description,
+        rubric_low=factor.rubric.low,
+        rubric_mid=factor.rubric.mid,
+        rubric_high=factor.rubric.high,
+        scale_min=factor.scale.min,
+        scale_max=factor.scale.max,
+        current_value=state.current_value if state else None,
+        current_confidence=state.current_confidence if state else 0.0,
+        inference_status=str(state.inference_status) if state else "unassessed",
+    )
+
+
+def select_candidates(
+    catalog: Catalog,
+    graph: FactorGraph,
+    text: str,
+    previous_question: str,
+    states: Mapping[str, FactorState],
+    last_topic: str | None = None,
+    limit: int = MAX_CANDIDATES,
+) -> list[CandidateFactor]:
+    """At most ``limit`` candidate factors for a turn, best first, with their current state."""
+    context = f"{previous_question}\n{text}".lower()
+    words = _words(context)
+    scored = sorted(
+        ((score, factor.id) for factor in catalog.assessable_factors if (score := _score(factor, context, words)) > 0),
+        key=lambda item: (-item[0], item[1]),
+    )
+    chosen: list[str] = [fid for _, fid in scored[:limit]]
+    if last_topic and catalog.has_factor(last_topic) and last_topic not in chosen:
+        chosen.append(last_topic)
+    for fid in list(chosen[:3]):
+        chosen.extend(dep for dep in graph.depends_on(fid) if dep not in chosen)
+    chosen = [fid for fid in chosen if not catalog.factor(fid).is_composite][:limit]
+    return [candidate_view(catalog, fid, states.get(fid)) for fid in chosen]

@@ -1,0 +1,58 @@
+"""Typed errors of the domain.  Each is raised before anything is written."""
+
+from __future__ import annotations
+
+
+class FactorJournalError(Exception):
+    """Base of every error the domain raises on purpose; the message is meant for a person."""
+
+
+class InvalidInputError(FactorJournalError, ValueError):
+    """An argument is malformed (the message names the field and what was wrong)."""
+
+
+class UnknownFactorError(InvalidInputError):
+    def __init__(self, factor_id: str) -> None:
+        super().__init__(f"unknown factor {factor_id!r}: it is not in the factor catalog")
+        self.factor_id = factor_id
+
+
+class ValueOutOfScaleError(InvalidInputError):
+    def __init__(self, factor_id: str, value: float, minimum: float, maximum: float) -> None:
+        super().__init__(f"value {value} for {factor_id!r} is off its scale {minimum:g}-{maximum:g}")
+        self.factor_id, self.value = factor_id, value
+
+
+class InvalidConfidenceError(InvalidInputError):
+    def __init__(self, confidence: float) -> None:
+        super().__init__(f"confidence {confidence} must lie between 0 and 1")
+        self.confidence = confidence
+
+
+class MissingRationaleError(InvalidInputError):
+    def __init__(self, what: str = "this change") -> None:
+        super().__init__(f"a rationale is required for {what}")
+
+
+class DerivedFactorError(InvalidInputError):
+    def __init__(self, factor_id: str) -> None:
+        super().__init__(f"{factor_id!r} is derived from its components; change those instead")
+        self.factor_id = factor_id
+
+
+class UnknownUserError(FactorJournalError, LookupError):
+    def __init__(self, user_id: str) -> None:
+        super().__init__(f"unknown user {user_id!r}: no such user is registered")
+        self.user_id = user_id
+
+
+class NotAssessedError(FactorJournalError, LookupError):
+    def __init__(self, factor_id: str) -> None:
+        super().__init__(f"{factor_id!r} has no value yet, so there is nothing to confirm")
+        self.factor_id = factor_id
+
+
+class NoConflictError(FactorJournalError, LookupError):
+    def __init__(self, factor_id: str) -> None:
+        super().__init__(f"{factor_id!r} has no open conflict to resolve")
+        self.factor_id = factor_id

@@ -1,0 +1,89 @@
+"""The extractor interface: what a turn is analysed with, and what comes back.
+
+An extractor reads one user turn (with the session's recent exchanges and the
+candidate factors, their rubrics and current values) and proposes factor
+updates.  Its output is *untrusted*: ``raw_updates`` are plain dictionaries
+that the pipeline screens against the catalog before anything is stored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from factor_journal.errors import FactorJournalError
+
+
+class ExchangeTurn(BaseModel):
+    role: Literal["user", "assistant"]
+    text: str
+    created_at: datetime | None = None
+
+
+class CandidateFactor(BaseModel):
+    """A factor the turn may speak to, with what we know of it so far."""
+
+    factor_id: str
+    name: str
+    category: str
+    description: str = ""
+    rubric_low: str
+    rubric_mid: str
+    rubric_high: str
+    scale_min: float = 0
+    scale_max: float = 100
+    current_value: float | None = None
+    current_confidence: float = 0.0
+    inference_status: str = "unassessed"
+
+
+class ExtractionRequest(BaseModel):
+    user_id: str
+    session_id: str
+    turn_id: str
+    text: str  # the user turn being analysed
+    recent: list[ExchangeTurn] = Field(default_factory=list)  # preceding turns, oldest first
+    candidates: list[CandidateFactor] = Field(default_factory=list)
+
+
+class ProposedUpdate(BaseModel):
+    """One update as an extractor must return it (also the LLM's response schema)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    factor_id: str = Field(description="Id of one of the candidate factors")
+    value: float = Field(description="The factor's value on its scale implied by the conversation")
+    confidence: float = Field(description="0-1: how sure the conversation makes this value")
+    rationale: str = Field(description="One sentence: what the user said that implies this value")
+    inferred_from: list[str] = Field(default_factory=list, description="Other candidate factor ids this reading rests on")
+
+
+class ExtractionOutput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    updates: list[ProposedUpdate] = Field(default_factory=list)
+
+
+@dataclass
+class ExtractionResult:
+    raw_updates: list[Any]  # untrusted: each should be a ProposedUpdate-shaped dict
+    extractor: str  # "offline" | "gemini"
+    model: str | None = None
+    prompt_tokens: int = 0
+    response_tokens: int = 0
+    rejected: list[str] = field(default_factory=list)  # reasons for output dropped while parsing
+
+
+class ExtractionError(FactorJournalError):
+    """The extractor could not produce a reading (after its retries); the turn is marked failed."""
+
+
+class Extractor(Protocol):
+    name: str
+
+    def extract(self, request: ExtractionRequest) -> ExtractionResult:
+        """Propose factor updates for the request's turn; raises ExtractionError on failure."""
+        ...

@@ -1,0 +1,84 @@
+"""What to discuss next: the questions that unlock the most, and what the next tier needs.
+
+Pure functions of the summary (no reads), shared by the overview page, the
+conversation page (the assistant's next question) and the reminder emails.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from factor_journal.catalog import Catalog
+from factor_journal.graph import FactorGraph
+from factor_journal.models import AssessmentSummary
+
+LOW_CONFIDENCE = 0.6
+
+
+class SuggestedQuestion(BaseModel):
+    factor_id: str
+    factor_name: str
+    question: str
+    reason: str
+    score: float
+
+
+def next_best_questions(
+    catalog: Catalog, graph: FactorGraph, summary: AssessmentSummary, limit: int = 3, asked: set[str] | None = None
+) -> list[SuggestedQuestion]:
+    """Elicitation questions of missing, low-confidence or re-check factors, those unlocking the most first.
+
+    A factor scores for every blocked capability it blocks (more for capabilities
+    with fewer blockers left), plus a little for the tier when it is unassessed
+    (completeness) or weakly known (confidence).  ``asked`` skips questions
+    already put to the user.
+    """
+    asked = asked or set()
+    blocked_by: dict[str, list[tuple[str, int]]] = {}
+    for capability in summary.capabilities.cannot_evaluate_yet:
+        for blocker in capability.blockers:
+            blocked_by.setdefault(blocker.factor_id, []).append((capability.name, len(capability.blockers)))
+    suggestions = []
+    for factor in catalog.assessable_factors:
+        state = summary.factors.get(factor.id)
+        unassessed = state is None or not state.is_assessed
+        weak = not unassessed and state.current_confidence < LOW_CONFIDENCE  # type: ignore[union-attr]
+        recheck = state is not None and state.needs_recheck
+        if not (unassessed or weak or recheck or factor.id in blocked_by):
+            continue
+        unlocks = blocked_by.get(factor.id, [])
+        score = sum(1.0 / count for _, count in unlocks) + (0.3 if unassessed else 0.0) + (0.2 if weak or recheck else 0.0)
+        question = next((q for q in factor.elicitation_questions if q not in asked), None)
+        if question is None or score <= 0:
+            continue
+        if unlocks:
+            closest = min(unlocks, key=lambda item: item[1])
+            reason = f"helps unlock {closest[0]}" + (f" and {len(unlocks) - 1} more" if len(unlocks) > 1 else "")
+        elif recheck:
+            reason = "needs a re-check after a correction"
+        elif weak:
+            reason = "we are not sure about this yet"
+        else:
+            reason = "not discussed yet"
+        suggestions.append(
+            SuggestedQuestion(factor_id=factor.id, factor_name=factor.name, question=question, reason=reason, score=round(score, 3))
+        )
+    suggestions.sort(key=lambda s: (-s.score, s.factor_id))
+    return suggestions[:limit]
+
+
+def next_tier_statement(summary: AssessmentSummary) -> str:
+    """In words: exactly what the next decision tier still needs, or that the top is reached."""
+    target = summary.overall.next_tier
+    if target is None:
+        return "You have reached the highest decision tier."
+    needs = []
+    if target.factors_needed:
+        needs.append(f"{target.factors_needed} more factor{'s' if target.factors_needed != 1 else ''} assessed")
+    if target.confidence_gap > 0:
+        needs.append(
+            f"average confidence up from {summary.overall.avg_confidence:.0%} to {target.min_avg_confidence:.0%}"
+        )
+    if not needs:
+        return f"{target.name} ({target.budget}) is within reach."
+    return f"To unlock {target.name} ({target.budget}): " + " and ".join(needs) + "."

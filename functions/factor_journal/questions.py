@@ -1,0 +1,334 @@
+"""Answering "why?" questions from the journal, in the design's two stages.
+
+1. **Intent**: what kind of question it is and which factors (and archetypes)
+   it needs, whether history and dependencies are needed, and from when.
+2. **Context**: the current state, latest change, history and dependencies of
+   those factors, assembled within a token budget in that priority order.
+
+Then an answer is composed from the context — by Gemini in production, by a
+deterministic composer offline.  Every answer carries the dated journal
+evidence it rests on (``citations``) and says so plainly when there is none.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime, timedelta
+from typing import Literal, Protocol
+
+from pydantic import BaseModel, Field
+
+from factor_journal.catalog import Catalog
+from factor_journal.graph import FactorGraph
+from factor_journal.models import AssessmentSummary, FactorState, JournalEntry
+from factor_journal.store import FactorJournalStore
+
+QuestionType = Literal["why_blocker", "why_value", "what_changed", "what_if", "status"]
+DEFAULT_BUDGET_TOKENS = 5000
+EXCERPT_CHARS = 200
+
+
+def estimate_tokens(value: object) -> int:
+    """About four characters per token of the JSON form: an estimate, used for budgeting."""
+    return max(1, len(json.dumps(value, default=str)) // 4)
+
+
+class QuestionIntent(BaseModel):
+    question_type: QuestionType
+    factor_ids: list[str] = Field(default_factory=list)
+    archetype_ids: list[str] = Field(default_factory=list)
+    needs_history: bool = False
+    needs_dependencies: bool = False
+    since: datetime | None = None
+
+
+class Citation(BaseModel):
+    factor_id: str
+    factor_name: str
+    date: datetime
+    change: str  # "20 → 35"
+    excerpt: str
+    rationale: str
+
+
+class FactorContext(BaseModel):
+    factor_id: str
+    name: str
+    value: float | None
+    confidence: float
+    status: str
+    latest_change: Citation | None = None
+    history: list[Citation] = Field(default_factory=list)
+
+
+class QuestionContext(BaseModel):
+    intent: QuestionIntent
+    factors: dict[str, FactorContext] = Field(default_factory=dict)
+    dependencies: dict[str, dict[str, object]] = Field(default_factory=dict)
+    blocked: dict[str, list[dict[str, object]]] = Field(default_factory=dict)
+    unlocks: dict[str, list[str]] = Field(default_factory=dict)
+    estimated_tokens: int = 0
+    budget_tokens: int = DEFAULT_BUDGET_TOKENS
+    truncated: bool = False
+
+
+class Answer(BaseModel):
+    text: str
+    citations: list[Citation]
+    has_evidence: bool
+    intent: QuestionIntent
+    composer: str
+
+
+class AnswerComposer(Protocol):
+    name: str
+
+    def compose(self, question: str, context: QuestionContext) -> str: ...
+
+
+# Stage 1: intent ---------------------------------------------------------------------------
+
+_SINCE_PATTERNS = [
+    (re.compile(r"last\s+month|past\s+month|a\s+month\s+ago"), timedelta(days=30)),
+    (re.compile(r"last\s+week|past\s+week|a\s+week\s+ago"), timedelta(days=7)),
+    (re.compile(r"yesterday"), timedelta(days=1)),
+    (re.compile(r"last\s+(\d+)\s+days|past\s+(\d+)\s+days"), None),
+]
+
+
+def _mentions(text: str, phrases: list[str]) -> bool:
+    return any(re.search(r"(?<!\w)" + re.escape(p.lower()).replace(r"\ ", r"[\s_-]+") + r"(?!\w)", text) for p in phrases)
+
+
+def analyse_intent(question: str, catalog: Catalog, graph: FactorGraph, now: datetime | None = None) -> QuestionIntent:
+    """Stage 1, deterministic: the question's type, the factors and archetypes it names, and from when."""
+    text = " ".join(question.lower().split())
+    now = now or datetime.now(UTC)
+    factors = [
+        f.id for f in catalog.factors
+        if _mentions(text, [f.id.replace("_", " "), f.name, f.id])
+    ]  # fmt: skip
+    archetypes = [a.id for a in catalog.archetypes if _mentions(text, [a.id.replace("_", " "), a.name])]
+    since = None
+    for pattern, delta in _SINCE_PATTERNS:
+        match = pattern.search(text)
+        if match:
+            days = delta or timedelta(days=int(next(g for g in match.groups() if g)))
+            since = now - days
+            break
+    if re.search(r"\bwhat\s+if\b|\bif\s+we\s+(improve|raise|fix|invest)|\bwould\s+(it|we)\s+unlock", text):
+        kind: QuestionType = "what_if"
+    elif re.search(r"what('s|\s+has|\s+have)?\s+changed|\bsince\b|\bprogress\b", text):
+        kind = "what_changed"
+        since = since or now - timedelta(days=30)
+    elif archetypes or re.search(r"\bwhy\s+(can'?t|cannot|can\s+not|not)\b|\bblock", text):
+        kind = "why_blocker"
+    elif re.search(r"\bwhy\b|\bhow\s+come\b|\bexplain\b", text):
+        kind = "why_value"
+    else:
+        kind = "status"
+    for archetype_id in archetypes:  # a blocker question needs the prerequisites
+        factors.extend(p.factor for p in catalog.archetype(archetype_id).prerequisites)
+    for factor_id in list(factors):  # a composite is explained by its components
+        factors.extend(catalog.factor(factor_id).composite or {})
+    return QuestionIntent(
+        question_type=kind,
+        factor_ids=list(dict.fromkeys(factors)),
+        archetype_ids=archetypes,
+        needs_history=kind in ("why_value", "what_changed", "why_blocker"),
+        needs_dependencies=kind in ("why_value", "what_if", "why_blocker"),
+        since=since,
+    )
+
+
+# Stage 2: context within a budget ----------------------------------------------------------
+
+
+def _citation(graph: FactorGraph, entry: JournalEntry) -> Citation:
+    def show(value: float | None) -> str:
+        return "unassessed" if value is None else f"{value:g}"
+
+    return Citation(
+        factor_id=entry.factor_id,
+        factor_name=graph.name(entry.factor_id),
+        date=entry.observed_at,
+        change=f"{show(entry.previous_value)} → {show(entry.new_value)}",
+        excerpt=(entry.conversation_excerpt or "")[:EXCERPT_CHARS],
+        rationale=entry.change_rationale[:EXCERPT_CHARS],
+    )
+
+
+def build_context(
+    store: FactorJournalStore,
+    user_id: str,
+    intent: QuestionIntent,
+    summary: AssessmentSummary,
+    budget_tokens: int = DEFAULT_BUDGET_TOKENS,
+) -> QuestionContext:
+    """Stage 2: current state and latest change, then history, then dependencies, within the budget."""
+    graph = store.graph
+    context = QuestionContext(intent=intent, budget_tokens=budget_tokens)
+    used = estimate_tokens(intent.model_dump())
+    histories: dict[str, list[JournalEntry]] = {}
+
+    def blank(fid: str) -> FactorState:
+        return FactorState(factor_id=fid, category=store.catalog.factor(fid).category)
+
+    for fid in intent.factor_ids:  # priority 1: current state + latest change
+        state = summary.factors.get(fid) or blank(fid)
+        entries = []
+        if state.evidence_count or state.last_entry_id:
+            entries = store.history(user_id, fid, page_size=6 if intent.needs_history else 1).entries
+        if intent.since is not None:
+            entries = [e for e in entries if e.observed_at >= intent.since]
+        histories[fid] = entries
+        item = FactorContext(
+            factor_id=fid, name=graph.name(fid), value=state.current_value,
+            confidence=state.current_confidence, status=str(state.inference_status),
+            latest_change=_citation(graph, entries[0]) if entries else None,
+        )  # fmt: skip
+        cost = estimate_tokens(item.model_dump())
+        if used + cost > budget_tokens:
+            context.truncated = True
+            break
+        context.factors[fid] = item
+        used += cost
+
+    if intent.needs_history and used < budget_tokens * 0.7:  # priority 2: history
+        for fid, item in context.factors.items():
+            older = [_citation(graph, e) for e in histories.get(fid, [])[1:5]]
+            cost = estimate_tokens([c.model_dump() for c in older])
+            if used + cost > budget_tokens * 0.9:
+                context.truncated = True
+                break
+            item.history = older
+            used += cost
+
+    if intent.needs_dependencies and used < budget_tokens * 0.85:  # priority 3: dependencies
+        for fid in list(context.factors):
+            for dep in graph.depends_on(fid):
+                state = summary.factors.get(dep)
+                entry = {"value": state.current_value if state else None, "affects": fid, "name": graph.name(dep)}
+                cost = estimate_tokens(entry)
+                if used + cost > budget_tokens:
+                    context.truncated = True
+                    break
+                context.dependencies[dep] = entry
+                used += cost
+            context.unlocks[fid] = graph.unlocks_if_improved(fid, summary.factors)
+    for archetype_id in intent.archetype_ids:
+        blocked = next((b for b in summary.capabilities.cannot_evaluate_yet if b.archetype_id == archetype_id), None)
+        context.blocked[archetype_id] = [b.model_dump() for b in blocked.blockers] if blocked else []
+    context.estimated_tokens = used
+    return context
+
+
+# Composition -------------------------------------------------------------------------------
+
+
+def _date(moment: datetime) -> str:
+    return moment.strftime("%d %b %Y")
+
+
+def _value(value: float | None) -> str:
+    return "not assessed yet" if value is None else f"{value:g}/100"
+
+
+class OfflineComposer:
+    """Deterministic answers from the context: the facts, each with its dated evidence."""
+
+    name = "offline"
+
+    def compose(self, question: str, context: QuestionContext) -> str:
+        intent = context.intent
+        lines: list[str] = []
+        if intent.question_type == "why_blocker" and intent.archetype_ids:
+            for archetype_id in intent.archetype_ids:
+                blockers = context.blocked.get(archetype_id, [])
+                if not blockers:
+                    lines.append(f"You can already evaluate **{archetype_id.replace('_', ' ')}**: its prerequisites are met.")
+                    continue
+                lines.append(f"**{archetype_id.replace('_', ' ').capitalize()}** is blocked by:")
+                for blocker in blockers:
+                    value = blocker["value"]
+                    shown = "not assessed yet" if value is None else f"{value:g} (confidence {blocker['confidence']:.0%})"
+                    lines.append(
+                        f"- **{blocker['factor_name']}**: {shown}; needs ≥ {blocker['min_value']:g} "
+                        f"at confidence ≥ {blocker['min_confidence']:.0%}"
+                    )
+        elif intent.question_type == "what_if":
+            for fid, item in context.factors.items():
+                unlocked = context.unlocks.get(fid, [])
+                if unlocked:
+                    names = ", ".join(u.replace("_", " ") for u in unlocked)
+                    lines.append(f"Raising **{item.name}** to its thresholds would unlock: {names}.")
+                else:
+                    lines.append(f"Improving **{item.name}** alone would not unlock a new capability yet.")
+                dependents = [k for k, v in context.dependencies.items() if v.get("affects") == fid]
+                if dependents:
+                    lines.append(f"It rests on {', '.join(context.dependencies[d]['name'] for d in dependents)}.")  # type: ignore[str-bytes-safe]
+        for item in context.factors.values():
+            if intent.question_type in ("why_value", "status", "what_changed") or item.latest_change:
+                header = f"**{item.name}** is {_value(item.value)}"
+                if item.value is not None:
+                    header += f" (confidence {item.confidence:.0%}, {item.status.replace('_', ' ')})"
+                if intent.question_type != "what_if" or item.latest_change:
+                    lines.append(header + ".")
+            if item.latest_change:
+                change = item.latest_change
+                lines.append(f"  - {_date(change.date)} ({change.change}): {change.rationale}")
+                if change.excerpt:
+                    lines.append(f"    > {change.excerpt.splitlines()[-1]}")
+            for older in item.history:
+                lines.append(f"  - {_date(older.date)} ({older.change}): {older.rationale}")
+        if intent.question_type == "why_value":
+            low = [d for d in context.dependencies.values() if d.get("value") is not None and d["value"] < 40]  # type: ignore[operator]
+            if low:
+                lines.append("Low factors it depends on: " + ", ".join(f"{d['name']} ({d['value']:g})" for d in low) + ".")  # type: ignore[str-format]
+        if not lines:
+            lines.append("I could not tell which factor or capability the question is about.")
+        return "\n".join(lines)
+
+
+def _citations(context: QuestionContext) -> list[Citation]:
+    found: list[Citation] = []
+    for item in context.factors.values():
+        for citation in [item.latest_change, *item.history]:
+            if citation is not None:
+                found.append(citation)
+    return sorted(found, key=lambda c: c.date, reverse=True)
+
+
+def answer_question(
+    store: FactorJournalStore,
+    user_id: str,
+    question: str,
+    composer: AnswerComposer | None = None,
+    budget_tokens: int = DEFAULT_BUDGET_TOKENS,
+    now: datetime | None = None,
+) -> Answer:
+    """Answer a question about the user's assessment with the dated journal evidence behind it."""
+    question = (question or "").strip()[:500]
+    summary = store.summary(user_id)
+    if summary is None:
+        raise ValueError(f"unknown user {user_id!r}")
+    intent = analyse_intent(question, store.catalog, store.graph, now)
+    if not intent.factor_ids and not intent.archetype_ids:
+        if intent.question_type == "what_changed" and intent.since is not None:
+            changed = [
+                fid for fid, state in summary.factors.items()
+                if state.last_updated is not None and state.last_updated >= intent.since
+                and not store.catalog.factor(fid).is_composite
+            ]  # fmt: skip
+            intent = intent.model_copy(update={"factor_ids": changed})
+        elif summary.last_conversation:
+            intent = intent.model_copy(update={"factor_ids": [summary.last_conversation.factor_id]})
+    context = build_context(store, user_id, intent, summary, budget_tokens)
+    composer = composer or OfflineComposer()
+    citations = _citations(context)
+    text = composer.compose(question, context)
+    if not citations:
+        text += "\n\nThere is no journal evidence for this yet: nothing said in the conversations so far speaks to it."
+    return Answer(text=text, citations=citations, has_evidence=bool(citations), intent=intent, composer=composer.name)
+

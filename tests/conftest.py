@@ -1,0 +1,112 @@
+"""Shared fixtures: every test talks to the real Firebase emulators started by `make test`.
+
+Two Firestore databases of the same emulator keep tests apart: ``fj-tests``, where
+no trigger listens (the pipeline is driven in-process, deterministically), and
+``(default)``, where the deployed trigger runs in the Functions emulator
+(end-to-end tests only).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+import pytest
+from factor_journal.catalog import Catalog, load_catalog
+from factor_journal.models import UserProfile
+from factor_journal.store import FactorJournalStore
+from google.cloud import firestore
+
+PROJECT_ID = os.environ.get("GCLOUD_PROJECT", "demo-factor-journal")
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _emulator_host() -> str:
+    host = os.environ.get("FIRESTORE_EMULATOR_HOST")
+    if not host:
+        pytest.exit(
+            "FIRESTORE_EMULATOR_HOST is not set: run the tests with `make test`, which starts the "
+            "Firebase Emulator Suite (or run pytest under `scripts/with-emulators.sh`).",
+            returncode=2,
+        )
+    return host
+
+
+TEST_DATABASE = "fj-tests"
+
+
+def _fresh_client(database: str) -> firestore.Client:
+    host = _emulator_host()
+    httpx.delete(f"http://{host}/emulator/v1/projects/{PROJECT_ID}/databases/{database}/documents").raise_for_status()
+    return firestore.Client(project=PROJECT_ID, database=database)
+
+
+@pytest.fixture(scope="session")
+def firestore_client() -> firestore.Client:
+    """The emulator's ``fj-tests`` database: real Firestore, no triggers."""
+    return _fresh_client(TEST_DATABASE)
+
+
+@pytest.fixture(scope="session")
+def trigger_client() -> firestore.Client:
+    """The emulator's default database, where the Functions emulator's trigger listens."""
+    return _fresh_client("(default)")
+
+
+@pytest.fixture(scope="session")
+def catalog() -> Catalog:
+    return load_catalog()
+
+
+@pytest.fixture(scope="session")
+def small_catalog() -> Catalog:
+    """A six-factor catalog with round thresholds, for exact rule tests."""
+    return load_catalog(FIXTURES / "small_catalog.yaml")
+
+
+@pytest.fixture
+def store(firestore_client: firestore.Client, catalog: Catalog) -> FactorJournalStore:
+    return FactorJournalStore(firestore_client, catalog)
+
+
+@pytest.fixture
+def small_store(firestore_client: firestore.Client, small_catalog: Catalog) -> FactorJournalStore:
+    return FactorJournalStore(firestore_client, small_catalog)
+
+
+@pytest.fixture
+def make_user(firestore_client: firestore.Client) -> Callable[..., str]:
+    """Registers a fresh user (unique id, so tests never share state) and returns the id."""
+
+    def make(store: FactorJournalStore, org_id: str | None = None, **profile: object) -> str:
+        user_id = f"u-{uuid.uuid4().hex[:12]}"
+        store.register_user(UserProfile(user_id=user_id, org_id=org_id, **profile))  # type: ignore[arg-type]
+        return user_id
+
+    return make
+
+
+# Every query the code runs during the suite is recorded; the run fails if one lacks a declared
+# composite index (see tests/index_audit.py and tests/test_indexes.py).
+from index_audit import QueryRecorder, missing_indexes  # noqa: E402
+
+QUERIES = QueryRecorder()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    QUERIES.install()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    QUERIES.uninstall()
+    missing = missing_indexes(QUERIES.shapes)
+    if missing:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line("Queries run without a declared composite index (firestore.indexes.json):", red=True)
+            for line in missing:
+                reporter.write_line(f"  {line}", red=True)

@@ -1,0 +1,241 @@
+"""Every page of the Streamlit app through ``AppTest``, against the Firestore emulator.
+
+The app reads the emulator's ``fj-tests`` database here (set through
+FJ_FIRESTORE_DATABASE), except the conversation test, which uses the default
+database so the real trigger analyses the answer.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from factor_journal import runtime
+from factor_journal.links import LinkSigner
+from factor_journal.models import InferredUpdate
+from factor_journal.organisation import OrganisationDirectory
+from factor_journal.store import FactorJournalStore
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
+
+
+def _reset_caches() -> None:
+    runtime.firestore_client.cache_clear()
+    runtime.store.cache_clear()
+    runtime.turn_processor.cache_clear()
+    st.cache_resource.clear()
+
+
+@pytest.fixture
+def app_database(monkeypatch) -> Iterator[str]:
+    monkeypatch.setenv("FJ_FIRESTORE_DATABASE", "fj-tests")
+    _reset_caches()
+    yield "fj-tests"
+    _reset_caches()
+
+
+@pytest.fixture
+def signer(firestore_client) -> LinkSigner:
+    return LinkSigner(firestore_client)
+
+
+def open_app(token: str | None, page: str | None = None) -> AppTest:
+    app = AppTest.from_file(APP, default_timeout=60)
+    if token is not None:
+        app.query_params["t"] = token
+    app.run()
+    if page is not None:
+        app.switch_page(f"screens/{page}.py").run()
+    assert not app.exception, app.exception
+    return app
+
+
+def texts(app: AppTest) -> str:
+    parts = [e.value for e in (*app.title, *app.markdown, *app.caption, *app.info, *app.warning, *app.success, *app.error)]
+    parts += [e.value for e in app.text]
+    parts += [f"{m.label} {m.value}" for m in app.metric]
+    return "\n".join(str(p) for p in parts)
+
+
+def infer(store: FactorJournalStore, user: str, factor: str, value: float, confidence: float, days_ago: float, **extra):
+    store.record_inference(
+        user,
+        InferredUpdate(
+            factor_id=factor, value=value, confidence=confidence,
+            rationale=extra.pop("rationale", f"User described {factor.replace('_', ' ')}"),
+            conversation_excerpt=extra.pop("excerpt", "User: our data is all over the place, 5 different systems"),
+            session_id="kickoff", observed_at=datetime.now(UTC) - timedelta(days=days_ago), **extra,
+        ),
+    )  # fmt: skip
+
+
+@pytest.fixture
+def assessed_user(store, make_user) -> str:
+    user = make_user(store, display_name="Anna Berg", email="anna@example.com")
+    infer(store, user, "data_governance", 15, 0.7, 20, rationale="No data catalog and nobody owns the data")
+    infer(store, user, "data_quality", 20, 0.75, 19, inferred_from=["data_governance"],
+          rationale="Data scattered across 5 systems")  # fmt: skip
+    infer(store, user, "sensor_data", 60, 0.8, 18, rationale="Telemetry from the newest presses")
+    infer(store, user, "ml_expertise", 50, 0.7, 17, rationale="Two data scientists in BI")
+    infer(store, user, "data_infrastructure", 35, 0.7, 16, rationale="Spreadsheets and an ERP")
+    return user
+
+
+def test_without_a_link_nothing_is_shown(app_database):
+    app = open_app(None)
+    assert "through the link in your email" in texts(app)
+    assert not app.metric
+
+
+def test_bad_links_show_a_clear_message_and_no_data(app_database, signer, store, assessed_user):
+    good = signer.issue(assessed_user)
+    tampered = good[:-3] + ("AAA" if not good.endswith("AAA") else "BBB")
+    revoked = signer.issue(assessed_user)
+    signer.revoke(revoked)
+    expired = signer.issue(assessed_user, ttl=timedelta(seconds=1))
+    time.sleep(1.5)
+    for token, message in [
+        (tampered, "not valid"),
+        ("garbage", "not valid"),
+        (revoked, "withdrawn"),
+        (expired, "expired"),
+    ]:
+        app = open_app(token)
+        shown = texts(app)
+        assert message in shown, (message, shown)
+        assert "Anna" not in shown and not app.metric
+
+
+def test_overview_shows_progress_tier_where_we_were_and_next_questions(app_database, signer, store, assessed_user):
+    app = open_app(signer.issue(assessed_user))
+    shown = texts(app)
+    summary = store.summary(assessed_user)
+    assert "Where are we" in shown
+    assert f"{summary.overall.completeness:.0%}" in shown
+    assert summary.overall.decision_tier_name in shown
+    assert "To unlock" in shown  # exactly what the next tier needs
+    assert "Data infrastructure" in shown and "Spreadsheets" in shown  # the where-were-we card
+    assert "Next best questions" in shown and "helps unlock" in shown
+    assert len(app.get("plotly_chart")) == 1
+
+
+def test_overview_reads_only_the_summary(app_database, signer, store, assessed_user):
+    token = signer.issue(assessed_user)
+    app = open_app(token)
+    runtime.store().stats.reset()
+    app.run()
+    assert runtime.store().stats.reads == 1
+
+
+def test_empty_state_for_a_new_user(app_database, signer, store, make_user):
+    user = make_user(store, display_name="New Person")
+    app = open_app(signer.issue(user))
+    shown = texts(app)
+    assert "Nothing has been assessed yet" in shown
+    assert "We have not talked yet" in shown
+    for page in ("capabilities", "history", "review"):
+        shown = texts(open_app(signer.issue(user), page))
+        assert "Traceback" not in shown
+    assert "No factor has a history yet" in texts(open_app(signer.issue(user), "history"))
+    assert "Nothing to review" in texts(open_app(signer.issue(user), "review"))
+
+
+def test_capabilities_rank_unlocks_with_their_gaps(app_database, signer, store, assessed_user):
+    app = open_app(signer.issue(assessed_user), "capabilities")
+    shown = texts(app)
+    summary = store.summary(assessed_user)
+    first = summary.capabilities.cannot_evaluate_yet[0]
+    assert f"1. {first.name}" in [e.label.split(" —")[0] for e in app.expander][0]
+    blocker = first.blockers[0]
+    assert blocker.factor_name in shown and f"needs ≥ {blocker.min_value:g}" in shown
+    assert len(app.get("plotly_chart")) >= 2
+
+
+def test_factor_history_shows_entries_evidence_and_as_of(app_database, signer, store, assessed_user):
+    infer(store, assessed_user, "data_quality", 35, 0.8, 2, rationale="They started deduplicating customers")
+    app = open_app(signer.issue(assessed_user), "history")
+    app.selectbox(key="history_factor").select("data_quality").run()
+    shown = texts(app)
+    assert "They started deduplicating customers" in shown and "Data scattered across 5 systems" in shown
+    assert "20 → 35" in shown.replace(".0", "")
+    assert "Data governance" in shown  # the inferred-from link
+    app.date_input(key="as_of_date").set_value((datetime.now(UTC) - timedelta(days=10)).date()).run()
+    app.button(key="as_of_go").click().run()
+    assert "5/" in texts(app)  # five factors had been assessed ten days ago
+    assert not app.exception
+
+
+def test_review_confirms_and_corrects_through_the_store(app_database, signer, store, assessed_user):
+    token = signer.issue(assessed_user)
+    app = open_app(token, "review")
+    before = len(store.summary(assessed_user).unconfirmed_inferences)
+    app.button(key="confirm-sensor_data").click().run()
+    assert "Confirmed Sensor" in texts(app)
+    assert store.factor(assessed_user, "sensor_data").inference_status == "confirmed"
+    assert len(store.summary(assessed_user).unconfirmed_inferences) == before - 1
+
+    app.slider(key="value-data_quality").set_value(45)
+    app.text_input(key="reason-data_quality").input("We cleaned the customer master last month")
+    app.button(key="FormSubmitter:correct-data_quality-Save correction").click().run()
+    state = store.factor(assessed_user, "data_quality")
+    assert (state.current_value, state.inference_status) == (45, "user_provided")
+    assert store.history(assessed_user, "data_quality").entries[0].change_rationale.startswith("We cleaned")
+
+
+def test_review_refuses_a_correction_without_a_reason(app_database, signer, store, assessed_user):
+    app = open_app(signer.issue(assessed_user), "review")
+    app.slider(key="value-data_quality").set_value(45)
+    app.button(key="FormSubmitter:correct-data_quality-Save correction").click().run()
+    assert "rationale is required" in texts(app)
+    assert store.factor(assessed_user, "data_quality").current_value == 20
+
+
+def test_ask_why_answers_with_dated_evidence_or_says_there_is_none(app_database, signer, store, assessed_user):
+    app = open_app(signer.issue(assessed_user), "ask")
+    app.text_input(key="ask_question").input("Why can't we do predictive maintenance?").run()
+    shown = texts(app)
+    assert "Predictive maintenance" in shown and "blocked by" in shown
+    assert "Evidence" in shown and "Data scattered across 5 systems" in shown
+    app.text_input(key="ask_question").input("Why is our cybersecurity so low?").run()
+    assert "no journal evidence" in texts(app)
+
+
+def test_a_manager_sees_the_team_and_a_member_read_only_but_never_another_organisation(
+    app_database, signer, store, make_user, assessed_user
+):
+    directory = OrganisationDirectory(store)
+    org = f"org-{assessed_user}"
+    directory.create(org, "Test Org")
+    store.register_user(store.get_user(assessed_user).model_copy(update={"org_id": org}))
+    infer(store, assessed_user, "data_quality", 25, 0.75, 1)  # refresh the member's roll-up row
+    manager = make_user(store, org_id=org, display_name="Maria Manager")
+    directory.assign_manager(org, manager)
+    outsider = make_user(store, org_id="another-org", display_name="Outsider Otto")
+
+    token = signer.issue(manager, kind="manager", org_id=org)
+    app = open_app(token)
+    shown = texts(app)
+    assert "Test Org: team progress" in shown and "Anna Berg" in str(app.dataframe[0].value)
+    assert "Outsider" not in str(app.dataframe[0].value)
+    assert app.get("download_button")
+
+    app.session_state["drill_user"] = outsider  # a crafted drill-down into another organisation
+    app.switch_page("screens/overview.py").run()
+    assert "Outsider" not in texts(app) and "Choose a person" in texts(app)
+
+    app.session_state["drill_user"] = assessed_user
+    app.switch_page("screens/overview.py").run()
+    assert "Anna Berg: where they are" in texts(app)
+    app.switch_page("screens/blockers.py").run()
+    assert "Invest here first" in texts(app)
+
+
+def test_a_resume_link_cannot_open_manager_pages(app_database, signer, store, assessed_user):
+    app = open_app(signer.issue(assessed_user))
+    with pytest.raises(ValueError):
+        app.switch_page("screens/team.py").run()

@@ -1,0 +1,143 @@
+"""Organisations on the emulator: managers see only their own, roll-ups scale, snapshots, CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from factor_journal.models import InferredUpdate, UserProfile
+from factor_journal.organisation import NotAManagerError, OrganisationDirectory, blockers, team_csv
+from factor_journal.rollup import ROLLUP_SHARDS, PersonRow, shard_of
+
+
+def reading(factor: str, value: float, confidence: float = 0.7) -> InferredUpdate:
+    return InferredUpdate(factor_id=factor, value=value, confidence=confidence, rationale="said so")
+
+
+@pytest.fixture
+def two_orgs(small_store, make_user):
+    directory = OrganisationDirectory(small_store)
+    a, b = f"org-a-{uuid.uuid4().hex[:6]}", f"org-b-{uuid.uuid4().hex[:6]}"
+    directory.create(a, "Alpha")
+    directory.create(b, "Beta")
+    members_a = [make_user(small_store, org_id=a, display_name=f"A{i}") for i in range(3)]
+    member_b = make_user(small_store, org_id=b, display_name="B0")
+    manager_a = make_user(small_store, org_id=a, display_name="Manager A")
+    directory.assign_manager(a, manager_a)
+    return directory, a, b, members_a, member_b, manager_a
+
+
+def test_a_manager_sees_their_organisation_and_no_other(small_store, two_orgs):
+    directory, a, b, members_a, member_b, manager_a = two_orgs
+    small_store.record_inference(members_a[0], reading("quality", 65))
+    team = directory.team(manager_a, a)
+    assert {p.user_id for p in team.people} == set(members_a)  # the manager is not in their own table
+    assert next(p for p in team.people if p.user_id == members_a[0]).assessed == 1
+    with pytest.raises(NotAManagerError):
+        directory.team(manager_a, b)
+    with pytest.raises(NotAManagerError):
+        directory.team(members_a[1], a)  # a member is not a manager
+    assert directory.in_organisation(a, member_b) is None
+    assert directory.in_organisation(a, members_a[0]).user_id == members_a[0]
+
+
+def test_a_manager_must_belong_to_the_organisation(small_store, two_orgs, make_user):
+    directory, a, b, *_ = two_orgs
+    outsider = make_user(small_store, org_id=b)
+    with pytest.raises(Exception, match="belongs to"):
+        directory.assign_manager(a, outsider)
+
+
+def test_rows_follow_every_change_in_the_same_transaction(small_store, two_orgs):
+    directory, a, _, members_a, _, manager_a = two_orgs
+    user = members_a[1]
+    small_store.record_inference(user, reading("quality", 65, 0.8))
+    small_store.record_inference(user, reading("skills", 55, 0.8))
+    row = next(p for p in directory.rows(a) if p.user_id == user)
+    summary = small_store.summary(user)
+    assert row.completeness == summary.overall.completeness
+    assert row.decision_tier == summary.overall.decision_tier
+    assert row.unconfirmed == 2 and row.can_evaluate == summary.capabilities.can_evaluate
+    small_store.confirm(user, "quality")
+    assert next(p for p in directory.rows(a) if p.user_id == user).unconfirmed == 1
+
+
+def test_team_reads_stay_constant_for_two_thousand_people(small_store, make_user):
+    directory = OrganisationDirectory(small_store)
+    org = f"org-big-{uuid.uuid4().hex[:6]}"
+    directory.create(org, "Big")
+    manager = make_user(small_store, org_id=org)
+    directory.assign_manager(org, manager)
+    writer = small_store.client.bulk_writer()
+    shards: dict[str, dict] = {}
+    for index in range(2000):
+        uid = f"{org}-{index:04d}"
+        shards.setdefault(shard_of(uid), {})[uid] = PersonRow(
+            user_id=uid, display_name=f"P{index:04d}", completeness=(index % 10) / 10,
+            decision_tier="low_risk" if index % 4 else "exploratory",
+        ).to_document()  # fmt: skip
+    for shard, rows in shards.items():
+        writer.set(small_store.org_ref(org).collection("rollup").document(shard), {"rows": rows}, merge=True)
+    writer.close()
+    small_store.stats.reset()
+    team = directory.team(manager, org)
+    assert len(team.people) == 2000
+    assert team.tier_distribution["exploratory"] == 500 and team.tier_distribution["low_risk"] == 1500
+    assert small_store.stats.reads <= ROLLUP_SHARDS + 2 + 1  # the manager check, the org, its shards
+    assert len(shards) <= ROLLUP_SHARDS
+
+
+def test_quiet_people_and_daily_history(small_store, two_orgs):
+    directory, a, _, members_a, _, manager_a = two_orgs
+    small_store.record_inference(members_a[0], reading("quality", 65))
+    later = datetime.now(UTC) + timedelta(days=10)
+    team = directory.team(manager_a, a, now=later)
+    assert {p.user_id for p in team.quiet} == set(members_a)  # nobody spoke in the last 7 days by then
+    assert directory.team(manager_a, a).quiet == [p for p in directory.team(manager_a, a).people if p.last_active is None]
+    day = directory.record_day(a)
+    again = directory.record_day(a)  # overwritten within the day
+    history = directory.history(a)
+    assert [d.date for d in history] == [day.date] and history[0].people == 3 == again.people
+
+
+def test_daily_snapshots_one_per_user_per_day(small_store, make_user):
+    user = make_user(small_store)
+    small_store.record_inference(user, reading("quality", 40))
+    small_store.record_inference(user, reading("quality", 60))
+    snapshots = list(small_store.client.collection(f"users/{user}/snapshots").stream())
+    assert len(snapshots) == 1
+    snapshot = snapshots[0].to_dict()
+    assert snapshot["date"] == datetime.now(UTC).strftime("%Y-%m-%d")
+    assert snapshot["factors"]["quality"]["value"] == 60
+    assert snapshot["overall"]["total_factors_assessed"] == 1
+
+
+def test_blockers_across_people_and_csv_export(small_catalog):
+    from factor_journal.rollup import BlockedRow
+
+    people = [
+        PersonRow(user_id="u1", display_name="Anna, Data", completeness=0.4, last_active=datetime(2026, 11, 1, tzinfo=UTC),
+                  blocked=[BlockedRow(archetype_id="medium", blockers=["skills"]),
+                           BlockedRow(archetype_id="hard", blockers=["skills", "storage"])]),
+        PersonRow(user_id="u2", display_name="Ben", completeness=0.2,
+                  blocked=[BlockedRow(archetype_id="hard", blockers=["storage", "quality"])]),
+    ]  # fmt: skip
+    found = blockers(small_catalog, people)
+    assert [(a.archetype_id, a.blocked_people) for a in found.archetypes] == [("hard", 2), ("medium", 1)]
+    assert found.factors[0] in (("skills", 2), ("storage", 2))
+    rows = list(csv.DictReader(io.StringIO(team_csv(people))))
+    assert [r["display_name"] for r in rows] == ["Anna, Data", "Ben"]
+    assert rows[0]["completeness"] == "0.4" and rows[0]["last_active"].startswith("2026-11-01")
+    assert rows[1]["last_active"] == ""
+
+
+def test_registering_again_keeps_what_the_pipeline_recorded(small_store, make_user):
+    user = make_user(small_store, org_id="org-keep")
+    small_store.client.document(f"users/{user}").update({"last_active": datetime(2026, 1, 1, tzinfo=UTC)})
+    small_store.register_user(UserProfile(user_id=user, org_id="org-keep", display_name="Renamed"))
+    profile = small_store.get_user(user)
+    assert profile.display_name == "Renamed" and profile.last_active == datetime(2026, 1, 1, tzinfo=UTC)

@@ -1,0 +1,314 @@
+"""The turn pipeline on the Firestore emulator: outcomes, exactly-once, ordering, bad extractor output.
+
+The pipeline is driven in-process here (in the ``fj-tests`` database, where no
+trigger listens) so each case is deterministic; tests/test_trigger.py runs
+the same code through the Functions emulator.
+"""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from factor_journal.extraction.base import ExtractionError, ExtractionRequest, ExtractionResult
+from factor_journal.extraction.offline import OfflineExtractor
+from factor_journal.models import InferenceStatus
+from factor_journal.pipeline import TurnProcessor
+
+
+class ScriptedExtractor:
+    """An extractor double returning scripted output (Firestore stays real)."""
+
+    name = "scripted"
+
+    def __init__(self, *outputs: list | Exception, prompt_tokens: int = 120, response_tokens: int = 30) -> None:
+        self.outputs = list(outputs)
+        self.requests: list[ExtractionRequest] = []
+        self.prompt_tokens, self.response_tokens = prompt_tokens, response_tokens
+
+    def extract(self, request: ExtractionRequest) -> ExtractionResult:
+        self.requests.append(request)
+        output = self.outputs.pop(0) if len(self.outputs) > 1 else self.outputs[0]
+        if isinstance(output, Exception):
+            raise output
+        return ExtractionResult(
+            raw_updates=output, extractor="scripted", model="scripted-1",
+            prompt_tokens=self.prompt_tokens, response_tokens=self.response_tokens,
+        )  # fmt: skip
+
+
+def reading(factor_id: str, value: float, confidence: float = 0.7, **extra: object) -> dict:
+    return {"factor_id": factor_id, "value": value, "confidence": confidence, "rationale": f"about {factor_id}", **extra}
+
+
+@pytest.fixture
+def conversation(store, make_user):
+    """A registered user with an open session; ``say`` writes a turn and returns its id."""
+    user = make_user(store)
+    session = store.start_session(user)
+    clock = [datetime.now(UTC) - timedelta(minutes=30)]
+
+    def say(role: str, text: str, at: datetime | None = None) -> str:
+        clock[0] += timedelta(seconds=30)
+        return store.add_turn(user, session, role, text, created_at=at or clock[0])
+
+    return user, session, say
+
+
+def outcome(store, user, session, turn):
+    return store.turn_data(user, session, turn)["extraction"]
+
+
+def test_user_turn_updates_factors_journal_summary_and_session(store, conversation):
+    user, session, say = conversation
+    say("assistant", "Tell me about your data.")
+    say("user", "Our data is all over the place, 5 different systems")
+    say("assistant", "That suggests limited data governance. Would you say you have a data catalog?")
+    turn = say("user", "No, nothing like that yet")
+    processor = TurnProcessor(store, OfflineExtractor(store.catalog))
+
+    result = processor.process(user, session, turn)
+
+    assert result.status == "processed"
+    governance = store.factor(user, "data_governance")
+    assert governance.current_value is not None and governance.current_value <= 35
+    [entry] = store.history(user, "data_governance").entries
+    assert entry.turn_id == turn and entry.session_id == session
+    assert "data catalog" in entry.conversation_excerpt and "5 different systems" in entry.conversation_excerpt
+    assert entry.conversation_excerpt.count("\n") + 1 == 4  # two exchanges before the answer, then the answer
+    recorded = outcome(store, user, session, turn)
+    assert recorded["status"] == "processed" and entry.entry_id in recorded["entry_ids"]
+    assert recorded["extractor"] == "offline" and recorded["model"]
+    session_doc = store.session_data(user, session)
+    assert session_doc["last_topic_factor_id"] == "data_governance"
+    assert session_doc["last_turn_id"] == turn
+    assert store.summary(user).last_conversation.factor_id == "data_governance"
+
+
+def test_assistant_turns_are_context_only(store, conversation):
+    user, session, say = conversation
+    turn = say("assistant", "Would you say you have a data catalog? Our data scientists love those.")
+    extractor = ScriptedExtractor([reading("data_quality", 50)])
+    assert TurnProcessor(store, extractor).process(user, session, turn).status == "context"
+    assert extractor.requests == []
+    assert store.summary(user).overall.total_factors_assessed == 0
+
+
+def test_turn_without_evidence_is_no_update(store, conversation):
+    user, session, say = conversation
+    turn = say("user", "Good morning! Shall we continue?")
+    result = TurnProcessor(store, ScriptedExtractor([])).process(user, session, turn)
+    assert result.status == "no_update"
+    assert outcome(store, user, session, turn)["status"] == "no_update"
+    assert store.session_data(user, session)["last_turn_id"] == turn
+
+
+def test_one_llm_call_per_turn_and_tokens_traced_to_turn_session_and_user(store, conversation):
+    user, session, say = conversation
+    extractor = ScriptedExtractor([reading("data_quality", 30), reading("sensor_data", 60)])
+    processor = TurnProcessor(store, extractor)
+    first = say("user", "We clean data by hand in spreadsheets; the sensors on line 2 log telemetry.")
+    second = say("user", "And the warehouse team deduplicates monthly.")
+    processor.process(user, session, first)
+    processor.process(user, session, second)
+    assert len(extractor.requests) == 2
+    assert outcome(store, user, session, first)["prompt_tokens"] == 120
+    assert outcome(store, user, session, first)["response_tokens"] == 30
+    assert store.session_data(user, session)["usage"] == {"prompt_tokens": 240, "response_tokens": 60}
+    assert store.get_user(user) is not None
+    user_doc = store.client.collection("users").document(user).get().to_dict()
+    assert user_doc["usage"] == {"prompt_tokens": 240, "response_tokens": 60}
+
+
+def test_the_prompt_carries_candidates_not_the_catalog(store, conversation):
+    user, session, say = conversation
+    say("assistant", "Would you say you have a data catalog?")
+    turn = say("user", "No. Our data is all over the place and nobody owns it.")
+    extractor = ScriptedExtractor([])
+    TurnProcessor(store, extractor).process(user, session, turn)
+    [request] = extractor.requests
+    ids = [c.factor_id for c in request.candidates]
+    assert "data_governance" in ids and "data_quality" in ids
+    assert len(ids) <= 8 < len(store.catalog.assessable_factors)
+    assert [t.role for t in request.recent] == ["assistant"]
+
+
+def test_processing_a_turn_twice_journals_once(store, conversation):
+    user, session, say = conversation
+    turn = say("user", "Our data is all over the place")
+    extractor = ScriptedExtractor([reading("data_quality", 25)])
+    processor = TurnProcessor(store, extractor)
+    first = processor.process(user, session, turn)
+    again = processor.process(user, session, turn)
+    assert first.status == "processed" and again.status == "duplicate"
+    assert again.entry_ids == first.entry_ids
+    assert len(store.history(user, "data_quality").entries) == 1
+
+
+def test_concurrent_deliveries_of_one_turn_journal_once(store, conversation):
+    user, session, say = conversation
+    turn = say("user", "Our data is all over the place")
+    processor = TurnProcessor(store, ScriptedExtractor([reading("data_quality", 25)]))
+    data = store.turn_data(user, session, turn)
+    results: list[str] = []
+    threads = [
+        threading.Thread(target=lambda: results.append(processor.process(user, session, turn, dict(data)).status))
+        for _ in range(4)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(results).count("processed") == 1 and results.count("duplicate") == 3
+    assert len(store.history(user, "data_quality").entries) == 1
+    assert store.summary(user).factors["data_quality"].evidence_count == 1
+
+
+def test_out_of_order_delivery_keeps_the_newest_observation_and_session_position(store, conversation):
+    user, session, say = conversation
+    now = datetime.now(UTC)
+    older = say("user", "We had 1 data scientist", at=now - timedelta(minutes=10))
+    newer = say("user", "Now we have 4 data scientists", at=now - timedelta(minutes=5))
+    processor = TurnProcessor(
+        store, ScriptedExtractor([reading("ml_expertise", 80, 0.7)], [reading("ml_expertise", 30, 0.7)])
+    )
+    processor.process(user, session, newer)  # the newer turn arrives first
+    processor.process(user, session, older)
+    state = store.factor(user, "ml_expertise")
+    assert state.current_value == 80
+    history = store.history(user, "ml_expertise").entries
+    assert [e.new_value for e in history] == [80, 30]
+    assert not history[1].applied
+    assert store.session_data(user, session)["last_turn_id"] == newer
+
+
+def test_concurrent_turns_of_one_user_lose_no_update(store, make_user):
+    user = make_user(store)
+    sessions = [store.start_session(user) for _ in range(3)]
+    factors = ["data_quality", "data_governance", "sensor_data", "ml_expertise", "ml_infrastructure", "data_infrastructure"]
+    base = datetime.now(UTC) - timedelta(minutes=5)
+    jobs = []
+    for index, factor in enumerate(factors):
+        session = sessions[index % 3]
+        turn = store.add_turn(user, session, "user", f"about {factor}", created_at=base + timedelta(seconds=index))
+        jobs.append((session, turn, factor))
+    processors = {factor: TurnProcessor(store, ScriptedExtractor([reading(factor, 40)])) for factor in factors}
+    threads = [
+        threading.Thread(target=processors[factor].process, args=(user, session, turn))
+        for session, turn, factor in jobs
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    summary = store.summary(user)
+    assert {f for f in factors if summary.factors.get(f) and summary.factors[f].is_assessed} == set(factors)
+    assert all(outcome(store, user, s, t)["status"] == "processed" for s, t, _ in jobs)
+
+
+def test_bad_extractor_output_is_dropped_with_reasons_and_the_rest_applies(store, conversation):
+    user, session, say = conversation
+    turn = say("user", "Our data is a mess but we have telemetry from every press.")
+    extractor = ScriptedExtractor(
+        [
+            reading("data_quality", 20),
+            reading("no_such_factor", 50),
+            reading("sensor_data", 250),
+            reading("ml_expertise", 50, 1.7),
+            {"factor_id": "data_governance", "value": "high"},
+            "not even a dict",
+            reading("ai_readiness_score", 90),
+        ]
+    )
+    result = TurnProcessor(store, extractor).process(user, session, turn)
+    assert result.status == "processed"
+    assert store.factor(user, "data_quality").current_value == 20
+    for untouched in ("sensor_data", "ml_expertise", "data_governance"):
+        assert not store.factor(user, untouched).is_assessed
+    reasons = " | ".join(outcome(store, user, session, turn)["rejected"])
+    for expected in ("unknown factor", "off the scale", "outside 0-1", "malformed", "derived factor"):
+        assert expected in reasons
+
+
+def test_malformed_model_output_is_recorded_and_loses_nothing(store, conversation):
+    user, session, say = conversation
+    turn = say("user", "Our data is all over the place")
+
+    class Malformed(ScriptedExtractor):
+        def extract(self, request):
+            result = super().extract(request)
+            result.raw_updates, result.rejected = [], ["malformed JSON from model: Expecting value"]
+            return result
+
+    result = TurnProcessor(store, Malformed([])).process(user, session, turn)
+    assert result.status == "no_update"
+    assert outcome(store, user, session, turn)["rejected"] == ["malformed JSON from model: Expecting value"]
+
+
+def test_extractor_failure_marks_the_turn_failed_and_reprocessing_recovers(store, conversation):
+    user, session, say = conversation
+    turn = say("user", "Our data is all over the place")
+    failing = TurnProcessor(store, ScriptedExtractor(ExtractionError("Vertex AI answered 503 after 4 attempts")))
+    assert failing.process(user, session, turn).status == "failed"
+    recorded = outcome(store, user, session, turn)
+    assert recorded["status"] == "failed" and "503" in recorded["error"] and recorded["attempts"] == 1
+    assert not store.factor(user, "data_quality").is_assessed
+
+    healthy = TurnProcessor(store, ScriptedExtractor([reading("data_quality", 25)]))
+    assert healthy.process(user, session, turn).status == "processed"
+    assert outcome(store, user, session, turn)["status"] == "processed"
+    assert store.factor(user, "data_quality").current_value == 25
+
+
+@pytest.mark.parametrize(
+    ("document", "message"),
+    [
+        ({"role": "user", "created_at": datetime.now(UTC)}, "text is missing"),
+        ({"role": "user", "text": 42, "created_at": datetime.now(UTC)}, "text is a int"),
+        ({"role": "user", "text": "x" * 9000, "created_at": datetime.now(UTC)}, "over the 8192-byte limit"),
+        ({"role": "robot", "text": "hi", "created_at": datetime.now(UTC)}, "role must be"),
+        ({"role": "user", "text": "hi", "created_at": "yesterday"}, "created_at must be a timestamp"),
+        ({"role": "user", "text": "   ", "created_at": datetime.now(UTC)}, "text is empty"),
+    ],
+)
+def test_invalid_turns_are_failed_with_a_readable_error_and_no_write(store, conversation, document, message):
+    user, session, _ = conversation
+    ref = store.turns(user, session).document()
+    ref.set(document)
+    extractor = ScriptedExtractor([reading("data_quality", 25)])
+    assert TurnProcessor(store, extractor).process(user, session, ref.id).status == "failed"
+    recorded = outcome(store, user, session, ref.id)
+    assert message in recorded["error"] and recorded["error_kind"] == "invalid_input"
+    assert extractor.requests == []
+    assert store.summary(user).overall.total_factors_assessed == 0
+
+
+def test_turns_of_unknown_users_and_sessions_fail_readably(store, make_user):
+    ghost = "ghost-user"
+    ref = store.turns(ghost, "s1").document()
+    ref.set({"role": "user", "text": "our data is all over the place", "created_at": datetime.now(UTC)})
+    processor = TurnProcessor(store, ScriptedExtractor([reading("data_quality", 25)]))
+    assert processor.process(ghost, "s1", ref.id).status == "failed"
+    assert "unknown user" in store.turn_data(ghost, "s1", ref.id)["extraction"]["error"]
+
+    user = make_user(store)
+    ref = store.turns(user, "never-started").document()
+    ref.set({"role": "user", "text": "our data is all over the place", "created_at": datetime.now(UTC)})
+    assert processor.process(user, "never-started", ref.id).status == "failed"
+    assert "unknown session" in store.turn_data(user, "never-started", ref.id)["extraction"]["error"]
+    assert store.summary(user).overall.total_factors_assessed == 0
+
+
+def test_evidence_accumulates_across_turns(store, conversation):
+    user, session, say = conversation
+    processor = TurnProcessor(
+        store, ScriptedExtractor([reading("data_quality", 20, 0.6)], [reading("data_quality", 60, 0.6)])
+    )
+    processor.process(user, session, say("user", "Our data is all over the place"))
+    processor.process(user, session, say("user", "Actually, the finance data is clean"))
+    state = store.factor(user, "data_quality")
+    assert 20 < state.current_value < 60
+    assert state.inference_status == InferenceStatus.unconfirmed
+    newest = store.history(user, "data_quality").entries[0]
+    assert "earlier observation" in newest.change_rationale

@@ -1,0 +1,350 @@
+"""FactorJournalStore against the real Firestore emulator: every operation and its promises."""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from factor_journal.errors import (
+    DerivedFactorError,
+    InvalidConfidenceError,
+    MissingRationaleError,
+    NoConflictError,
+    NotAssessedError,
+    UnknownFactorError,
+    UnknownUserError,
+    ValueOutOfScaleError,
+)
+from factor_journal.models import EntryKind, InferenceStatus, InferredUpdate, Source
+from factor_journal.store import FactorJournalStore
+
+
+def update(factor_id: str, value: float, confidence: float = 0.7, **extra: object) -> InferredUpdate:
+    return InferredUpdate(
+        factor_id=factor_id,
+        value=value,
+        confidence=confidence,
+        rationale=extra.pop("rationale", f"said something about {factor_id}"),  # type: ignore[arg-type]
+        conversation_excerpt=extra.pop("conversation_excerpt", "User: our data is all over the place"),  # type: ignore[arg-type]
+        session_id=extra.pop("session_id", "s1"),  # type: ignore[arg-type]
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+def journal(store: FactorJournalStore, user: str, factor_id: str) -> list:
+    return store.history(user, factor_id, page_size=500).entries
+
+
+def test_record_inference_writes_factor_journal_and_summary(store, make_user):
+    user = make_user(store)
+    entry = store.record_inference(
+        user, update("data_quality", 20, 0.75, inferred_from=["data_governance", "data_infrastructure"])
+    )
+
+    state = store.factor(user, "data_quality")
+    assert (state.current_value, state.current_confidence) == (20, 0.75)
+    assert state.inference_status == InferenceStatus.unconfirmed
+    assert state.category == "data_readiness"
+    assert state.inferred_from == ["data_governance", "data_infrastructure"]
+
+    [stored] = journal(store, user, "data_quality")
+    assert stored.entry_id == entry.entry_id
+    assert (stored.previous_value, stored.new_value, stored.confidence) == (None, 20, 0.75)
+    assert stored.kind == EntryKind.inferred and stored.source == Source.llm
+    assert stored.session_id == "s1" and "all over the place" in stored.conversation_excerpt
+    assert stored.recorded_at >= stored.observed_at - timedelta(seconds=1)
+
+    summary = store.summary(user)
+    data = summary.categories["data_readiness"]
+    assert data.factor_count == 1 and data.avg_confidence == 0.75
+    assert data.completeness == round(1 / data.total_factors, 4)
+    assert summary.overall.total_factors_assessed == 1
+    assert summary.last_conversation.factor_id == "data_quality"
+    assert summary.last_conversation.topic == "Data quality"
+    assert [u.factor_id for u in summary.unconfirmed_inferences] == ["data_quality"]
+    assert summary.unconfirmed_inferences[0].evidence_count == 1
+
+
+def test_second_inference_records_previous_value(store, make_user):
+    user = make_user(store)
+    store.record_inference(user, update("data_quality", 20))
+    store.record_inference(user, update("data_quality", 35, 0.8))
+    newest, oldest = journal(store, user, "data_quality")
+    assert (newest.previous_value, newest.new_value) == (20, 35)
+    assert oldest.new_value == 20
+    assert store.summary(user).unconfirmed_inferences[0].evidence_count == 2
+
+
+def test_confirm_boosts_confidence_and_caps_at_one(store, make_user):
+    user = make_user(store)
+    store.record_inference(user, update("data_quality", 20, 0.75))
+    entry = store.confirm(user, "data_quality")
+    state = store.factor(user, "data_quality")
+    assert state.inference_status == InferenceStatus.confirmed
+    assert state.current_confidence == pytest.approx(0.85)
+    assert entry.kind == EntryKind.confirmed and entry.source == Source.user
+    assert store.summary(user).unconfirmed_inferences == []
+
+    store.record_inference(user, update("ml_expertise", 60, 0.95))
+    store.confirm(user, "ml_expertise")
+    assert store.factor(user, "ml_expertise").current_confidence == 1.0
+
+
+def test_confirm_of_unassessed_factor_is_refused(store, make_user):
+    user = make_user(store)
+    with pytest.raises(NotAssessedError):
+        store.confirm(user, "data_quality")
+    assert journal(store, user, "data_quality") == []
+
+
+def test_correct_sets_user_value_and_flags_inferences_resting_on_it(store, make_user):
+    user = make_user(store)
+    store.record_inference(user, update("data_governance", 20, 0.6))
+    store.record_inference(user, update("data_quality", 20, 0.7, inferred_from=["data_governance"]))
+    store.record_inference(user, update("sensor_data", 40, 0.7))
+
+    entry = store.correct(user, "data_governance", 70, "We appointed data owners last quarter")
+
+    governance = store.factor(user, "data_governance")
+    assert (governance.current_value, governance.current_confidence) == (70, 0.95)
+    assert governance.inference_status == InferenceStatus.user_provided
+    assert entry.kind == EntryKind.corrected and entry.change_rationale == "We appointed data owners last quarter"
+    assert (entry.previous_value, entry.new_value) == (20, 70)
+
+    quality = store.factor(user, "data_quality")
+    assert quality.needs_recheck and "Data governance" in quality.recheck_reason
+    assert not store.factor(user, "sensor_data").needs_recheck
+    assert [r.factor_id for r in store.summary(user).needs_recheck] == ["data_quality"]
+
+    store.record_inference(user, update("data_quality", 45, 0.7, inferred_from=["data_governance"]))
+    assert not store.factor(user, "data_quality").needs_recheck
+    assert store.summary(user).needs_recheck == []
+
+
+def test_retract_returns_factor_to_unassessed_and_journals_it(store, make_user):
+    user = make_user(store)
+    store.record_inference(user, update("sensor_data", 60))
+    entry = store.retract(user, "sensor_data", "That was about a different plant")
+    state = store.factor(user, "sensor_data")
+    assert state.current_value is None and state.inference_status == InferenceStatus.unassessed
+    assert entry.kind == EntryKind.retracted and (entry.previous_value, entry.new_value) == (60, None)
+    summary = store.summary(user)
+    assert summary.overall.total_factors_assessed == 0
+    assert summary.unconfirmed_inferences == []
+    assert len(journal(store, user, "sensor_data")) == 2
+
+
+def test_confirmed_value_is_not_replaced_by_conflicting_inference(store, make_user):
+    user = make_user(store)
+    store.correct(user, "data_quality", 70, "We run data quality checks on every load")
+    entry = store.record_inference(user, update("data_quality", 20, 0.9))
+
+    state = store.factor(user, "data_quality")
+    assert state.current_value == 70 and state.inference_status == InferenceStatus.user_provided
+    assert entry.kind == EntryKind.conflict and not entry.applied
+    assert state.open_conflict.proposed_value == 20
+    [conflict] = store.summary(user).conflicts
+    assert (conflict.factor_id, conflict.current_value, conflict.proposed_value) == ("data_quality", 70, 20)
+
+    store.resolve_conflict(user, "data_quality", accept=False, rationale="The checks are real")
+    state = store.factor(user, "data_quality")
+    assert state.current_value == 70 and state.open_conflict is None
+    assert store.summary(user).conflicts == []
+    with pytest.raises(NoConflictError):
+        store.resolve_conflict(user, "data_quality", accept=True, rationale="again")
+
+
+def test_accepting_a_conflict_takes_the_proposed_value(store, make_user):
+    user = make_user(store)
+    store.record_inference(user, update("ml_expertise", 60, 0.7))
+    store.confirm(user, "ml_expertise")
+    store.record_inference(user, update("ml_expertise", 20, 0.8, rationale="Their data scientist left"))
+    store.resolve_conflict(user, "ml_expertise", accept=True, rationale="Yes, she left in May")
+    state = store.factor(user, "ml_expertise")
+    assert state.current_value == 20 and state.inference_status == InferenceStatus.confirmed
+    assert state.current_confidence == pytest.approx(0.9)
+
+
+def test_inference_close_to_a_confirmed_value_corroborates_without_change(store, make_user):
+    user = make_user(store)
+    store.correct(user, "data_quality", 70, "stated")
+    entry = store.record_inference(user, update("data_quality", 75, 0.6))
+    state = store.factor(user, "data_quality")
+    assert state.current_value == 70 and state.open_conflict is None
+    assert not entry.applied and entry.kind == EntryKind.inferred
+    assert state.evidence_count == 2
+
+
+def test_late_older_observation_is_journaled_but_does_not_overwrite(store, make_user):
+    user = make_user(store)
+    now = datetime.now(UTC)
+    store.record_inference(user, update("data_infrastructure", 60, observed_at=now - timedelta(hours=1)))
+    late = store.record_inference(user, update("data_infrastructure", 25, observed_at=now - timedelta(days=3)))
+
+    state = store.factor(user, "data_infrastructure")
+    assert state.current_value == 60
+    assert not late.applied and late.effective
+    assert late.recorded_at > late.observed_at + timedelta(days=2)
+    # history is ordered by observation: the late entry sits behind the newer one
+    assert [e.new_value for e in journal(store, user, "data_infrastructure")] == [60, 25]
+    # and the timeline knows the old value at its own time
+    as_of = store.factor_as_of(user, "data_infrastructure", now - timedelta(days=2))
+    assert as_of.current_value == 25
+
+    newer = store.record_inference(user, update("data_infrastructure", 40, observed_at=now))
+    assert newer.applied and store.factor(user, "data_infrastructure").current_value == 40
+
+
+def test_history_is_newest_first_and_paged(store, make_user):
+    user = make_user(store)
+    start = datetime.now(UTC) - timedelta(days=30)
+    for day in range(7):
+        store.record_inference(user, update("data_quality", 10 + day, observed_at=start + timedelta(days=day)))
+    first = store.history(user, "data_quality", page_size=3)
+    second = store.history(user, "data_quality", page_size=3, cursor=first.next_cursor)
+    third = store.history(user, "data_quality", page_size=3, cursor=second.next_cursor)
+    values = [e.new_value for page in (first, second, third) for e in page.entries]
+    assert values == [16, 15, 14, 13, 12, 11, 10]
+    assert third.next_cursor is None
+
+
+def test_factor_and_summary_as_of_a_past_time(store, make_user):
+    user = make_user(store)
+    now = datetime.now(UTC)
+    week_ago, two_days_ago = now - timedelta(days=7), now - timedelta(days=2)
+    store.record_inference(user, update("data_quality", 20, 0.7, observed_at=week_ago))
+    store.record_inference(user, update("data_quality", 50, 0.8, observed_at=two_days_ago))
+    store.record_inference(user, update("sensor_data", 70, 0.8, observed_at=two_days_ago))
+
+    assert store.factor_as_of(user, "data_quality", week_ago + timedelta(hours=1)).current_value == 20
+    assert store.factor_as_of(user, "data_quality", now).current_value == 50
+    assert store.factor_as_of(user, "data_quality", week_ago - timedelta(days=1)).current_value is None
+
+    then = store.summary_as_of(user, week_ago + timedelta(hours=1))
+    assert then.overall.total_factors_assessed == 1
+    assert then.factors["data_quality"].current_value == 20
+    assert then.last_conversation.factor_id == "data_quality"
+    assert store.summary_as_of(user, now).overall.total_factors_assessed == 2
+
+
+def test_explain_gives_state_chain_and_graph_neighbours(store, make_user):
+    user = make_user(store)
+    store.record_inference(user, update("data_governance", 15, 0.7))
+    store.record_inference(user, update("data_quality", 20, 0.75, inferred_from=["data_governance"]))
+    explanation = store.explain(user, "data_quality")
+    assert explanation.state.current_value == 20
+    assert [e.new_value for e in explanation.reasoning_chain] == [20]
+    assert [(r.factor_id, r.value) for r in explanation.inferred_from] == [("data_governance", 15)]
+    assert "data_governance" in [r.factor_id for r in explanation.depends_on]
+    needed = {n.archetype_id: n for n in explanation.needed_by}
+    assert "predictive_maintenance" in needed and not needed["predictive_maintenance"].met
+
+
+def test_composite_is_derived_from_its_components(store, make_user, catalog):
+    user = make_user(store)
+    store.record_inference(user, update("data_quality", 20, 0.8))
+    store.record_inference(user, update("ml_expertise", 60, 0.8))
+    weights = catalog.factor("ai_readiness_score").composite
+    expected = (weights["data_quality"] * 20 + weights["ml_expertise"] * 60) / (
+        weights["data_quality"] + weights["ml_expertise"]
+    )
+    composite = store.factor(user, "ai_readiness_score")
+    assert composite.current_value == pytest.approx(expected, abs=0.01)
+    assert composite.inferred_from == ["data_quality", "ml_expertise"]
+    newest = journal(store, user, "ai_readiness_score")[0]
+    assert newest.kind == EntryKind.derived and newest.source == Source.system
+    with pytest.raises(DerivedFactorError):
+        store.correct(user, "ai_readiness_score", 90, "we think we're ready")
+
+
+def test_incremental_summary_matches_a_full_scan(store, make_user):
+    user = make_user(store)
+    store.record_inference(user, update("data_quality", 40, 0.7))
+    store.record_inference(user, update("ml_expertise", 55, 0.8))
+    store.correct(user, "data_governance", 60, "stated")
+    store.confirm(user, "ml_expertise")
+    store.retract(user, "data_quality", "misheard")
+    incremental = store.summary(user)
+    scanned = store.rebuild_summary_by_scan(user)
+    assert incremental.model_dump(exclude={"updated_at"}) == scanned.model_dump(exclude={"updated_at"})
+
+
+def test_reads_per_update_do_not_grow_with_factors_or_journal(store, make_user, catalog):
+    user = make_user(store)
+    store.stats.reset()
+    store.record_inference(user, update("data_quality", 20))
+    first = store.stats.reads
+    for factor in catalog.assessable_factors:
+        store.record_inference(user, update(factor.id, 50))
+    for value in range(30):
+        store.record_inference(user, update("sensor_data", value))
+    store.stats.reset()
+    store.record_inference(user, update("data_quality", 30))
+    assert store.stats.reads == first
+
+
+def test_concurrent_updates_of_one_user_lose_nothing(store, make_user):
+    user = make_user(store)
+    factors = ["data_quality", "data_governance", "sensor_data", "ml_expertise", "ml_infrastructure", "cloud_adoption"]
+    factors = [f for f in factors if store.catalog.has_factor(f)]
+    errors: list[BaseException] = []
+
+    def write(factor_id: str, value: float) -> None:
+        try:
+            store.record_inference(user, update(factor_id, value))
+        except BaseException as error:  # surfaced below
+            errors.append(error)
+
+    threads = [threading.Thread(target=write, args=(f, 10 + i)) for i, f in enumerate(factors)]
+    threads += [threading.Thread(target=write, args=("data_quality", 50 + i)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    summary = store.summary(user)
+    assert set(summary.factors) >= set(factors)
+    assert summary.overall.total_factors_assessed == len(factors)
+    assert len(journal(store, user, "data_quality")) == 5
+    assert summary.factors["data_quality"].evidence_count == 5
+    assert summary.model_dump(exclude={"updated_at"}) == store.rebuild_summary_by_scan(user).model_dump(
+        exclude={"updated_at"}
+    )
+
+
+@pytest.mark.parametrize(
+    ("call", "error"),
+    [
+        (lambda s, u: s.record_inference(u, update("no_such_factor", 20)), UnknownFactorError),
+        (lambda s, u: s.record_inference(u, update("data_quality", 120)), ValueOutOfScaleError),
+        (lambda s, u: s.record_inference(u, update("data_quality", -1)), ValueOutOfScaleError),
+        (lambda s, u: s.record_inference(u, update("data_quality", 20, 1.5)), InvalidConfidenceError),
+        (lambda s, u: s.record_inference(u, update("data_quality", 20, -0.1)), InvalidConfidenceError),
+        (lambda s, u: s.record_inference(u, update("data_quality", 20, rationale="  ")), MissingRationaleError),
+        (lambda s, u: s.record_inference(u, update("data_quality", 20, inferred_from=["nope"])), UnknownFactorError),
+        (lambda s, u: s.correct(u, "data_quality", 50, ""), MissingRationaleError),
+        (lambda s, u: s.correct(u, "data_quality", 500, "stated"), ValueOutOfScaleError),
+        (lambda s, u: s.correct("nobody-" + u, "data_quality", 50, "stated"), UnknownUserError),
+        (lambda s, u: s.record_inference("nobody-" + u, update("data_quality", 20)), UnknownUserError),
+        (lambda s, u: s.retract(u, "data_quality", ""), MissingRationaleError),
+    ],
+)
+def test_bad_input_raises_typed_error_and_writes_nothing(store, make_user, call, error):
+    user = make_user(store)
+    store.record_inference(user, update("sensor_data", 40))
+    before = store.summary(user)
+    with pytest.raises(error):
+        call(store, user)
+    assert store.summary(user) == before
+    assert journal(store, user, "data_quality") == []
+    assert store.factor(user, "data_quality").current_value is None
+    assert store.summary("nobody-" + user) is None
+
+
+def test_a_batch_with_one_bad_update_writes_nothing(store, make_user):
+    user = make_user(store)
+    with pytest.raises(ValueOutOfScaleError):
+        store.record_inferences(user, [update("data_quality", 20), update("sensor_data", 101)])
+    assert store.summary(user).overall.total_factors_assessed == 0
+    assert journal(store, user, "data_quality") == []

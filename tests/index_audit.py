@@ -1,0 +1,113 @@
+"""Which composite indexes the code's queries need, checked against firestore.indexes.json.
+
+The emulator answers any query; production refuses one whose composite index is
+not declared.  ``QueryRecorder`` records every query the code runs (it wraps
+``Query.stream``); ``missing_indexes`` names each recorded query no declared
+index serves, by Firestore's rules:
+
+* a query on one field (filters and orders, ``__name__`` aside) needs none;
+* a query with only equality filters and no order needs none (index merging);
+* otherwise an index on that collection must list the equality fields first
+  (any order), then the inequality and order fields in order with the query's
+  directions.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from google.cloud.firestore_v1 import query as query_module
+from google.cloud.firestore_v1.types import StructuredQuery
+
+INDEXES = Path(__file__).resolve().parents[1] / "firestore.indexes.json"
+EQUALITY = {StructuredQuery.FieldFilter.Operator.EQUAL, StructuredQuery.FieldFilter.Operator.ARRAY_CONTAINS}
+
+
+@dataclass(frozen=True)
+class QueryShape:
+    collection: str
+    collection_group: bool
+    equalities: frozenset[str]
+    ordered: tuple[tuple[str, str], ...]  # (field, ASCENDING|DESCENDING) after the equalities
+
+    def describe(self) -> str:
+        parts = [f"{f} ==" for f in sorted(self.equalities)] + [f"{f} {d}" for f, d in self.ordered]
+        return f"{self.collection}: " + ", ".join(parts)
+
+
+def _filters(proto: object) -> list[object]:
+    if isinstance(proto, StructuredQuery.CompositeFilter):
+        return [f for sub in proto.filters for f in _filters(sub.field_filter or sub.unary_filter or sub.composite_filter)]
+    return [proto]
+
+
+def shape_of(query: query_module.Query) -> QueryShape:
+    equalities: set[str] = set()
+    inequalities: list[str] = []
+    for raw in query._field_filters:
+        for item in _filters(raw):
+            if isinstance(item, StructuredQuery.UnaryFilter):
+                equalities.add(item.field.field_path)  # IS NULL / IS NAN are equalities
+            elif item.op in EQUALITY:
+                equalities.add(item.field.field_path)
+            else:
+                inequalities.append(item.field.field_path)
+    ordered: list[tuple[str, str]] = []
+    for order in query._orders:
+        field = order.field.field_path
+        if field != "__name__" and field not in equalities:
+            ordered.append((field, StructuredQuery.Direction(order.direction).name))
+    for field in inequalities:
+        if field not in [f for f, _ in ordered]:
+            ordered.append((field, "ASCENDING"))
+    return QueryShape(query._parent.id, bool(query._all_descendants), frozenset(equalities), tuple(ordered))
+
+
+def needs_composite(shape: QueryShape) -> bool:
+    fields = set(shape.equalities) | {f for f, _ in shape.ordered}
+    if len(fields) <= 1:
+        return False
+    return bool(shape.ordered)
+
+
+def declared(path: Path = INDEXES) -> list[dict]:
+    return json.loads(path.read_text())["indexes"]
+
+
+def served_by(shape: QueryShape, index: dict) -> bool:
+    scope = "COLLECTION_GROUP" if shape.collection_group else "COLLECTION"
+    if index["collectionGroup"] != shape.collection or index.get("queryScope", "COLLECTION") != scope:
+        return False
+    fields = [(f["fieldPath"], f.get("order", "ASCENDING")) for f in index["fields"]]
+    head, tail = fields[: len(shape.equalities)], fields[len(shape.equalities) :]
+    return {f for f, _ in head} == set(shape.equalities) and tuple(tail) == shape.ordered
+
+
+def missing_indexes(shapes: set[QueryShape], indexes: list[dict] | None = None) -> list[str]:
+    indexes = declared() if indexes is None else indexes
+    return sorted(s.describe() for s in shapes if needs_composite(s) and not any(served_by(s, i) for i in indexes))
+
+
+class QueryRecorder:
+    """Records the shape of every query streamed while installed (thread-safe)."""
+
+    def __init__(self) -> None:
+        self.shapes: set[QueryShape] = set()
+        self._lock = threading.Lock()
+        self._original = query_module.Query.stream
+
+    def install(self) -> None:
+        recorder, original = self, self._original
+
+        def stream(query: query_module.Query, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+            with recorder._lock:
+                recorder.shapes.add(shape_of(query))
+            return original(query, *args, **kwargs)
+
+        query_module.Query.stream = stream  # type: ignore[method-assign]
+
+    def uninstall(self) -> None:
+        query_module.Query.stream = self._original  # type: ignore[method-assign]

@@ -1,0 +1,56 @@
+"""Every composite query the code runs has its index declared in firestore.indexes.json.
+
+The emulator does not enforce indexes; production does.  This test runs each
+query path of the code against the emulator while recording the queries, then
+checks them against the declared indexes (conftest.py does the same for every
+query of the whole suite at the end of the run).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from index_audit import QueryRecorder, QueryShape, missing_indexes, needs_composite
+
+from factor_journal.models import InferredUpdate
+from factor_journal.organisation import OrganisationDirectory
+from factor_journal.reminders import _candidates
+
+
+def test_every_query_path_of_the_code_has_its_index(small_store, make_user):
+    store = small_store
+    user = make_user(store, org_id="org-index", email="x@example.com")
+    now = datetime.now(UTC)
+    store.record_inference(user, InferredUpdate(factor_id="quality", value=40, confidence=0.7, rationale="r"))
+    session = store.start_session(user)
+    store.add_turn(user, session, "user", "hello", created_at=now)
+    recorder = QueryRecorder()
+    recorder.install()
+    try:
+        store.history(user, "quality")
+        store.factor_as_of(user, "quality", now)
+        store.summary_as_of(user, now)
+        store.recent_turns(user, session, before=now + timedelta(seconds=1), limit=4)
+        store.session_turns(user, session)
+        store.session_ids(user)
+        store.rebuild_summary_by_scan(user)
+        directory = OrganisationDirectory(store)
+        directory.rows("org-index")
+        directory.history("org-index")
+        directory.organisation_ids()
+        _candidates(store, now + timedelta(days=1), 10)
+    finally:
+        recorder.uninstall()
+    shapes = recorder.shapes
+    assert any(needs_composite(s) for s in shapes)  # the audit really saw composite queries
+    assert missing_indexes(shapes) == []
+
+
+def test_the_audit_flags_an_undeclared_composite_query():
+    shape = QueryShape("turns", False, frozenset({"role"}), (("created_at", "DESCENDING"),))
+    assert needs_composite(shape)
+    assert missing_indexes({shape}) == ["turns: role ==, created_at DESCENDING"]
+    single = QueryShape("turns", False, frozenset(), (("created_at", "DESCENDING"),))
+    assert not needs_composite(single)
+    equalities_only = QueryShape("users", False, frozenset({"org_id", "role"}), ())
+    assert not needs_composite(equalities_only)

@@ -1,0 +1,72 @@
+"""End to end through the Firebase Emulator Suite: a client writes turns, the deployed
+trigger (running in the Functions emulator) updates factors, journal, summary and session."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from factor_journal.models import UserProfile
+from factor_journal.store import FactorJournalStore
+
+pytestmark = pytest.mark.functions
+
+
+def wait_for(probe: Callable[[], Any], timeout: float = 45.0, what: str = "the trigger") -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = probe()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
+
+
+@pytest.fixture
+def live_store(trigger_client, catalog) -> FactorJournalStore:
+    return FactorJournalStore(trigger_client, catalog)
+
+
+def done(store: FactorJournalStore, user: str, session: str, turn: str) -> dict | None:
+    data = store.turn_data(user, session, turn) or {}
+    extraction = data.get("extraction")
+    return extraction if extraction and extraction.get("status") in ("processed", "no_update", "failed") else None
+
+
+def test_written_turns_are_analysed_by_the_deployed_trigger(live_store):
+    user = f"e2e-{uuid.uuid4().hex[:8]}"
+    live_store.register_user(UserProfile(user_id=user, display_name="E2E", org_id="org-e2e"))
+    session = live_store.start_session(user)
+    live_store.add_turn(user, session, "assistant", "How is your data organised today?")
+    first = live_store.add_turn(user, session, "user", "Our data is all over the place, 5 different systems")
+    outcome = wait_for(lambda: done(live_store, user, session, first))
+    assert outcome["status"] == "processed", outcome
+    assert outcome["extractor"] == "offline"
+
+    live_store.add_turn(user, session, "assistant", "Would you say you have a data catalog?")
+    second = live_store.add_turn(user, session, "user", "No, nothing like that yet")
+    outcome = wait_for(lambda: done(live_store, user, session, second))
+    assert outcome["status"] == "processed", outcome
+
+    summary = live_store.summary(user)
+    assert summary.factors["data_governance"].current_value <= 35
+    assert summary.factors["data_quality"].is_assessed
+    assert summary.last_conversation.factor_id == "data_governance"
+    [entry] = live_store.history(user, "data_governance").entries
+    assert entry.turn_id == second and "data catalog" in entry.conversation_excerpt
+    session_doc = live_store.session_data(user, session)
+    assert session_doc["last_topic_factor_id"] == "data_governance" and session_doc["last_turn_id"] == second
+
+
+def test_bad_turn_written_by_a_client_is_marked_failed(live_store):
+    user = f"e2e-{uuid.uuid4().hex[:8]}"
+    live_store.register_user(UserProfile(user_id=user))
+    session = live_store.start_session(user)
+    ref = live_store.turns(user, session).document()
+    ref.set({"role": "user", "text": {"rich": "content"}, "created_at": time.time()})
+    outcome = wait_for(lambda: done(live_store, user, session, ref.id))
+    assert outcome["status"] == "failed" and "text is a dict" in outcome["error"]
+    assert live_store.summary(user).overall.total_factors_assessed == 0
