@@ -32,7 +32,7 @@ def render() -> None:
     shown = "not assessed" if state.current_value is None else f"{state.current_value:g}"
     st.markdown(f"**Now:** {shown} · confidence {state.current_confidence:.0%} · {str(state.inference_status).replace('_', ' ')}")
     page = store.history(subject.user_id, factor_id, page_size=100)
-    st.plotly_chart(charts.factor_timeline(page.entries), use_container_width=True)
+    st.plotly_chart(charts.factor_timeline(page.entries), width="stretch")
     for entry in page.entries:
         before = "—" if entry.previous_value is None else f"{entry.previous_value:g}"
         after = "unassessed" if entry.new_value is None else f"{entry.new_value:g}"
@@ -64,6 +64,6 @@ def render() -> None:
             for fid, s in sorted(then.factors.items()) if s.is_assessed
         ]  # fmt: skip
         if rows:
-            st.dataframe(rows, hide_index=True, use_container_width=True)
+            st.dataframe(rows, hide_index=True, width="stretch")
         else:
             st.write("Nothing had been assessed by then.")

@@ -64,7 +64,7 @@ def team_progress() -> None:
     st.dataframe(
         table.drop(columns=["user_id"]),
         hide_index=True,
-        use_container_width=True,
+        width="stretch",
         column_config={
             "Mapped": st.column_config.ProgressColumn(format="%.0f%%", min_value=0, max_value=100),
             "Confidence": st.column_config.ProgressColumn(format="%.0f%%", min_value=0, max_value=100),
@@ -86,7 +86,7 @@ def team_progress() -> None:
     with left:
         st.subheader("Decision tiers")
         tiers = {k.replace("_", " "): v for k, v in team.tier_distribution.items()}
-        st.plotly_chart(px.bar(x=list(tiers), y=list(tiers.values()), labels={"x": "", "y": "people"}), use_container_width=True)
+        st.plotly_chart(px.bar(x=list(tiers), y=list(tiers.values()), labels={"x": "", "y": "people"}), width="stretch")
     with right:
         st.subheader("Mapped by category")
         categories = [c.id for c in store.catalog.categories]
@@ -99,13 +99,13 @@ def team_progress() -> None:
             )  # fmt: skip
         )
         heat.update_layout(height=120 + 22 * len(people), margin={"l": 10, "r": 10, "t": 10, "b": 10})
-        st.plotly_chart(heat, use_container_width=True)
+        st.plotly_chart(heat, width="stretch")
 
     st.subheader("Progress over time")
     days = directory().history(team.organisation.org_id)
     if days:
         trend = pd.DataFrame([{"date": d.date, "Mapped": d.avg_completeness * 100, "Confidence": d.avg_confidence * 100} for d in days])
-        st.plotly_chart(px.line(trend, x="date", y=["Mapped", "Confidence"], markers=True), use_container_width=True)
+        st.plotly_chart(px.line(trend, x="date", y=["Mapped", "Confidence"], markers=True), width="stretch")
     else:
         st.caption("Daily figures start with the first nightly roll-up.")
 
@@ -130,7 +130,7 @@ def organisation_blockers() -> None:
     st.plotly_chart(
         px.bar(x=[n for _, n in top], y=[store.graph.name(f) for f, _ in top], orientation="h",
                labels={"x": "blocked (person × capability)", "y": ""}).update_yaxes(autorange="reversed"),
-        use_container_width=True,
+        width="stretch",
     )  # fmt: skip
     for item in found.archetypes:
         factors = ", ".join(f"{store.graph.name(f)} ({n})" for f, n in list(item.factors.items())[:4])

@@ -30,12 +30,13 @@ def render() -> None:
     columns[1].metric("Confidence", f"{overall.avg_confidence:.0%}")
     columns[2].metric("Decision tier", overall.decision_tier_name, overall.decision_budget, delta_color="off")
     columns[3].metric("Can evaluate", len(summary.capabilities.can_evaluate), "project types", delta_color="off")
-    st.progress(min(1.0, overall.completeness), text=next_tier_statement(summary))
+    st.progress(min(1.0, overall.completeness))
+    st.markdown(f"**Next decision tier.** {next_tier_statement(summary)}")
 
     left, right = st.columns([3, 2])
     with left:
         st.subheader("Progress by category")
-        st.plotly_chart(charts.category_progress(summary), use_container_width=True)
+        st.plotly_chart(charts.category_progress(summary), width="stretch")
     with right:
         st.subheader("Where we were")
         last = summary.last_conversation

@@ -107,7 +107,7 @@ def analyse_intent(question: str, catalog: Catalog, graph: FactorGraph, now: dat
     now = now or datetime.now(UTC)
     factors = [
         f.id for f in catalog.factors
-        if _mentions(text, [f.id.replace("_", " "), f.name, f.id])
+        if _mentions(text, [f.id.replace("_", " "), f.name, f.id, *(c.phrase for c in f.cues if " " in c.phrase)])
     ]  # fmt: skip
     archetypes = [a.id for a in catalog.archetypes if _mentions(text, [a.id.replace("_", " "), a.name])]
     since = None
@@ -322,7 +322,7 @@ def answer_question(
                 and not store.catalog.factor(fid).is_composite
             ]  # fmt: skip
             intent = intent.model_copy(update={"factor_ids": changed})
-        elif summary.last_conversation:
+        elif intent.question_type == "status" and summary.last_conversation:
             intent = intent.model_copy(update={"factor_ids": [summary.last_conversation.factor_id]})
     context = build_context(store, user_id, intent, summary, budget_tokens)
     composer = composer or OfflineComposer()

@@ -121,4 +121,4 @@ def _send_once(
         store.stats.writes += 2
         return mail_ref.id
 
-    return run(store.client.transaction(max_attempts=10))
+    return store.run_transaction(run)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from pydantic import ValidationError
@@ -48,10 +49,13 @@ def screen(
     catalog: Catalog,
     states: Mapping[str, FactorState],
     allowed: set[str] | None = None,
+    observed_at: datetime | None = None,
 ) -> Screened:
     """Accepted updates (parsed, on the catalog, on scale, within the guard) and why others were dropped.
 
-    ``allowed`` limits updates to the factors the extractor was asked about.
+    ``allowed`` limits updates to the factors the extractor was asked about;
+    ``observed_at`` is when the turn was said (an older observation than a
+    factor's current one never moves it, so the guard leaves it alone).
     """
     result = Screened()
     best: dict[str, ProposedUpdate] = {}
@@ -96,13 +100,17 @@ def screen(
             f"{dropped.factor_id!r}: over the limit of {MAX_UPDATES_PER_TURN} factors one turn may move"
         )
     for update in ranked[:MAX_UPDATES_PER_TURN]:
-        result.accepted.append(_bounded(update, catalog, states.get(update.factor_id), result.guarded))
+        result.accepted.append(_bounded(update, catalog, states.get(update.factor_id), observed_at, result.guarded))
     return result
 
 
-def _bounded(update: ProposedUpdate, catalog: Catalog, state: FactorState | None, notes: list[str]) -> ProposedUpdate:
+def _bounded(
+    update: ProposedUpdate, catalog: Catalog, state: FactorState | None, observed_at: datetime | None, notes: list[str]
+) -> ProposedUpdate:
     """The update with its move from a confidently known value bounded (see module doc)."""
     if state is None or state.current_value is None or state.current_confidence < CONFIDENT:
+        return update
+    if observed_at is not None and state.observed_at is not None and observed_at < state.observed_at:
         return update
     scale = catalog.factor(update.factor_id).scale
     limit = MAX_UNCORROBORATED_MOVE * (scale.max - scale.min) / 100

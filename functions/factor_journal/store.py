@@ -22,6 +22,7 @@ Promises:
 from __future__ import annotations
 
 import hashlib
+import threading
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -29,6 +30,8 @@ from dataclasses import field as dataclass_field
 from datetime import UTC, datetime
 from typing import Any
 
+from google.api_core import exceptions as api_exceptions
+from google.api_core import retry as api_retry
 from google.cloud import firestore
 from google.cloud.firestore_v1.base_query import FieldFilter
 from google.cloud.firestore_v1.field_path import FieldPath
@@ -114,6 +117,16 @@ class ChangeResult:
         return [entry.entry_id for entry in self.entries]
 
 
+TRANSACTION_ATTEMPTS = 5
+
+
+def _is_contention(error: BaseException) -> bool:
+    """An aborted transaction (or the client's 'attempts exhausted' wrapper around one)."""
+    return isinstance(error, api_exceptions.Aborted) or (
+        type(error) is ValueError and isinstance(error.__cause__, api_exceptions.Aborted)
+    )
+
+
 def _now() -> datetime:
     return datetime.now(UTC)
 
@@ -131,7 +144,7 @@ class FactorJournalStore:
         client: firestore.Client,
         catalog: Catalog | None = None,
         *,
-        max_attempts: int = 40,
+        contention_timeout: float = 120.0,
         summary_by_scan: bool = False,
     ) -> None:
         """``summary_by_scan`` switches to the design's baseline (rebuild the summary by
@@ -139,7 +152,9 @@ class FactorJournalStore:
         self.client = client
         self.catalog = catalog or load_catalog()
         self.graph: FactorGraph = graph_for(self.catalog)
-        self.max_attempts = max_attempts
+        self.contention_timeout = contention_timeout
+        self._user_locks: dict[str, threading.Lock] = {}
+        self._locks_guard = threading.Lock()
         self.summary_by_scan = summary_by_scan
         self.stats = OpStats()
 
@@ -195,7 +210,7 @@ class FactorJournalStore:
                 known = user_snapshot.to_dict() or {} if user_snapshot.exists else {}
                 self._write_row(transaction, profile, summary, known.get("last_active"))
 
-        self._run(run)
+        self.run_transaction(run)
 
     def get_user(self, user_id: str) -> UserProfile | None:
         snapshot = self._user_ref(user_id).get()
@@ -287,7 +302,7 @@ class FactorJournalStore:
             transaction.set(turn_ref, {"extraction": outcome}, merge=True)
             self.stats.writes += 1
 
-        self._run(run)
+        self.run_transaction(run)
 
     # Validation -------------------------------------------------------------------------
 
@@ -338,9 +353,24 @@ class FactorJournalStore:
 
     # The transactional core -------------------------------------------------------------
 
-    def _run(self, function: Callable[[firestore.Transaction], Any]) -> Any:
+    def run_transaction(self, function: Callable[[firestore.Transaction], Any]) -> Any:
+        """Run a transactional function; contention is retried with jittered exponential backoff.
+
+        The client retries an aborted commit at once; when several writers of one
+        user contend (the emulator in particular) that can livelock, so each round
+        of ``TRANSACTION_ATTEMPTS`` is itself retried after a growing, random pause.
+        """
         self.stats.transactions += 1
-        return function(self.client.transaction(max_attempts=self.max_attempts))
+        retry = api_retry.Retry(
+            predicate=_is_contention, initial=0.02, maximum=1.0, multiplier=2.0, timeout=self.contention_timeout
+        )
+        return retry(lambda: function(self.client.transaction(max_attempts=TRANSACTION_ATTEMPTS)))()
+
+    def _user_lock(self, user_id: str) -> threading.Lock:
+        """Serialises this process's changes of one user: they would only contend on the summary.
+        Writers in other processes are still serialised by the transaction itself."""
+        with self._locks_guard:
+            return self._user_locks.setdefault(user_id, threading.Lock())
 
     def _change(
         self,
@@ -426,7 +456,8 @@ class FactorJournalStore:
                 self.stats.writes += 3
             return ChangeResult(entries=entries, summary=summary)
 
-        return self._run(run)
+        with self._user_lock(user_id):
+            return self.run_transaction(run)
 
     def _write_derived(
         self, transaction: firestore.Transaction, profile: UserProfile, summary: AssessmentSummary,

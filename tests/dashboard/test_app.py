@@ -56,7 +56,8 @@ def open_app(token: str | None, page: str | None = None) -> AppTest:
 
 
 def texts(app: AppTest) -> str:
-    parts = [e.value for e in (*app.title, *app.markdown, *app.caption, *app.info, *app.warning, *app.success, *app.error)]
+    parts = [e.value for e in (*app.title, *app.header, *app.subheader, *app.markdown, *app.caption)]
+    parts += [e.value for e in (*app.info, *app.warning, *app.success, *app.error)]
     parts += [e.value for e in app.text]
     parts += [f"{m.label} {m.value}" for m in app.metric]
     return "\n".join(str(p) for p in parts)
@@ -119,7 +120,7 @@ def test_overview_shows_progress_tier_where_we_were_and_next_questions(app_datab
     assert f"{summary.overall.completeness:.0%}" in shown
     assert summary.overall.decision_tier_name in shown
     assert "To unlock" in shown  # exactly what the next tier needs
-    assert "Data infrastructure" in shown and "Spreadsheets" in shown  # the where-were-we card
+    assert "Data infrastructure" in shown and "5 different systems" in shown  # the where-were-we card
     assert "Next best questions" in shown and "helps unlock" in shown
     assert len(app.get("plotly_chart")) == 1
 
@@ -201,8 +202,11 @@ def test_ask_why_answers_with_dated_evidence_or_says_there_is_none(app_database,
     shown = texts(app)
     assert "Predictive maintenance" in shown and "blocked by" in shown
     assert "Evidence" in shown and "Data scattered across 5 systems" in shown
-    app.text_input(key="ask_question").input("Why is our cybersecurity so low?").run()
-    assert "no journal evidence" in texts(app)
+    app.text_input(key="ask_question").input("Why is our IT security so low?").run()
+    shown = texts(app)
+    assert "IT security" in shown and "not assessed yet" in shown and "no journal evidence" in shown
+    app.text_input(key="ask_question").input("Why is the weather so bad?").run()
+    assert "could not tell which factor" in texts(app) and "no journal evidence" in texts(app)
 
 
 def test_a_manager_sees_the_team_and_a_member_read_only_but_never_another_organisation(

@@ -209,7 +209,7 @@ def test_concurrent_turns_of_one_user_lose_no_update(store, make_user):
 
 def test_bad_extractor_output_is_dropped_with_reasons_and_the_rest_applies(store, conversation):
     user, session, say = conversation
-    turn = say("user", "Our data is a mess but we have telemetry from every press.")
+    turn = say("user", "Our data is a mess, we have telemetry from every press, two data scientists and a data catalog.")
     extractor = ScriptedExtractor(
         [
             reading("data_quality", 20),

@@ -313,6 +313,31 @@ def test_concurrent_updates_of_one_user_lose_nothing(store, make_user):
     )
 
 
+def test_concurrent_writers_in_separate_processes_are_serialised_by_the_transaction(
+    firestore_client, catalog, store, make_user
+):
+    """Two store instances (as two function instances would be) share no lock: the transaction must hold."""
+    user = make_user(store)
+    writers = [FactorJournalStore(firestore_client, catalog) for _ in range(2)]
+    errors: list[BaseException] = []
+
+    def write(writer: FactorJournalStore, factor_id: str) -> None:
+        try:
+            writer.record_inference(user, update(factor_id, 40))
+        except BaseException as error:  # surfaced below
+            errors.append(error)
+
+    threads = [threading.Thread(target=write, args=pair) for pair in zip(writers, ["data_quality", "sensor_data"])]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    summary = store.summary(user)
+    assert {"data_quality", "sensor_data"} <= {f for f, s in summary.factors.items() if s.is_assessed}
+    assert summary.overall.total_factors_assessed == 2
+
+
 @pytest.mark.parametrize(
     ("call", "error"),
     [
