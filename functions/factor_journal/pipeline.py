@@ -126,7 +126,7 @@ class TurnProcessor:
                 "prompt_tokens": result.prompt_tokens,
                 "response_tokens": result.response_tokens,
                 "candidates": [c.factor_id for c in candidates],
-                "rejected": rejected[:20],
+                "rejected": rejected[:60],
                 "guarded": screened.guarded[:20],
                 "error": None,
             },
