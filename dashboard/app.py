@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # `streamlit ru
 
 from dashboard import context  # noqa: E402
 
-st.set_page_config(page_title="Factor Journal", page_icon="🧭", layout="wide")
+st.set_page_config(page_title="Factor Journal", page_icon=":material/explore:", layout="wide")
 
 
 
@@ -28,20 +28,20 @@ def page(name: str, title: str, icon: str, **options: object) -> st.Page:
 
 
 USER_PAGES = [
-    page("overview", "Where are we", "🧭", default=True),
-    page("capabilities", "Capabilities", "🔓"),
-    page("history", "Factor history", "📈"),
-    page("review", "Review", "✅"),
-    page("ask", "Ask why", "❓"),
-    page("conversation", "Continue the conversation", "💬"),
+    page("overview", "Where are we", ":material/explore:", default=True),
+    page("capabilities", "Capabilities", ":material/lock_open:"),
+    page("history", "Factor history", ":material/timeline:"),
+    page("review", "Review", ":material/task_alt:"),
+    page("ask", "Ask why", ":material/help:"),
+    page("conversation", "Continue the conversation", ":material/forum:"),
 ]
 MANAGER_PAGES = {
-    "Organisation": [page("team", "Team progress", "👥", default=True), page("blockers", "Blockers", "🚧")],
+    "Organisation": [page("team", "Team progress", ":material/groups:", default=True), page("blockers", "Blockers", ":material/block:")],
     "Person (read-only)": [
-        page("overview", "Overview", "🧭"),
-        page("capabilities", "Capabilities", "🔓"),
-        page("history", "Factor history", "📈"),
-        page("ask", "Ask why", "❓"),
+        page("overview", "Overview", ":material/explore:"),
+        page("capabilities", "Capabilities", ":material/lock_open:"),
+        page("history", "Factor history", ":material/timeline:"),
+        page("ask", "Ask why", ":material/help:"),
     ],
 }
 

@@ -26,10 +26,10 @@ def render() -> None:
             "what we know, how sure we are, and which AI projects you can evaluate."
         )
     columns = st.columns(4)
-    columns[0].metric("Mapped", f"{overall.completeness:.0%}", f"{overall.total_factors_assessed}/{overall.total_factors} factors", delta_color="off")
+    columns[0].metric("Mapped", f"{overall.completeness:.0%}", f"{overall.total_factors_assessed}/{overall.total_factors} factors", delta_color="off", delta_arrow="off")
     columns[1].metric("Confidence", f"{overall.avg_confidence:.0%}")
-    columns[2].metric("Decision tier", overall.decision_tier_name, overall.decision_budget, delta_color="off")
-    columns[3].metric("Can evaluate", len(summary.capabilities.can_evaluate), "project types", delta_color="off")
+    columns[2].metric("Decision tier", overall.decision_tier_name, overall.decision_budget, delta_color="off", delta_arrow="off")
+    columns[3].metric("Can evaluate", len(summary.capabilities.can_evaluate), "project types", delta_color="off", delta_arrow="off")
     st.progress(min(1.0, overall.completeness))
     st.markdown(f"**Next decision tier.** {next_tier_statement(summary)}")
 

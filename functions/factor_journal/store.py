@@ -72,7 +72,8 @@ from factor_journal.summary import build_summary
 from factor_journal.transitions import Transition
 
 SUMMARY_FIELD = "assessment_summary"
-EXCERPT_LIMIT = 600
+EXCERPT_LIMIT = 1200  # a journal entry's excerpt: 2-3 exchanges
+LAST_EXCERPT_CHARS = 1000  # the "where were we" card's excerpt (its most recent part)
 RECEIPT_DONE = frozenset({"processed", "no_update"})
 
 Plan = Callable[[dict[str, FactorState], datetime], list[Transition]]
@@ -502,7 +503,7 @@ class FactorJournalStore:
                 last_topic=self.graph.name(topic.factor_id),
                 last_topic_factor_id=topic.factor_id,
                 last_topic_at=receipt.observed_at,
-                last_excerpt=topic.conversation_excerpt[:280],
+                last_excerpt=topic.conversation_excerpt[-LAST_EXCERPT_CHARS:],
             )
         return progress
 
@@ -552,13 +553,13 @@ class FactorJournalStore:
         spoken = [c.entry for c in applied if c.entry.source != Source.system and c.entry.kind != EntryKind.retracted]
         if not spoken:
             return None
-        latest = max(spoken, key=lambda entry: entry.observed_at)
+        latest = max(spoken, key=lambda entry: (entry.observed_at, entry.confidence))
         return LastConversation(
             topic=self.graph.name(latest.factor_id),
             factor_id=latest.factor_id,
             session_id=latest.session_id,
             timestamp=latest.observed_at,
-            excerpt=(latest.conversation_excerpt or latest.change_rationale)[:280],
+            excerpt=(latest.conversation_excerpt or latest.change_rationale)[-LAST_EXCERPT_CHARS:],
         )
 
     def _scan_states(self, user_id: str, transaction: firestore.Transaction) -> dict[str, FactorState]:
@@ -750,7 +751,7 @@ class FactorJournalStore:
             last = LastConversation(
                 topic=self.graph.name(latest.factor_id), factor_id=latest.factor_id,
                 session_id=journal.session_id, timestamp=journal.observed_at,
-                excerpt=(journal.conversation_excerpt or journal.change_rationale)[:280],
+                excerpt=(journal.conversation_excerpt or journal.change_rationale)[-LAST_EXCERPT_CHARS:],
             )  # fmt: skip
         return build_summary(self.catalog, self.graph, states, last, at)
 

@@ -1,0 +1,101 @@
+"""A local HTTP stand-in for Vertex AI's ``generateContent`` endpoint, serving scripted answers.
+
+Each request takes the next scripted step: a recorded response (a JSON file
+shaped like Vertex AI's), raw text as the model's output, an HTTP error
+status, or a delay before answering.  Requests are kept for assertions.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+RECORDED = Path(__file__).resolve().parents[2] / "fixtures" / "vertex"
+
+
+def model_response(text: str, prompt_tokens: int = 412, response_tokens: int = 57) -> dict[str, Any]:
+    """A Vertex AI GenerateContentResponse whose model output is ``text``."""
+    return {
+        "candidates": [{"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP"}],
+        "usageMetadata": {
+            "promptTokenCount": prompt_tokens,
+            "candidatesTokenCount": response_tokens,
+            "totalTokenCount": prompt_tokens + response_tokens,
+        },
+        "modelVersion": "gemini-2.5-flash-001",
+    }
+
+
+@dataclass
+class Step:
+    status: int = 200
+    body: dict[str, Any] | None = None
+    delay: float = 0.0
+
+
+def recorded(name: str) -> Step:
+    return Step(body=json.loads((RECORDED / f"{name}.json").read_text()))
+
+
+def output(text: str) -> Step:
+    return Step(body=model_response(text))
+
+
+def error(status: int) -> Step:
+    return Step(status=status, body={"error": {"code": status, "message": "scripted failure", "status": "UNAVAILABLE"}})
+
+
+@dataclass
+class VertexStandIn:
+    steps: list[Step]
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
+
+    def __enter__(self) -> VertexStandIn:
+        stand_in = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+                length = int(self.headers.get("Content-Length") or 0)
+                stand_in.paths.append(self.path)
+                stand_in.requests.append(json.loads(self.rfile.read(length) or b"{}"))
+                if not self.path.endswith(":generateContent"):
+                    self.send_error(404)
+                    return
+                step = stand_in.steps.pop(0) if len(stand_in.steps) > 1 else stand_in.steps[0]
+                if step.delay:
+                    time.sleep(step.delay)
+                payload = json.dumps(step.body or {}).encode()
+                try:
+                    self.send_response(step.status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up waiting (a timeout test)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        return self
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def prompt(self, index: int = -1) -> str:
+        """The text of a request's prompt (its user content)."""
+        return " ".join(p.get("text", "") for c in self.requests[index]["contents"] for p in c["parts"])
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
