@@ -1,13 +1,11 @@
 #!/usr/bin/env bash
-# The main job, run inside the emulators by `make demo`: seed the demo organisation
-# through the real trigger, then serve the dashboard until Ctrl-C.
+# The main job, run inside the emulators by `make demo`: seed the demo organisation through the
+# real trigger, print the resume and manager links, then serve the dashboard until Ctrl-C.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-.venv/bin/python -m demo.seed
-if [[ -f dashboard/app.py ]]; then
-  exec .venv/bin/streamlit run dashboard/app.py --server.headless true --server.port "${FJ_DASHBOARD_PORT:-8501}" \
-    --browser.gatherUsageStats false
-fi
-echo "Demo data seeded. Emulators keep running until Ctrl-C."
-while true; do sleep 3600; done
+.venv/bin/python -W ignore::UserWarning -m demo.seed
+echo
+echo "Dashboard: http://localhost:${FJ_DASHBOARD_PORT:-8501}  (open it through one of the links above; Ctrl-C stops everything)"
+exec .venv/bin/streamlit run dashboard/app.py --server.headless true --server.port "${FJ_DASHBOARD_PORT:-8501}" \
+  --browser.gatherUsageStats false

@@ -4,10 +4,13 @@ and the whole assessment as it stood on a chosen date."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, time
+from urllib.parse import urlencode
 
 import streamlit as st
 
 from dashboard import charts, context
+
+HISTORY_PAGE = 25
 
 
 def render() -> None:
@@ -31,9 +34,17 @@ def render() -> None:
     state = summary.factors[factor_id]
     shown = "not assessed" if state.current_value is None else f"{state.current_value:g}"
     st.markdown(f"**Now:** {shown} · confidence {state.current_confidence:.0%} · {str(state.inference_status).replace('_', ' ')}")
-    page = store.history(subject.user_id, factor_id, page_size=100)
-    st.plotly_chart(charts.factor_timeline(page.entries), width="stretch")
-    for entry in page.entries:
+    pages = st.session_state.setdefault("history_pages", {})
+    shown = pages.get(factor_id, 1)
+    entries, cursor = [], None
+    for _ in range(shown):  # one page of journal entries per "show older" click
+        page = store.history(subject.user_id, factor_id, page_size=HISTORY_PAGE, cursor=cursor)
+        entries += page.entries
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    st.plotly_chart(charts.factor_timeline(entries), width="stretch")
+    for entry in entries:
         before = "—" if entry.previous_value is None else f"{entry.previous_value:g}"
         after = "unassessed" if entry.new_value is None else f"{entry.new_value:g}"
         flags = "" if entry.applied else (" · held as a conflict" if entry.kind == "conflict" else " · recorded, not applied")
@@ -43,10 +54,14 @@ def render() -> None:
             if entry.conversation_excerpt:
                 st.text(entry.conversation_excerpt)
             if entry.inferred_from:
-                links = ", ".join(f"[{store.graph.name(fid)}](?factor={fid})" for fid in entry.inferred_from)
+                token = st.session_state.get("viewer_token", "")
+                links = ", ".join(
+                    f"[{store.graph.name(fid)}](history?{urlencode({'t': token, 'factor': fid})})" for fid in entry.inferred_from
+                )
                 st.markdown(f"Inferred from: {links}")
-    if page.next_cursor:
-        st.caption("Showing the latest 100 entries.")
+    if cursor is not None and st.button("Show older entries", key="history_older"):
+        pages[factor_id] = shown + 1
+        st.rerun()
 
     st.divider()
     st.subheader("The assessment as of a date")

@@ -12,6 +12,8 @@ from functools import partial
 import streamlit as st
 from factor_journal.errors import FactorJournalError
 
+REVIEW_PAGE = 10
+
 from dashboard import context
 
 
@@ -45,7 +47,8 @@ def render() -> None:
                 _act(partial(store.resolve_conflict, subject.user_id, conflict.factor_id, accept=True,
                              rationale="User accepted the newer reading"), f"Updated {conflict.factor_name}.")  # fmt: skip
 
-    for item in summary.unconfirmed_inferences:
+    limit = st.session_state.setdefault("review_limit", REVIEW_PAGE)
+    for item in summary.unconfirmed_inferences[:limit]:
         with st.container(border=True):
             st.markdown(
                 f"**{item.factor_name}**: {item.value:g}/100 at {item.confidence:.0%} confidence "
@@ -67,6 +70,12 @@ def render() -> None:
                 if st.form_submit_button("Save correction"):
                     _act(partial(store.correct, subject.user_id, item.factor_id, value, reason),
                          f"Saved your value for {item.factor_name}.")  # fmt: skip
+
+
+    remaining = len(summary.unconfirmed_inferences) - limit
+    if remaining > 0 and st.button(f"Show {min(remaining, REVIEW_PAGE)} more", key="review_more"):
+        st.session_state["review_limit"] = limit + REVIEW_PAGE
+        st.rerun()
 
 
 def _act(action: Callable[[], object], notice: str) -> None:
