@@ -38,6 +38,12 @@ def store() -> FactorJournalStore:
 
 
 @st.cache_resource(show_spinner=False)
+def writer() -> object | None:
+    """Gemini in production (answers, question phrasing); None offline (deterministic composer)."""
+    return runtime.make_writer()
+
+
+@st.cache_resource(show_spinner=False)
 def signer() -> LinkSigner:
     return LinkSigner(runtime.firestore_client())
 

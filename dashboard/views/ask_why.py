@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import streamlit as st
+from factor_journal.extraction.base import ExtractionError
 from factor_journal.questions import answer_question
 
 from dashboard import context
@@ -25,6 +26,9 @@ def render() -> None:
     if not question.strip():
         return
     try:
+        answer = answer_question(store, subject.user_id, question, composer=context.writer())
+    except ExtractionError:
+        st.warning("The assistant could not write an answer just now; here is what the journal says.")
         answer = answer_question(store, subject.user_id, question)
     except ValueError as error:
         st.error(str(error))

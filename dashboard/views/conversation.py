@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 
 import streamlit as st
+from factor_journal.extraction.base import ExtractionError
 from factor_journal.guidance import next_best_questions
 
 from dashboard import context
@@ -66,7 +67,15 @@ def render() -> None:
         if not suggestions:
             st.success("We have covered everything we need for now. Thank you!")
             return
-        store.add_turn(subject.user_id, session_id, "assistant", suggestions[0].question)
+        question = suggestions[0].question
+        writer = context.writer()
+        if writer is not None and turns:
+            last = "\n".join(f"{d.get('role')}: {d.get('text')}" for _, d in turns[-2:])
+            try:
+                question = writer.phrase_question(question, last)
+            except ExtractionError:
+                pass  # the catalog's wording is a fine question too
+        store.add_turn(subject.user_id, session_id, "assistant", question)
         st.rerun()
 
     answer = st.chat_input("Your answer")

@@ -85,3 +85,12 @@ def daily_jobs(now: datetime | None = None) -> dict[str, object]:
     )
     mail = send_due_reminders(store(), LinkSigner(firestore_client()), app_url(), now, policy)
     return {"organisations": days, "reminders": mail}
+
+
+def make_writer() -> object | None:
+    """Gemini for answers and question phrasing when FJ_EXTRACTOR=gemini; None means the offline composer."""
+    if (os.environ.get("FJ_EXTRACTOR") or "offline").strip().lower() != "gemini":
+        return None
+    from factor_journal.extraction.gemini import GeminiExtractor, GeminiSettings, GeminiWriter
+
+    return GeminiWriter(GeminiExtractor(GeminiSettings.from_env()))

@@ -133,3 +133,42 @@ class GeminiExtractor:
             return result
         result.raw_updates = updates
         return result
+
+
+ANSWER_INSTRUCTION = """You answer a person's question about their company's AI-readiness assessment.
+Use only the context given (factor values, dated journal evidence, dependencies, blockers). Cite dates and \
+quote the evidence you rely on; say plainly when the context holds no evidence. Be brief and concrete."""
+
+PHRASE_INSTRUCTION = """Rephrase the interview question so it follows naturally from the last exchange. \
+Keep its meaning; one or two sentences; no preamble."""
+
+
+class GeminiWriter:
+    """Gemini writing for people: answers to "why?" questions and the next interview question.
+
+    Citations never come from the model: the app shows the journal evidence the
+    context was built from, whatever the model writes.
+    """
+
+    name = "gemini"
+
+    def __init__(self, extractor: GeminiExtractor) -> None:
+        self.extractor = extractor
+
+    def _generate(self, instruction: str, contents: str) -> str:
+        config = types.GenerateContentConfig(system_instruction=instruction, temperature=0.2)
+        try:
+            response = self.extractor.client.models.generate_content(
+                model=self.extractor.settings.model, contents=contents, config=config
+            )
+        except (errors.APIError, *TIMEOUT_ERRORS, *TRANSPORT_ERRORS) as error:
+            raise ExtractionError(f"Vertex AI could not write the text: {error}") from error
+        return (response.text or "").strip()
+
+    def compose(self, question: str, context: Any) -> str:
+        """An answer from the question's context (a ``questions.QuestionContext``)."""
+        return self._generate(ANSWER_INSTRUCTION, f"Question: {question}\nContext: {context.model_dump_json()}")
+
+    def phrase_question(self, question: str, last_exchange: str) -> str:
+        """The catalog's elicitation question, phrased to follow the conversation."""
+        return self._generate(PHRASE_INSTRUCTION, f"Last exchange:\n{last_exchange}\nQuestion to ask: {question}") or question

@@ -177,3 +177,32 @@ def test_an_injection_obeyed_by_the_model_is_bounded(store, make_user):
     assert ml.current_value == 30 and ml.open_conflict is not None  # the user's value stands
     rejected = store.turn_data(user, session, turn)["extraction"]["rejected"]
     assert any("no_such_factor" in reason for reason in rejected)
+
+
+def test_gemini_writes_answers_but_citations_come_from_the_journal(store, make_user):
+    from factor_journal.extraction.gemini import GeminiWriter
+    from factor_journal.questions import answer_question
+
+    user = make_user(store)
+    from factor_journal.models import InferredUpdate
+
+    store.record_inference(user, InferredUpdate(factor_id="data_quality", value=20, confidence=0.75,
+                                                rationale="Data scattered across 5 systems"))  # fmt: skip
+    with VertexStandIn([output("Data quality is 20 because on this date you said it is scattered.")]) as vertex:
+        answer = answer_question(store, user, "Why is data quality so low?", composer=GeminiWriter(GeminiExtractor(settings(vertex.url))))
+    assert answer.composer == "gemini" and answer.text.startswith("Data quality is 20")
+    assert [c.rationale for c in answer.citations] == ["Data scattered across 5 systems"]
+    assert "Data scattered across 5 systems" in vertex.prompt()  # the model saw the evidence
+
+
+def test_gemini_phrases_the_next_question_and_fails_clearly(catalog):
+    from factor_journal.extraction.gemini import GeminiWriter
+
+    with VertexStandIn([output("Thanks! And who would build the models today?")]) as vertex:
+        writer = GeminiWriter(GeminiExtractor(settings(vertex.url)))
+        assert writer.phrase_question("Who would build and run machine learning models today?", "user: hi") == (
+            "Thanks! And who would build the models today?"
+        )
+    with VertexStandIn([error(503)]) as vertex:
+        with pytest.raises(ExtractionError):
+            GeminiWriter(GeminiExtractor(settings(vertex.url, max_attempts=1))).phrase_question("Q?", "")
