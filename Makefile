@@ -25,4 +25,4 @@ emulators: ## Start the emulators alone (Ctrl-C stops them)
 	@bash -c 'source scripts/toolchain.sh && firebase emulators:start --only firestore,auth,functions --project demo-factor-journal'
 
 lint: ## Static checks
-	@bash -c 'source scripts/toolchain.sh && ruff check functions dashboard tests bench'
+	@bash -c 'source scripts/toolchain.sh && ruff check --ignore E501 functions dashboard tests bench demo'

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from index_audit import QueryRecorder, QueryShape, missing_indexes, needs_composite
-
 from factor_journal.models import InferredUpdate
 from factor_journal.organisation import OrganisationDirectory
 from factor_journal.reminders import _candidates
+from index_audit import QueryRecorder, QueryShape, missing_indexes, needs_composite
 
 
 def test_every_query_path_of_the_code_has_its_index(small_store, make_user):

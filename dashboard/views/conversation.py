@@ -6,6 +6,7 @@ on; the page waits briefly for the trigger so the other pages reflect them.
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 import streamlit as st
@@ -71,10 +72,8 @@ def render() -> None:
         writer = context.writer()
         if writer is not None and turns:
             last = "\n".join(f"{d.get('role')}: {d.get('text')}" for _, d in turns[-2:])
-            try:
+            with contextlib.suppress(ExtractionError):  # the catalog's wording is a fine question too
                 question = writer.phrase_question(question, last)
-            except ExtractionError:
-                pass  # the catalog's wording is a fine question too
         store.add_turn(subject.user_id, session_id, "assistant", question)
         st.rerun()
 

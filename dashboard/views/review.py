@@ -12,9 +12,9 @@ from functools import partial
 import streamlit as st
 from factor_journal.errors import FactorJournalError
 
-REVIEW_PAGE = 10
-
 from dashboard import context
+
+REVIEW_PAGE = 10
 
 
 def render() -> None:

@@ -6,9 +6,9 @@ Why sharded rows written in the user's own transaction:
   ``ROLLUP_SHARDS`` shard documents, whatever the number of people (each shard
   holds the rows of the people hashed to it).
 * **Writes stay under Firestore's sustained ~1 write/s per document.** A person's
-  change rewrites only their own row, in their shard; with 32 shards, an
+  change rewrites only their own row, in their shard; with 64 shards, an
   organisation whose people together produce 20 analysed turns per second
-  (200 people each answering within ten seconds) puts ~0.6 writes/s on a
+  (200 people each answering within ten seconds) puts ~0.3 writes/s on a
   shard.  The benchmark measures the peak per document.
 * **Exactly once, never stale.** The row is written in the same transaction as
   the summary it mirrors (a blind write of one map field: no extra read, no
@@ -27,7 +27,7 @@ from pydantic import Field
 
 from factor_journal.models import AssessmentSummary, DocumentModel, UserProfile
 
-ROLLUP_SHARDS = 32
+ROLLUP_SHARDS = 64
 ROW_BLOCKED_CAPABILITIES = 6
 
 

@@ -6,7 +6,6 @@ import time
 from datetime import timedelta
 
 import pytest
-
 from factor_journal.errors import UnknownUserError
 from factor_journal.links import ExpiredLinkError, InvalidLinkError, LinkError, LinkSigner, RevokedLinkError
 

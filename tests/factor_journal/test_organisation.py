@@ -8,7 +8,6 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
-
 from factor_journal.models import InferredUpdate, UserProfile
 from factor_journal.organisation import NotAManagerError, OrganisationDirectory, blockers, team_csv
 from factor_journal.rollup import ROLLUP_SHARDS, PersonRow, shard_of

@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-
 from factor_journal.graph import graph_for
 from factor_journal.models import InferredUpdate
 from factor_journal.questions import analyse_intent, answer_question, build_context, estimate_tokens

@@ -327,7 +327,7 @@ def test_concurrent_writers_in_separate_processes_are_serialised_by_the_transact
         except BaseException as error:  # surfaced below
             errors.append(error)
 
-    threads = [threading.Thread(target=write, args=pair) for pair in zip(writers, ["data_quality", "sensor_data"])]
+    threads = [threading.Thread(target=write, args=pair) for pair in zip(writers, ["data_quality", "sensor_data"], strict=True)]
     for thread in threads:
         thread.start()
     for thread in threads:

@@ -17,8 +17,8 @@ import os
 from typing import Any
 
 from google.auth.credentials import Credentials
-from google.oauth2.credentials import Credentials as TokenCredentials
 from google.genai import Client, errors, types
+from google.oauth2.credentials import Credentials as TokenCredentials
 from pydantic import BaseModel, Field
 
 from factor_journal.extraction.base import ExtractionError, ExtractionOutput, ExtractionRequest, ExtractionResult

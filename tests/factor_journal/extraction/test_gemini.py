@@ -7,13 +7,12 @@ import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from vertex_stand_in import VertexStandIn, error, output, recorded
-
 from factor_journal.candidates import candidate_view
 from factor_journal.extraction.base import ExchangeTurn, ExtractionError, ExtractionRequest
 from factor_journal.extraction.gemini import GeminiExtractor, GeminiSettings
 from factor_journal.pipeline import TurnProcessor
 from factor_journal.screening import MAX_UNCORROBORATED_MOVE
+from vertex_stand_in import VertexStandIn, error, output, recorded
 
 
 def settings(url: str, **overrides: object) -> GeminiSettings:
@@ -98,16 +97,14 @@ def test_a_timeout_is_retried_and_then_fails_clearly(request_for):
 
 
 def test_persistent_5xx_fails_after_the_last_attempt_naming_the_status(request_for):
-    with VertexStandIn([error(503)]) as vertex:
-        with pytest.raises(ExtractionError, match="503"):
-            GeminiExtractor(settings(vertex.url, max_attempts=3)).extract(request_for("data_quality"))
+    with VertexStandIn([error(503)]) as vertex, pytest.raises(ExtractionError, match="503"):
+        GeminiExtractor(settings(vertex.url, max_attempts=3)).extract(request_for("data_quality"))
     assert len(vertex.requests) == 3
 
 
 def test_a_4xx_that_cannot_succeed_is_not_retried(request_for):
-    with VertexStandIn([error(400)]) as vertex:
-        with pytest.raises(ExtractionError, match="400"):
-            GeminiExtractor(settings(vertex.url)).extract(request_for("data_quality"))
+    with VertexStandIn([error(400)]) as vertex, pytest.raises(ExtractionError, match="400"):
+        GeminiExtractor(settings(vertex.url)).extract(request_for("data_quality"))
     assert len(vertex.requests) == 1
 
 
@@ -203,6 +200,5 @@ def test_gemini_phrases_the_next_question_and_fails_clearly(catalog):
         assert writer.phrase_question("Who would build and run machine learning models today?", "user: hi") == (
             "Thanks! And who would build the models today?"
         )
-    with VertexStandIn([error(503)]) as vertex:
-        with pytest.raises(ExtractionError):
-            GeminiWriter(GeminiExtractor(settings(vertex.url, max_attempts=1))).phrase_question("Q?", "")
+    with VertexStandIn([error(503)]) as vertex, pytest.raises(ExtractionError):
+        GeminiWriter(GeminiExtractor(settings(vertex.url, max_attempts=1))).phrase_question("Q?", "")
