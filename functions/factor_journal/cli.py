@@ -18,6 +18,7 @@ from datetime import timedelta
 from tqdm import tqdm
 
 from factor_journal import runtime
+from factor_journal.errors import FactorJournalError
 from factor_journal.links import DEFAULT_TTL, LinkSigner, link_url
 from factor_journal.pipeline import TurnProcessor
 
@@ -40,6 +41,15 @@ def reprocess(user_id: str, failed_only: bool, extractor: str | None) -> Counter
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run a command; domain errors are printed as one readable line (exit status 2)."""
+    try:
+        return _main(argv)
+    except FactorJournalError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = argparse.ArgumentParser(prog="factor-journal", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
     replay = commands.add_parser("reprocess", help="replay a user's turns through the extraction pipeline")
