@@ -7,6 +7,7 @@ import statistics
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -46,3 +47,38 @@ def timed(function: Callable[[], Any]) -> tuple[float, Any]:
     start = time.perf_counter()
     value = function()
     return (time.perf_counter() - start) * 1000, value
+
+
+APP = str(Path(__file__).resolve().parents[1] / "dashboard" / "app.py")
+
+
+def app_on_fresh_database(database: str) -> firestore.Client:
+    """Point the app's runtime at an emptied emulator database (and forget cached clients)."""
+    import streamlit as st
+    from factor_journal import runtime
+
+    os.environ["FJ_FIRESTORE_DATABASE"] = database
+    client = fresh_database(database)
+    runtime.firestore_client.cache_clear()
+    runtime.store.cache_clear()
+    st.cache_resource.clear()
+    return client
+
+
+def measure_page(token: str, page: str | None = None) -> tuple[int, float]:
+    """(document reads, server-side render ms) of one page view through AppTest, after sign-in."""
+    from factor_journal import runtime
+    from streamlit.testing.v1 import AppTest
+
+    app = AppTest.from_file(APP, default_timeout=120)
+    app.query_params["t"] = token
+    app.run()  # sign-in: the link is verified once per browser session
+    if page:
+        app.switch_page(f"screens/{page}.py")
+    runtime.store().stats.reset()
+    started = time.perf_counter()
+    app.run()
+    elapsed = (time.perf_counter() - started) * 1000
+    if app.exception:
+        raise RuntimeError(f"page {page or 'default'} failed: {app.exception}")
+    return runtime.store().stats.reads, elapsed

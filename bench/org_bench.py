@@ -11,16 +11,13 @@
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 import uuid
 from collections import Counter, defaultdict
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
-import streamlit as st
 from factor_journal import runtime
 from factor_journal.catalog import load_catalog
 from factor_journal.links import LinkSigner
@@ -29,11 +26,9 @@ from factor_journal.organisation import OrganisationDirectory
 from factor_journal.rollup import PersonRow, shard_of
 from factor_journal.store import FactorJournalStore
 from google.cloud import firestore
-from streamlit.testing.v1 import AppTest
 
-from bench.common import PROJECT_ID, fresh_database, percentiles
+from bench.common import PROJECT_ID, app_on_fresh_database, measure_page, percentiles
 
-APP = str(Path(__file__).resolve().parents[1] / "dashboard" / "app.py")
 SIZES = (20, 200, 2000)
 RENDERS = 5
 BURST_PEOPLE = 200
@@ -68,31 +63,14 @@ def _seed_org(store: FactorJournalStore, people: int) -> tuple[str, str]:
     return org, manager
 
 
-def _team_page(token: str) -> tuple[int, float]:
-    app = AppTest.from_file(APP, default_timeout=120)
-    app.query_params["t"] = token
-    app.run()
-    runtime.store().stats.reset()
-    started = time.perf_counter()
-    app.run()
-    elapsed = (time.perf_counter() - started) * 1000
-    if app.exception:
-        raise RuntimeError(f"team page failed: {app.exception}")
-    return runtime.store().stats.reads, elapsed
-
-
 def _team_pages() -> list[dict[str, Any]]:
-    os.environ["FJ_FIRESTORE_DATABASE"] = "fj-bench"
-    client = fresh_database("fj-bench")
-    runtime.firestore_client.cache_clear()
-    runtime.store.cache_clear()
-    st.cache_resource.clear()
+    client = app_on_fresh_database("fj-bench")
     store = runtime.store()
     rows = []
     for people in SIZES:
         org, manager = _seed_org(store, people)
         token = LinkSigner(client).issue(manager, kind="manager", org_id=org)
-        measured = [_team_page(token) for _ in range(RENDERS)]
+        measured = [measure_page(token) for _ in range(RENDERS)]
         row = {"people": people, "reads": measured[-1][0], **percentiles([m[1] for m in measured])}
         rows.append(row)
         print(f"  org: team page for {people:>4} people: {row['reads']} reads, render p50 {row['p50_ms']} ms")

@@ -3,23 +3,17 @@ for a user with 50 assessed factors and 5,000 journal entries (rendered with Str
 
 from __future__ import annotations
 
-import os
-import time
 import uuid
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
-import streamlit as st
 from factor_journal import runtime
 from factor_journal.links import LinkSigner
 from factor_journal.models import InferredUpdate, UserProfile
 from factor_journal.store import FactorJournalStore, entry_id_for
-from streamlit.testing.v1 import AppTest
 
-from bench.common import fresh_database, percentiles
+from bench.common import app_on_fresh_database, measure_page, percentiles
 
-APP = str(Path(__file__).resolve().parents[1] / "dashboard" / "app.py")
 ASSESSED = 50
 JOURNAL_ENTRIES = 5000
 RENDERS = 15
@@ -50,34 +44,15 @@ def _seed(store: FactorJournalStore) -> str:
     return user
 
 
-def _page_reads(token: str, page: str | None) -> tuple[int, float]:
-    app = AppTest.from_file(APP, default_timeout=60)
-    app.query_params["t"] = token
-    app.run()  # sign-in: verifies the link once per browser session
-    if page:
-        app.switch_page(f"screens/{page}.py")
-    runtime.store().stats.reset()
-    started = time.perf_counter()
-    app.run()
-    elapsed = (time.perf_counter() - started) * 1000
-    if app.exception:
-        raise RuntimeError(f"page {page} failed: {app.exception}")
-    return runtime.store().stats.reads, elapsed
-
-
 def run() -> dict[str, Any]:
-    os.environ["FJ_FIRESTORE_DATABASE"] = "fj-bench"
-    client = fresh_database("fj-bench")
-    runtime.firestore_client.cache_clear()
-    runtime.store.cache_clear()
-    st.cache_resource.clear()
+    client = app_on_fresh_database("fj-bench")
     store = runtime.store()
     user = _seed(store)
     token = LinkSigner(client).issue(user)
     reads = {}
     for page in ("overview", "capabilities", "history", "review", "ask", "conversation"):
-        reads[page], _ = _page_reads(token, page)
-    samples = [_page_reads(token, "overview")[1] for _ in range(RENDERS)]
+        reads[page], _ = measure_page(token, page)
+    samples = [measure_page(token, "overview")[1] for _ in range(RENDERS)]
     assessed = store.summary(user).overall.total_factors_assessed
     results = {
         "user": {"assessed_factors": assessed, "journal_entries": JOURNAL_ENTRIES},

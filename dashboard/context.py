@@ -12,6 +12,7 @@ from typing import Literal
 import streamlit as st
 from factor_journal import runtime
 from factor_journal.links import LinkError, LinkSigner
+from factor_journal.models import AssessmentSummary
 from factor_journal.store import FactorJournalStore
 from pydantic import BaseModel
 
@@ -100,3 +101,16 @@ def require_subject() -> Subject:
         st.info("Choose a person on the Team progress page first.")
         st.stop()
     return subject  # type: ignore[return-value]
+
+
+def open_page(title: str) -> tuple[Subject, FactorJournalStore, AssessmentSummary]:
+    """Start a user page: whose it is, the store, and their summary (one read); stops with a
+    message when there is no subject or no assessment.  A manager's read-only view names the person."""
+    subject = require_subject()
+    shared = store()
+    summary = shared.summary(subject.user_id)
+    st.title(f"{subject.display_name} · {title}" if subject.read_only else title)
+    if summary is None:
+        st.error("There is no assessment for this account yet.")
+        st.stop()
+    return subject, shared, summary  # type: ignore[return-value]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -27,17 +26,6 @@ TURN_SPACING = timedelta(seconds=90)
 
 def load_script(path: Path = SCRIPT) -> dict[str, Any]:
     return yaml.safe_load(path.read_text(encoding="utf-8"))
-
-
-def wait_for_analysis(store: FactorJournalStore, user: str, session: str, turn: str, timeout: float) -> str:
-    """The turn's extraction status once the trigger has run; raises after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        status = ((store.turn_data(user, session, turn) or {}).get("extraction") or {}).get("status")
-        if status:
-            return status
-        time.sleep(0.2)
-    raise TimeoutError(f"the trigger did not analyse turn {user}/{session}/{turn} within {timeout:.0f}s")
 
 
 def seed(store: FactorJournalStore, script: dict[str, Any], timeout: float = 60.0) -> list[str]:
@@ -68,7 +56,9 @@ def seed(store: FactorJournalStore, script: dict[str, Any], timeout: float = 60.
             for index, (role, text) in enumerate(session["turns"]):
                 turn = store.add_turn(user, session["id"], role, text, created_at=started + index * TURN_SPACING)
                 if role == "user":
-                    status = wait_for_analysis(store, user, session["id"], turn, timeout)
+                    status = store.wait_for_analysis(user, session["id"], turn, timeout)
+                    if status is None:
+                        raise TimeoutError(f"the trigger did not analyse {user}/{session['id']}/{turn} within {timeout:.0f}s")
                     print(f"  {user:12} {session['id']:15} {status:9} {text[:60]}", flush=True)
         seeded.append(user)
     return seeded

@@ -8,13 +8,7 @@ from dashboard import charts, context
 
 
 def render() -> None:
-    subject = context.require_subject()
-    store = context.store()
-    summary = store.summary(subject.user_id)
-    st.title("Capabilities")
-    if summary is None:
-        st.error("There is no assessment for this account yet.")
-        return
+    subject, store, summary = context.open_page("Capabilities")
     capabilities = summary.capabilities
     st.subheader("You can evaluate now")
     if not capabilities.can_evaluate:

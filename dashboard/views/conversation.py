@@ -7,7 +7,6 @@ on; the page waits briefly for the trigger so the other pages reflect them.
 from __future__ import annotations
 
 import contextlib
-import time
 
 import streamlit as st
 from factor_journal.extraction.base import ExtractionError
@@ -34,16 +33,6 @@ def _session_id(store, subject, viewer) -> str:
     return chosen
 
 
-def _wait_for_analysis(store, user_id: str, session_id: str, turn_id: str) -> str | None:
-    deadline = time.monotonic() + WAIT_FOR_ANALYSIS_SECONDS
-    while time.monotonic() < deadline:
-        status = ((store.turn_data(user_id, session_id, turn_id) or {}).get("extraction") or {}).get("status")
-        if status:
-            return status
-        time.sleep(0.25)
-    return None
-
-
 def render() -> None:
     subject = context.require_subject()
     viewer = st.session_state["viewer"]
@@ -54,13 +43,6 @@ def render() -> None:
         return
     session_id = _session_id(store, subject, viewer)
     turns = [(tid, data) for tid, data in store.session_turns(subject.user_id, session_id) if isinstance(data.get("text"), str)]
-    notice = st.session_state.pop("conversation_notice", None)
-    if notice:
-        st.caption(notice)
-    for _, data in turns[-SHOWN_TURNS:]:
-        with st.chat_message("assistant" if data.get("role") == "assistant" else "user"):
-            st.write(data["text"])
-
     if not turns or turns[-1][1].get("role") != "assistant":
         summary = store.summary(subject.user_id)
         asked = {data["text"] for _, data in turns if data.get("role") == "assistant"}
@@ -75,12 +57,19 @@ def render() -> None:
             with contextlib.suppress(ExtractionError):  # the catalog's wording is a fine question too
                 question = writer.phrase_question(question, last)
         store.add_turn(subject.user_id, session_id, "assistant", question)
-        st.rerun()
+        st.rerun()  # the notice of the last answer, if any, is shown on that run
+
+    notice = st.session_state.pop("conversation_notice", None)
+    if notice:
+        st.caption(notice)
+    for _, data in turns[-SHOWN_TURNS:]:
+        with st.chat_message("assistant" if data.get("role") == "assistant" else "user"):
+            st.write(data["text"])
 
     answer = st.chat_input("Your answer")
     if answer:
         turn_id = store.add_turn(subject.user_id, session_id, "user", answer[:8000])
-        status = _wait_for_analysis(store, subject.user_id, session_id, turn_id)
+        status = store.wait_for_analysis(subject.user_id, session_id, turn_id, WAIT_FOR_ANALYSIS_SECONDS)
         st.session_state["conversation_notice"] = {
             "processed": "Noted: your assessment has been updated.",
             "no_update": "Noted.",

@@ -14,13 +14,7 @@ HISTORY_PAGE = 25
 
 
 def render() -> None:
-    subject = context.require_subject()
-    store = context.store()
-    summary = store.summary(subject.user_id)
-    st.title("Factor history")
-    if summary is None:
-        st.error("There is no assessment for this account yet.")
-        return
+    subject, store, summary = context.open_page("Factor history")
     touched = [fid for fid in summary.factors if summary.factors[fid].evidence_count or summary.factors[fid].last_entry_id]
     if not touched:
         st.info("No factor has a history yet: histories begin with the first conversation.")

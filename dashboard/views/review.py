@@ -18,13 +18,7 @@ REVIEW_PAGE = 10
 
 
 def render() -> None:
-    subject = context.require_subject()
-    store = context.store()
-    summary = store.summary(subject.user_id)
-    st.title("Review")
-    if summary is None:
-        st.error("There is no assessment for this account yet.")
-        return
+    subject, store, summary = context.open_page("Review")
     notice = st.session_state.pop("review_notice", None)
     if notice:
         st.success(notice)

@@ -12,13 +12,7 @@ from dashboard import charts, context
 
 
 def render() -> None:
-    subject = context.require_subject()
-    store = context.store()
-    summary = store.summary(subject.user_id)
-    st.title("Where are we" if not subject.read_only else f"{subject.display_name}: where they are")
-    if summary is None:
-        st.error("There is no assessment for this account yet.")
-        return
+    subject, store, summary = context.open_page("Where are we")
     overall = summary.overall
     if overall.total_factors_assessed == 0:
         st.info(

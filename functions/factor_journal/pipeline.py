@@ -73,6 +73,9 @@ class TurnProcessor:
             return self._fail(user_id, session_id, turn_id, f"extraction failed: {error}", kind="extraction")
         except FactorJournalError as error:
             return self._fail(user_id, session_id, turn_id, str(error), kind="invalid_input")
+        except Exception as error:  # anything else (corrupt documents, outages): recorded, replayable
+            log.exception("turn %s/%s/%s: unexpected error", user_id, session_id, turn_id)
+            return self._fail(user_id, session_id, turn_id, f"internal error: {type(error).__name__}: {error}"[:500], kind="internal")
 
     def _analyse(self, user_id: str, session_id: str, turn: Turn) -> TurnOutcome:
         summary = self.store.summary(user_id)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -245,6 +246,15 @@ class FactorJournalStore:
         snapshot = self.turns(user_id, session_id).document(turn_id).get()
         self.stats.reads += 1
         return snapshot.to_dict() if snapshot.exists else None
+
+    def wait_for_analysis(self, user_id: str, session_id: str, turn_id: str, timeout: float) -> str | None:
+        """The turn's extraction status once the trigger has analysed it, or None after ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            status = ((self.turn_data(user_id, session_id, turn_id) or {}).get("extraction") or {}).get("status")
+            if status or time.monotonic() >= deadline:
+                return status
+            time.sleep(0.2)
 
     def session_data(self, user_id: str, session_id: str) -> dict[str, Any] | None:
         snapshot = self.session_ref(user_id, session_id).get()

@@ -16,7 +16,7 @@ import pytest
 import streamlit as st
 from factor_journal import runtime
 from factor_journal.links import LinkSigner
-from factor_journal.models import InferredUpdate
+from factor_journal.models import InferredUpdate, UserProfile
 from factor_journal.organisation import OrganisationDirectory
 from factor_journal.store import FactorJournalStore
 from streamlit.testing.v1 import AppTest
@@ -59,7 +59,7 @@ def texts(app: AppTest) -> str:
     parts = [e.value for e in (*app.title, *app.header, *app.subheader, *app.markdown, *app.caption)]
     parts += [e.value for e in (*app.info, *app.warning, *app.success, *app.error)]
     parts += [e.value for e in app.text]
-    parts += [f"{m.label} {m.value}" for m in app.metric]
+    parts += [f"{m.label} {m.value} {m.delta or ''}" for m in app.metric]
     return "\n".join(str(p) for p in parts)
 
 
@@ -234,7 +234,7 @@ def test_a_manager_sees_the_team_and_a_member_read_only_but_never_another_organi
 
     app.session_state["drill_user"] = assessed_user
     app.switch_page("screens/overview.py").run()
-    assert "Anna Berg: where they are" in texts(app)
+    assert "Anna Berg · Where are we" in texts(app)
     app.switch_page("screens/blockers.py").run()
     assert "Invest here first" in texts(app)
 
@@ -243,3 +243,28 @@ def test_a_resume_link_cannot_open_manager_pages(app_database, signer, store, as
     app = open_app(signer.issue(assessed_user))
     with pytest.raises(ValueError):
         app.switch_page("screens/team.py").run()
+
+
+def test_continuing_the_conversation_goes_through_the_real_trigger(monkeypatch, trigger_client, catalog):
+    """The answer is written where the deployed trigger listens; the other pages show its result."""
+    monkeypatch.setenv("FJ_FIRESTORE_DATABASE", "(default)")
+    _reset_caches()
+    try:
+        live = FactorJournalStore(trigger_client, catalog)
+        user = f"conv-{datetime.now(UTC):%H%M%S%f}"
+        live.register_user(UserProfile(user_id=user, display_name="Chat Person"))
+        session = live.start_session(user)
+        app = open_app(LinkSigner(trigger_client).issue(user, session), "conversation")
+        [question] = [m.value for m in app.chat_message[0].markdown]
+        assert question in {q for f in catalog.assessable_factors for q in f.elicitation_questions}
+        app.chat_input[0].set_value("Honestly, our data is all over the place, 5 different systems.").run()
+        assert "your assessment has been updated" in texts(app)
+        assert live.summary(user).overall.total_factors_assessed >= 1
+        turns = live.session_turns(user, session)
+        assert [d["role"] for _, d in turns][:2] == ["assistant", "user"]
+        assert turns[1][1]["extraction"]["status"] == "processed"
+        overview = open_app(LinkSigner(trigger_client).issue(user, session))
+        assessed = live.summary(user).overall.total_factors_assessed
+        assert f"{assessed}/{len(catalog.assessable_factors)} factors" in texts(overview)
+    finally:
+        _reset_caches()

@@ -312,3 +312,16 @@ def test_evidence_accumulates_across_turns(store, conversation):
     assert state.inference_status == InferenceStatus.unconfirmed
     newest = store.history(user, "data_quality").entries[0]
     assert "earlier observation" in newest.change_rationale
+
+
+def test_an_unexpected_error_is_recorded_on_the_turn_and_replayable(store, conversation):
+    user, session, say = conversation
+    turn = say("user", "Our data is all over the place")
+    store.client.document(f"users/{user}/metadata/assessment").set({"assessment_summary": {"overall": {}}})  # corrupt
+    processor = TurnProcessor(store, ScriptedExtractor([reading("data_quality", 25)]))
+    assert processor.process(user, session, turn).status == "failed"
+    recorded = outcome(store, user, session, turn)
+    assert recorded["error_kind"] == "internal" and "ValidationError" in recorded["error"]
+    store.client.document(f"users/{user}/metadata/assessment").delete()
+    store.register_user(store.get_user(user))  # gives the user a fresh summary
+    assert processor.process(user, session, turn).status == "processed"

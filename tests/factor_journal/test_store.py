@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import threading
 from datetime import UTC, datetime, timedelta
+from functools import partial
 
 import pytest
 from factor_journal.errors import (
@@ -284,25 +284,21 @@ def test_reads_per_update_do_not_grow_with_factors_or_journal(store, make_user, 
     assert store.stats.reads == first
 
 
+def run_concurrently(calls: list) -> list[BaseException]:
+    """Start every call on its own thread at once; the exceptions they raised."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=len(calls)) as pool:
+        futures = [pool.submit(call) for call in calls]
+    return [f.exception() for f in futures if f.exception() is not None]
+
+
 def test_concurrent_updates_of_one_user_lose_nothing(store, make_user):
     user = make_user(store)
     factors = ["data_quality", "data_governance", "sensor_data", "ml_expertise", "ml_infrastructure", "cloud_adoption"]
-    factors = [f for f in factors if store.catalog.has_factor(f)]
-    errors: list[BaseException] = []
-
-    def write(factor_id: str, value: float) -> None:
-        try:
-            store.record_inference(user, update(factor_id, value))
-        except BaseException as error:  # surfaced below
-            errors.append(error)
-
-    threads = [threading.Thread(target=write, args=(f, 10 + i)) for i, f in enumerate(factors)]
-    threads += [threading.Thread(target=write, args=("data_quality", 50 + i)) for i in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
+    calls = [partial(store.record_inference, user, update(f, 10 + i)) for i, f in enumerate(factors)]
+    calls += [partial(store.record_inference, user, update("data_quality", 50 + i)) for i in range(4)]
+    assert run_concurrently(calls) == []
     summary = store.summary(user)
     assert set(summary.factors) >= set(factors)
     assert summary.overall.total_factors_assessed == len(factors)
@@ -319,20 +315,8 @@ def test_concurrent_writers_in_separate_processes_are_serialised_by_the_transact
     """Two store instances (as two function instances would be) share no lock: the transaction must hold."""
     user = make_user(store)
     writers = [FactorJournalStore(firestore_client, catalog) for _ in range(2)]
-    errors: list[BaseException] = []
-
-    def write(writer: FactorJournalStore, factor_id: str) -> None:
-        try:
-            writer.record_inference(user, update(factor_id, 40))
-        except BaseException as error:  # surfaced below
-            errors.append(error)
-
-    threads = [threading.Thread(target=write, args=pair) for pair in zip(writers, ["data_quality", "sensor_data"], strict=True)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
+    calls = [partial(w.record_inference, user, update(f, 40)) for w, f in zip(writers, ["data_quality", "sensor_data"], strict=True)]
+    assert run_concurrently(calls) == []
     summary = store.summary(user)
     assert {"data_quality", "sensor_data"} <= {f for f, s in summary.factors.items() if s.is_assessed}
     assert summary.overall.total_factors_assessed == 2

@@ -1,0 +1,72 @@
+"""The command line on the emulator: reprocess (idempotent, --failed-only), links, rebuild."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from factor_journal import cli, runtime
+from factor_journal.extraction.base import ExtractionError
+from factor_journal.links import LinkSigner
+from factor_journal.pipeline import TurnProcessor
+from test_pipeline import ScriptedExtractor
+
+
+@pytest.fixture
+def cli_database(monkeypatch):
+    monkeypatch.setenv("FJ_FIRESTORE_DATABASE", "fj-tests")
+    monkeypatch.setenv("FJ_EXTRACTOR", "offline")
+    runtime.firestore_client.cache_clear()
+    runtime.store.cache_clear()
+    yield
+    runtime.firestore_client.cache_clear()
+    runtime.store.cache_clear()
+
+
+def test_reprocess_replays_failed_turns_once(cli_database, store, make_user, capsys):
+    user = make_user(store)
+    session = store.start_session(user)
+    start = datetime.now(UTC) - timedelta(minutes=10)
+    turns = [
+        store.add_turn(user, session, "user", text, created_at=start + timedelta(seconds=30 * i))
+        for i, text in enumerate(["Our data is all over the place.", "We have two data scientists."])
+    ]
+    failing = TurnProcessor(store, ScriptedExtractor(ExtractionError("Vertex AI answered 503")))
+    for turn in turns:
+        assert failing.process(user, session, turn).status == "failed"
+
+    assert cli.main(["reprocess", "--user", user, "--failed-only"]) == 0
+    assert "processed: 2" in capsys.readouterr().out
+    assert all(store.turn_data(user, session, t)["extraction"]["status"] == "processed" for t in turns)
+    entries = len(store.history(user, "data_quality").entries)
+
+    assert cli.main(["reprocess", "--user", user]) == 0  # everything again: nothing new
+    assert "duplicate: 2" in capsys.readouterr().out
+    assert len(store.history(user, "data_quality").entries) == entries
+    assert cli.main(["reprocess", "--user", user, "--failed-only"]) == 0
+    assert "no turns to replay" in capsys.readouterr().out
+
+
+def test_link_command_issues_a_working_link_and_refuses_unknown_users(cli_database, store, make_user, capsys, firestore_client):
+    user = make_user(store)
+    assert cli.main(["link", "--user", user, "--session", "s1"]) == 0
+    url = capsys.readouterr().out.strip()
+    token = url.split("?t=")[1]
+    claims = LinkSigner(firestore_client).verify(token)
+    assert (claims.user_id, claims.session_id) == (user, "s1")
+    assert cli.main(["revoke-link", token]) == 0
+    with pytest.raises(Exception, match="withdrawn"):
+        LinkSigner(firestore_client).verify(token)
+    assert cli.main(["link", "--user", "nobody-at-all"]) == 2
+    assert "unknown user" in capsys.readouterr().err
+
+
+def test_rebuild_summary_repairs_a_damaged_summary(cli_database, store, make_user):
+    from factor_journal.models import InferredUpdate
+
+    user = make_user(store)
+    store.record_inference(user, InferredUpdate(factor_id="data_quality", value=40, confidence=0.7, rationale="r"))
+    good = store.summary(user)
+    store.client.document(f"users/{user}/metadata/assessment").update({"assessment_summary.overall.total_factors_assessed": 99})
+    assert cli.main(["rebuild-summary", "--user", user]) == 0
+    assert store.summary(user).overall == good.overall
