@@ -33,6 +33,12 @@ def _session_id(store, subject, viewer) -> str:
     return chosen
 
 
+def _show(turns: list[tuple[str, dict]]) -> None:
+    for _, data in turns[-SHOWN_TURNS:]:
+        with st.chat_message("assistant" if data.get("role") == "assistant" else "user"):
+            st.write(data["text"])
+
+
 def render() -> None:
     subject = context.require_subject()
     viewer = st.session_state["viewer"]
@@ -48,6 +54,7 @@ def render() -> None:
         asked = {data["text"] for _, data in turns if data.get("role") == "assistant"}
         suggestions = next_best_questions(store.catalog, store.graph, summary, limit=1, asked=asked) if summary else []
         if not suggestions:
+            _show(turns)
             st.success("We have covered everything we need for now. Thank you!")
             return
         question = suggestions[0].question
@@ -62,9 +69,7 @@ def render() -> None:
     notice = st.session_state.pop("conversation_notice", None)
     if notice:
         st.caption(notice)
-    for _, data in turns[-SHOWN_TURNS:]:
-        with st.chat_message("assistant" if data.get("role") == "assistant" else "user"):
-            st.write(data["text"])
+    _show(turns)
 
     answer = st.chat_input("Your answer")
     if answer:
