@@ -19,7 +19,7 @@ from factor_journal.candidates import select_candidates
 from factor_journal.catalog import load_catalog
 from factor_journal.extraction.base import ExchangeTurn, ExtractionRequest
 from factor_journal.extraction.offline import OfflineExtractor
-from factor_journal.extraction.prompt import build_prompt, estimate_tokens
+from factor_journal.extraction.prompt import SYSTEM_INSTRUCTION, build_prompt, estimate_tokens
 from factor_journal.models import UserProfile
 from factor_journal.pipeline import CONTEXT_TURNS, TurnProcessor
 from factor_journal.store import FactorJournalStore
@@ -98,7 +98,7 @@ def _prompt_size(session_turns: int) -> dict[str, Any]:
     text = SAYINGS[1]
     candidates = select_candidates(catalog, graph_for(catalog), text, recent[-1].text if recent else "", {})
     request = ExtractionRequest(user_id="u", session_id="s", turn_id="t", text=text, recent=recent, candidates=candidates)
-    prompt = build_prompt(request)
+    prompt = SYSTEM_INSTRUCTION + "\n" + build_prompt(request)  # what the model reads: rules + content
     return {"session_turns": session_turns, "prompt_tokens_estimate": estimate_tokens(prompt), "candidates": len(candidates)}
 
 
@@ -108,7 +108,7 @@ def _whole_catalog_prompt() -> int:
 
     everything = [candidate_view(catalog, f.id, None) for f in catalog.assessable_factors]
     request = ExtractionRequest(user_id="u", session_id="s", turn_id="t", text=SAYINGS[1], candidates=everything)
-    return estimate_tokens(build_prompt(request))
+    return estimate_tokens(SYSTEM_INSTRUCTION + "\n" + build_prompt(request))
 
 
 def run() -> dict[str, Any]:

@@ -100,14 +100,17 @@ def test_resume_link_opens_the_overview_in_a_browser(app_url, browser, store, ma
                                  conversation_excerpt=f"User: {why}", session_id="kickoff"),
         )  # fmt: skip
     token = LinkSigner(firestore_client).issue(user, "kickoff")
-    browser.get(link_url(app_url, token))
-    body = wait_for_text(browser, "Where are we")
-    body = wait_for_text(browser, "Next best questions")
     summary = store.summary(user)
-    assert "Signed in as Anna Berg" in body
-    assert f"{summary.overall.completeness:.0%}" in body
-    assert summary.overall.decision_tier_name in body
-    assert store.graph.name("sensor_data") in body  # the where-were-we card names the last topic
+    browser.get(link_url(app_url, token))
+    for expected in (
+        "Where are we",
+        "Signed in as Anna Berg",
+        f"{summary.overall.completeness:.0%}",
+        summary.overall.decision_tier_name,
+        store.graph.name("sensor_data"),  # the where-were-we card names the last topic
+        "Next best questions",
+    ):
+        wait_for_text(browser, expected)  # the page streams in: wait for each part
     time.sleep(2)  # let the charts draw
     shot = tmp_path / "overview.png"
     browser.save_screenshot(str(shot))

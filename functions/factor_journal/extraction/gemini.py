@@ -1,28 +1,34 @@
 """The Vertex AI Gemini extractor, through the maintained ``google-genai`` SDK in Vertex mode.
 
 One ``generate_content`` call per turn with structured output (the
-``ExtractionOutput`` schema).  The SDK's own retry (``HttpRetryOptions``:
-exponential backoff with jitter on 408/429/5xx and transient network errors,
-timeouts included) handles transient failures; after the last attempt an
-``ExtractionError`` says what failed.  Model output is returned *untrusted*:
-malformed JSON becomes a rejection reason, never an exception, and entries are
-passed on as plain dictionaries for the pipeline to screen.
+``ExtractionOutput`` schema).  Transient failures are retried by the SDK itself
+(``HttpRetryOptions``: exponential backoff with jitter on 408/429/5xx and on
+timeouts and refused connections); after the last attempt an ``ExtractionError``
+says what failed and how many attempts were made.  Model output is returned
+*untrusted*: malformed JSON becomes a rejection reason, never an exception, and
+entries are passed on as plain dictionaries for the pipeline to screen.
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from google.auth.credentials import Credentials
+from google.auth.exceptions import GoogleAuthError
 from google.genai import Client, errors, types
 from google.oauth2.credentials import Credentials as TokenCredentials
 from pydantic import BaseModel, Field
 
 from factor_journal.extraction.base import ExtractionError, ExtractionOutput, ExtractionRequest, ExtractionResult
 from factor_journal.extraction.prompt import SYSTEM_INSTRUCTION, build_prompt
+
+RETRIED_STATUS_CODES = (408, 429, 500, 502, 503, 504)
 
 
 def _transport_errors() -> tuple[tuple[type[Exception], ...], tuple[type[Exception], ...]]:
@@ -42,20 +48,38 @@ def _transport_errors() -> tuple[tuple[type[Exception], ...], tuple[type[Excepti
 TIMEOUT_ERRORS, TRANSPORT_ERRORS = _transport_errors()
 
 
+def vertex_mode() -> dict[str, bool]:
+    """The ``Client`` keyword that selects Vertex AI: ``enterprise=True`` where the SDK has it (3.x),
+    else the older ``vertexai=True`` (the project allows google-genai >= 1.20)."""
+    return {"enterprise": True} if "enterprise" in inspect.signature(Client.__init__).parameters else {"vertexai": True}
+
+
+def stand_in_credentials() -> Credentials:
+    """Credentials for a local stand-in only: a fixed bearer token, never refreshed.
+
+    ``AnonymousCredentials`` do not work here: in Vertex mode the SDK refreshes a
+    credential that has no token, and anonymous ones refuse to refresh.
+    """
+    return TokenCredentials(token="local-stand-in")
+
+
 class GeminiSettings(BaseModel):
+    """How to reach Gemini on Vertex AI; ``from_env`` reads them from FJ_GEMINI_* variables."""
+
     model: str = "gemini-2.5-flash"
-    project: str | None = None
+    project: str | None = None  # None: the SDK falls back to GOOGLE_CLOUD_PROJECT or the ADC project
     location: str = "europe-west1"
-    timeout_seconds: float = Field(default=30.0, gt=0)
-    max_attempts: int = Field(default=4, ge=1, le=10)
-    initial_backoff_seconds: float = Field(default=1.0, ge=0)
+    timeout_seconds: float = Field(default=30.0, gt=0)  # per attempt
+    max_attempts: int = Field(default=4, ge=1, le=10)  # including the first
+    initial_backoff_seconds: float = Field(default=1.0, ge=0)  # doubled after each failed attempt
     max_backoff_seconds: float = Field(default=20.0, ge=0)
     temperature: float = 0.0
     base_url: str | None = None  # a local stand-in for tests; None in production
 
     @classmethod
     def from_env(cls) -> GeminiSettings:
-        """Settings from FJ_GEMINI_* (project falls back to GOOGLE_CLOUD_PROJECT / GCLOUD_PROJECT)."""
+        """Settings from FJ_GEMINI_MODEL, _LOCATION, _PROJECT (else GOOGLE_CLOUD_PROJECT, GCLOUD_PROJECT),
+        _TIMEOUT (seconds), _MAX_ATTEMPTS and _BASE_URL; unset or empty variables keep the defaults."""
         env = os.environ
         values: dict[str, Any] = {
             "model": env.get("FJ_GEMINI_MODEL"),
@@ -69,50 +93,74 @@ class GeminiSettings(BaseModel):
 
 
 class GeminiExtractor:
+    """The ``Extractor`` backed by Gemini on Vertex AI (``name = "gemini"``)."""
+
     name = "gemini"
 
-    def __init__(self, settings: GeminiSettings, credentials: Credentials | None = None) -> None:
-        self.settings = settings
+    def __init__(self, settings: GeminiSettings | None = None, credentials: Credentials | None = None) -> None:
+        """A client for ``settings`` (default: ``GeminiSettings.from_env()``).
+
+        Without ``credentials`` the SDK uses Application Default Credentials, except
+        against a stand-in (``base_url`` set), which gets ``stand_in_credentials()``.
+        """
+        self.settings = settings = settings or GeminiSettings.from_env()
         if credentials is None and settings.base_url:
-            credentials = TokenCredentials(token="local-stand-in")  # a fixed token: the stand-in checks none
+            credentials = stand_in_credentials()
         retry = types.HttpRetryOptions(
             attempts=settings.max_attempts,
             initial_delay=settings.initial_backoff_seconds,
             max_delay=settings.max_backoff_seconds,
-            http_status_codes=[408, 429, 500, 502, 503, 504],
+            http_status_codes=list(RETRIED_STATUS_CODES),
         )
         http_options = types.HttpOptions(
-            timeout=int(settings.timeout_seconds * 1000), retry_options=retry, base_url=settings.base_url
+            timeout=max(1, round(settings.timeout_seconds * 1000)),  # milliseconds
+            retry_options=retry,
+            base_url=settings.base_url,
         )
         self.client = Client(
-            enterprise=True, project=settings.project, location=settings.location,
+            **vertex_mode(), project=settings.project, location=settings.location,
             credentials=credentials, http_options=http_options,
         )  # fmt: skip
 
+    @contextmanager
+    def _failures_as_extraction_errors(self) -> Iterator[None]:
+        """Turns what the SDK raises once its retries are spent into an ``ExtractionError`` that names the
+        HTTP status or the timeout and the attempts made."""
+        attempts = self.settings.max_attempts
+        try:
+            yield
+        except errors.APIError as error:
+            made = attempts if error.code in RETRIED_STATUS_CODES else 1
+            raise ExtractionError(
+                f"Vertex AI answered HTTP {error.code} ({error.status or 'error'}) after {made} "
+                f"attempt{'s' if made > 1 else ''}: {error.message or ''}".rstrip(": ")
+            ) from error
+        except TIMEOUT_ERRORS as error:
+            raise ExtractionError(
+                f"Vertex AI did not answer within {self.settings.timeout_seconds:g}s, {attempts} attempts"
+            ) from error
+        except TRANSPORT_ERRORS as error:
+            raise ExtractionError(f"could not reach Vertex AI ({attempts} attempts): {error}") from error
+        except GoogleAuthError as error:
+            raise ExtractionError(f"could not authenticate to Vertex AI: {error}") from error
+
+    def generate(self, contents: str, config: types.GenerateContentConfig) -> types.GenerateContentResponse:
+        """One ``generate_content`` call (with the SDK's retries); raises ``ExtractionError`` on failure."""
+        with self._failures_as_extraction_errors():
+            return self.client.models.generate_content(model=self.settings.model, contents=contents, config=config)
+
     def extract(self, request: ExtractionRequest) -> ExtractionResult:
-        """One model call for the turn; raises ExtractionError once the retries are spent."""
+        """One model call for the turn.  Returns the entries under "updates" as plain, unscreened
+        dictionaries with the token counts and model version; output that is not a JSON object with an
+        "updates" list gives no updates and a ``rejected`` reason.  Raises ``ExtractionError`` once the
+        retries are spent."""
         config = types.GenerateContentConfig(
             system_instruction=SYSTEM_INSTRUCTION,
             response_mime_type="application/json",
             response_schema=ExtractionOutput,
             temperature=self.settings.temperature,
         )
-        try:
-            response = self.client.models.generate_content(
-                model=self.settings.model, contents=build_prompt(request), config=config
-            )
-        except errors.APIError as error:
-            raise ExtractionError(
-                f"Vertex AI answered {error.code} ({error.status or 'error'}) after up to "
-                f"{self.settings.max_attempts} attempts: {error.message or ''}".strip()
-            ) from error
-        except TIMEOUT_ERRORS as error:
-            raise ExtractionError(
-                f"Vertex AI did not answer within {self.settings.timeout_seconds:g}s, "
-                f"{self.settings.max_attempts} attempts"
-            ) from error
-        except TRANSPORT_ERRORS as error:
-            raise ExtractionError(f"could not reach Vertex AI: {error}") from error
+        response = self.generate(build_prompt(request), config)
         usage = response.usage_metadata
         result = ExtractionResult(
             raw_updates=[],
@@ -121,18 +169,34 @@ class GeminiExtractor:
             prompt_tokens=(usage.prompt_token_count or 0) if usage else 0,
             response_tokens=(usage.candidates_token_count or 0) if usage else 0,
         )
-        text = response.text or ""
-        try:
-            payload = json.loads(text)
-        except json.JSONDecodeError as error:
-            result.rejected.append(f"malformed JSON from model: {error.msg} (at {error.pos}): {text[:120]!r}")
-            return result
-        updates = payload.get("updates") if isinstance(payload, dict) else None
-        if not isinstance(updates, list):
-            result.rejected.append(f"model output has no 'updates' list: {text[:120]!r}")
-            return result
+        updates, reason = read_updates(response)
         result.raw_updates = updates
+        if reason:
+            result.rejected.append(reason)
         return result
+
+
+def read_updates(response: types.GenerateContentResponse) -> tuple[list[Any], str | None]:
+    """The response's "updates" entries as plain values, or ``([], reason)`` when the output is unusable.
+
+    The SDK's ``parsed`` (an ``ExtractionOutput``, set only when the output fits the schema) is used
+    when present; otherwise the text is decoded here, and each entry is passed on as it is, however
+    malformed: screening it is the pipeline's job.
+    """
+    if isinstance(response.parsed, ExtractionOutput):
+        return [update.model_dump() for update in response.parsed.updates], None
+    text = response.text
+    if not text:
+        finish = response.candidates[0].finish_reason if response.candidates else None
+        return [], f"empty output from model (finish reason: {finish or 'none'})"
+    try:
+        payload = json.loads(text)
+    except json.JSONDecodeError as error:
+        return [], f"malformed JSON from model: {error.msg} (at {error.pos}): {text[:120]!r}"
+    updates = payload.get("updates") if isinstance(payload, dict) else None
+    if not isinstance(updates, list):
+        return [], f"model output has no 'updates' list: {text[:120]!r}"
+    return updates, None
 
 
 ANSWER_INSTRUCTION = """You answer a person's question about their company's AI-readiness assessment.
@@ -157,13 +221,7 @@ class GeminiWriter:
 
     def _generate(self, instruction: str, contents: str) -> str:
         config = types.GenerateContentConfig(system_instruction=instruction, temperature=0.2)
-        try:
-            response = self.extractor.client.models.generate_content(
-                model=self.extractor.settings.model, contents=contents, config=config
-            )
-        except (errors.APIError, *TIMEOUT_ERRORS, *TRANSPORT_ERRORS) as error:
-            raise ExtractionError(f"Vertex AI could not write the text: {error}") from error
-        return (response.text or "").strip()
+        return (self.extractor.generate(contents, config).text or "").strip()
 
     def compose(self, question: str, context: Any) -> str:
         """An answer from the question's context (a ``questions.QuestionContext``)."""
@@ -171,4 +229,5 @@ class GeminiWriter:
 
     def phrase_question(self, question: str, last_exchange: str) -> str:
         """The catalog's elicitation question, phrased to follow the conversation."""
-        return self._generate(PHRASE_INSTRUCTION, f"Last exchange:\n{last_exchange}\nQuestion to ask: {question}") or question
+        contents = f"Last exchange:\n{last_exchange}\nQuestion to ask: {question}"
+        return self._generate(PHRASE_INSTRUCTION, contents) or question

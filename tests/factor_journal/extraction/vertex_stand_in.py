@@ -33,28 +33,45 @@ def model_response(text: str, prompt_tokens: int = 412, response_tokens: int = 5
 
 @dataclass
 class Step:
+    """One scripted answer: an HTTP status and JSON body, sent after ``delay`` seconds."""
+
     status: int = 200
     body: dict[str, Any] | None = None
     delay: float = 0.0
 
 
 def recorded(name: str) -> Step:
+    """A recorded Vertex AI response from ``tests/fixtures/vertex/<name>.json``."""
     return Step(body=json.loads((RECORDED / f"{name}.json").read_text()))
 
 
 def output(text: str) -> Step:
+    """A successful answer whose model output is ``text`` (JSON or not)."""
     return Step(body=model_response(text))
 
 
+STATUS_NAMES = {400: "INVALID_ARGUMENT", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE"}
+
+
 def error(status: int) -> Step:
-    return Step(status=status, body={"error": {"code": status, "message": "scripted failure", "status": "UNAVAILABLE"}})
+    """An error answer shaped like Google APIs' (``{"error": {code, message, status}}``)."""
+    name = STATUS_NAMES.get(status, "UNKNOWN")
+    return Step(status=status, body={"error": {"code": status, "message": "scripted failure", "status": name}})
 
 
 @dataclass
 class VertexStandIn:
+    """The stand-in as a context manager: ``with VertexStandIn(steps) as vertex: ... vertex.url``.
+
+    Each POST to a path ending in ``:generateContent`` takes the next step; the last step repeats
+    (so ``[error(500)]`` fails every attempt).  ``paths`` and ``requests`` (decoded JSON bodies) keep
+    every request, in order.
+    """
+
     steps: list[Step]
     requests: list[dict[str, Any]] = field(default_factory=list)
     paths: list[str] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __enter__(self) -> VertexStandIn:
         stand_in = self
@@ -62,12 +79,14 @@ class VertexStandIn:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
                 length = int(self.headers.get("Content-Length") or 0)
-                stand_in.paths.append(self.path)
-                stand_in.requests.append(json.loads(self.rfile.read(length) or b"{}"))
-                if not self.path.endswith(":generateContent"):
-                    self.send_error(404)
-                    return
-                step = stand_in.steps.pop(0) if len(stand_in.steps) > 1 else stand_in.steps[0]
+                body = json.loads(self.rfile.read(length) or b"{}")
+                with stand_in.lock:
+                    stand_in.paths.append(self.path)
+                    stand_in.requests.append(body)
+                    if not self.path.endswith(":generateContent"):
+                        self.send_error(404)
+                        return
+                    step = stand_in.steps.pop(0) if len(stand_in.steps) > 1 else stand_in.steps[0]
                 if step.delay:
                     time.sleep(step.delay)
                 payload = json.dumps(step.body or {}).encode()
@@ -99,3 +118,4 @@ class VertexStandIn:
     def __exit__(self, *exc: object) -> None:
         self.server.shutdown()
         self.server.server_close()
+        self.thread.join(timeout=5)
