@@ -9,4 +9,6 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$ROOT/scripts/toolchain.sh"
 cd "$ROOT"
 
-exec firebase emulators:exec --only firestore,auth,functions --project demo-factor-journal "$*"
+# FJ_EMULATOR_PORT_OFFSET=N moves every emulator port by N (parallel checkouts on one machine).
+CONFIG="$(.venv/bin/python scripts/firebase_config.py)"
+exec firebase emulators:exec --config "$CONFIG" --only firestore,auth,functions --project demo-factor-journal "$*"
