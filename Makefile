@@ -3,6 +3,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 RUN := scripts/with-emulators.sh
 PYTEST_ARGS ?=
+BENCH_ARGS ?=
 
 .PHONY: help setup test demo bench lint emulators
 
@@ -19,7 +20,7 @@ demo: ## Start the emulators, seed demo conversations and open the dashboard
 	$(RUN) scripts/demo.sh
 
 bench: ## Run the benchmarks against the emulators; results go to bench/results.json
-	$(RUN) .venv/bin/python -m bench
+	$(RUN) .venv/bin/python -m bench $(BENCH_ARGS)
 
 emulators: ## Start the emulators alone (Ctrl-C stops them)
 	@bash -c 'source scripts/toolchain.sh && firebase emulators:start --only firestore,auth,functions --project demo-factor-journal'

@@ -21,15 +21,13 @@ RESULTS = Path(__file__).with_name("results.json")
 
 
 def suites() -> dict:
-    from bench import store_bench
+    """Every ``bench/<name>_bench.py`` module with a ``run()`` is the suite ``<name>``."""
+    import importlib
 
-    found = {"store": store_bench.run}
-    for name in ("trigger_bench", "pages_bench", "org_bench"):
-        try:
-            module = __import__(f"bench.{name}", fromlist=["run"])
-        except ModuleNotFoundError:
-            continue
-        found[name.removesuffix("_bench")] = module.run
+    found = {}
+    for path in sorted(Path(__file__).parent.glob("*_bench.py")):
+        module = importlib.import_module(f"bench.{path.stem}")
+        found[path.stem.removesuffix("_bench")] = module.run
     return found
 
 
