@@ -14,13 +14,31 @@ from functools import partial
 from typing import Any
 
 from factor_journal.catalog import load_catalog
-from factor_journal.models import InferredUpdate, UserProfile
+from factor_journal.models import AssessmentSummary, FactorState, InferenceStatus, InferredUpdate, UserProfile
+from factor_journal.repositories.changes import FactorChanges
 from factor_journal.store import FactorJournalStore, entry_id_for
 from google.cloud import firestore
 
 from bench.common import fresh_database, percentiles, timed
 
 UPDATES_PER_CASE = 25
+
+
+class ScanBaselineChanges(FactorChanges):
+    """The design's baseline: every change re-reads every factor document, and the journal of each
+    unconfirmed one, instead of the states the summary carries."""
+
+    def known_states(
+        self, transaction: firestore.Transaction, user_id: str, summary: AssessmentSummary | None
+    ) -> dict[str, FactorState]:
+        states: dict[str, FactorState] = {}
+        for snapshot in self.paths.factors(user_id).stream(transaction=transaction):
+            state = FactorState.model_validate(snapshot.to_dict())
+            if state.inference_status == InferenceStatus.unconfirmed:
+                count = sum(1 for _ in self.paths.journal(user_id, state.factor_id).stream(transaction=transaction))
+                state = state.model_copy(update={"evidence_count": count})
+            states[state.factor_id] = state
+        return states
 MEASURED_FACTOR = "data_quality"
 
 
@@ -90,7 +108,9 @@ def run() -> dict[str, Any]:
     for dimension, assessed, entries in cases:
         row: dict[str, Any] = {"dimension": dimension, "assessed_factors": assessed, "journal_entries": entries}
         for label, by_scan in (("incremental", False), ("scan_baseline", True)):
-            store = FactorJournalStore(client, catalog, summary_by_scan=by_scan)
+            store = FactorJournalStore(client, catalog)
+            if by_scan:
+                store.changes = ScanBaselineChanges(store.client, catalog, store.graph)
             user = _seed_user(store, assessed, entries)
             row[label] = _measure(store, user)
         results["cases"].append(row)

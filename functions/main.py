@@ -8,14 +8,18 @@ options.set_global_options(region="europe-west1", memory=options.MemoryOption.MB
 
 @firestore_fn.on_document_created(document="users/{uid}/conversations/{session_id}/turns/{turn_id}")
 def on_turn_created(event: firestore_fn.Event[firestore_fn.DocumentSnapshot | None]) -> None:
-    """A conversation turn was written: analyse it into factor updates (exactly once)."""
-    snapshot = event.data
-    runtime.turn_processor().process(
-        event.params["uid"],
-        event.params["session_id"],
-        event.params["turn_id"],
-        snapshot.to_dict() if snapshot is not None else None,
-    )
+    """A conversation turn was written: analyse it into factor updates (exactly once).
+
+    Failures are retried by the recovery sweep below (firebase-functions' Firestore triggers have no
+    event retry); a delivery too old to act on is parked for it."""
+    runtime.on_turn_written(event.params["uid"], event.params["session_id"], event.params["turn_id"], event.time)
+
+
+@scheduler_fn.on_schedule(schedule="every 5 minutes")
+def recover_turns(event: scheduler_fn.ScheduledEvent) -> None:
+    """Retry the turns whose retry time has come (failed ones due again, claims whose holder died) and
+    analyse turns no delivery ever claimed."""
+    runtime.recover_turns()
 
 
 @scheduler_fn.on_schedule(schedule="every day 07:00", timezone=scheduler_fn.Timezone("Europe/Berlin"))

@@ -86,9 +86,38 @@ def served_by(shape: QueryShape, index: dict) -> bool:
     return {f for f, _ in head} == set(shape.equalities) and tuple(tail) == shape.ordered
 
 
-def missing_indexes(shapes: set[QueryShape], indexes: list[dict] | None = None) -> list[str]:
+def declared_overrides(path: Path = INDEXES) -> list[dict]:
+    return json.loads(path.read_text()).get("fieldOverrides", [])
+
+
+def needs_group_override(shape: QueryShape) -> bool:
+    """A collection-group query on one field needs that field's single-field index enabled for the group
+    (Firestore creates single-field indexes for collection scope only)."""
+    return shape.collection_group and not needs_composite(shape)
+
+
+def served_by_override(shape: QueryShape, override: dict) -> bool:
+    fields = sorted(set(shape.equalities) | {f for f, _ in shape.ordered})
+    direction = shape.ordered[0][1] if shape.ordered else "ASCENDING"
+    return (
+        override["collectionGroup"] == shape.collection
+        and fields == [override["fieldPath"]]
+        and any(i.get("queryScope") == "COLLECTION_GROUP" and i.get("order") == direction for i in override["indexes"])
+    )
+
+
+def missing_indexes(
+    shapes: set[QueryShape], indexes: list[dict] | None = None, overrides: list[dict] | None = None
+) -> list[str]:
     indexes = declared() if indexes is None else indexes
-    return sorted(s.describe() for s in shapes if needs_composite(s) and not any(served_by(s, i) for i in indexes))
+    overrides = declared_overrides() if overrides is None else overrides
+    missing = [s.describe() for s in shapes if needs_composite(s) and not any(served_by(s, i) for i in indexes)]
+    missing += [
+        f"{s.describe()} (collection group: needs a fieldOverride)"
+        for s in shapes
+        if needs_group_override(s) and not any(served_by_override(s, o) for o in overrides)
+    ]
+    return sorted(missing)
 
 
 class QueryRecorder:

@@ -38,6 +38,8 @@ def test_every_query_path_of_the_code_has_its_index(small_store, make_user):
         directory.history("org-index")
         directory.organisation_ids()
         _candidates(store, now + timedelta(days=1), 10)
+        store.people.due_turns(now)
+        store.people.unclaimed_turns(now - timedelta(minutes=30), now)
     finally:
         recorder.uninstall()
     shapes = recorder.shapes
@@ -53,3 +55,11 @@ def test_the_audit_flags_an_undeclared_composite_query():
     assert not needs_composite(single)
     equalities_only = QueryShape("users", False, frozenset({"org_id", "role"}), ())
     assert not needs_composite(equalities_only)
+
+
+def test_the_audit_asks_collection_group_queries_for_a_field_override():
+    group = QueryShape("turns", True, frozenset(), (("extraction.retry_at", "ASCENDING"),))
+    assert missing_indexes({group}, overrides=[]) == [
+        "turns: extraction.retry_at ASCENDING (collection group: needs a fieldOverride)"
+    ]
+    assert missing_indexes({group}) == []  # firestore.indexes.json enables it for the group

@@ -5,6 +5,7 @@
   link --user U [--session S] [--days N] [--manager]   print a signed resume (or manager) link
   revoke-link TOKEN_OR_ID              withdraw a link
   daily                                run the nightly roll-ups and reminders now
+  recover                              retry the turns whose retry time has come (the sweeper's job)
 """
 
 from __future__ import annotations
@@ -13,31 +14,43 @@ import argparse
 import sys
 from collections import Counter
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from tqdm import tqdm
 
 from factor_journal import runtime
+from factor_journal.documents import ExtractionOutcome, TurnStatus
 from factor_journal.errors import FactorJournalError
 from factor_journal.links import DEFAULT_TTL, LinkSigner, link_url
 from factor_journal.pipeline import TurnProcessor
 
 
 def reprocess(user_id: str, failed_only: bool, extractor: str | None) -> Counter[str]:
-    """Replay the user's user-role turns, oldest first; done turns are skipped, so re-running is safe."""
+    """Replay the user's user-role turns, oldest first; done turns are skipped, so re-running is safe.
+
+    ``failed_only`` takes the turns not settled: failed, needing attention, rate limited, claimed by an
+    instance whose lease ran out, and turns never analysed at all (a crash before the first claim)."""
     store = runtime.store()
     processor = TurnProcessor(store, runtime.make_extractor(extractor))
+    now = datetime.now(UTC)
     work = []
-    for session_id in store.session_ids(user_id):
-        for turn_id, data in store.session_turns(user_id, session_id):
-            status = (data.get("extraction") or {}).get("status")
-            if data.get("role") != "user" or (failed_only and status != "failed"):
-                continue
-            work.append((session_id, turn_id, data))
+    for ref, data in store.people.turns_of(user_id):
+        outcome = ExtractionOutcome.of(data)
+        if data.get("role") != "user" or (failed_only and not _unsettled(outcome, now)):
+            continue
+        work.append(ref)
     outcomes: Counter[str] = Counter()
-    for session_id, turn_id, data in tqdm(work, desc=f"reprocess {user_id}", unit="turn", file=sys.stderr):
-        outcomes[processor.process(user_id, session_id, turn_id, data).status] += 1
+    for ref in tqdm(work, desc=f"reprocess {user_id}", unit="turn", file=sys.stderr):
+        outcomes[processor.process(ref.user_id, ref.session_id, ref.turn_id, force=True).status] += 1
     return outcomes
+
+
+def _unsettled(outcome: ExtractionOutcome | None, now: datetime) -> bool:
+    if outcome is None:
+        return True
+    if outcome.status == TurnStatus.processing:
+        return outcome.lease_expired(now)
+    return outcome.status in (TurnStatus.failed, TurnStatus.needs_attention, TurnStatus.rate_limited)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -66,12 +79,13 @@ def _main(argv: Sequence[str] | None) -> int:
     revoke = commands.add_parser("revoke-link", help="withdraw a link")
     revoke.add_argument("token")
     commands.add_parser("daily", help="run the nightly roll-ups and reminders now")
+    commands.add_parser("recover", help="retry every turn whose retry time has come (what the sweeper runs)")
     args = parser.parse_args(argv)
 
     if args.command == "reprocess":
         outcomes = reprocess(args.user, args.failed_only, args.extractor)
         print(", ".join(f"{status}: {count}" for status, count in sorted(outcomes.items())) or "no turns to replay")
-        return 1 if outcomes.get("failed") else 0
+        return 1 if outcomes.get("failed") or outcomes.get("needs_attention") else 0
     if args.command == "rebuild-summary":
         summary = runtime.store().rebuild_summary_by_scan(args.user, write=True)
         print(f"{args.user}: {summary.overall.total_factors_assessed} factors assessed, tier {summary.overall.decision_tier}")
@@ -82,6 +96,10 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.command == "revoke-link":
         LinkSigner(runtime.firestore_client()).revoke(args.token)
         print("revoked")
+        return 0
+    if args.command == "recover":
+        counts = runtime.recover_turns()
+        print(", ".join(f"{status}: {count}" for status, count in sorted(counts.items())) or "no turns due")
         return 0
     if args.command == "daily":
         result = runtime.daily_jobs()

@@ -19,13 +19,13 @@ class UnknownFactorError(InvalidInputError):
 
 class ValueOutOfScaleError(InvalidInputError):
     def __init__(self, factor_id: str, value: float, minimum: float, maximum: float) -> None:
-        super().__init__(f"value {value} for {factor_id!r} is off its scale {minimum:g}-{maximum:g}")
+        super().__init__(f"value {value} for {factor_id!r} is off the scale {minimum:g}-{maximum:g}")
         self.factor_id, self.value = factor_id, value
 
 
 class InvalidConfidenceError(InvalidInputError):
     def __init__(self, confidence: float) -> None:
-        super().__init__(f"confidence {confidence} must lie between 0 and 1")
+        super().__init__(f"confidence {confidence} is outside 0-1 (it must lie between 0 and 1)")
         self.confidence = confidence
 
 
@@ -36,7 +36,7 @@ class MissingRationaleError(InvalidInputError):
 
 class DerivedFactorError(InvalidInputError):
     def __init__(self, factor_id: str) -> None:
-        super().__init__(f"{factor_id!r} is derived from its components; change those instead")
+        super().__init__(f"{factor_id!r} is a derived factor, computed from its components; change those instead")
         self.factor_id = factor_id
 
 

@@ -60,9 +60,10 @@ class UserProfile(DocumentModel):
     reminders_opt_out: bool = False
     last_active: datetime | None = None  # last analysed turn (written by the pipeline)
     last_reminded_at: datetime | None = None  # written by the reminder job
+    attention_turns: list[str] = Field(default_factory=list)  # "session/turn" whose analysis needs a person
 
 
-SERVER_MANAGED_PROFILE_FIELDS = frozenset({"last_active", "last_reminded_at"})
+SERVER_MANAGED_PROFILE_FIELDS = frozenset({"last_active", "last_reminded_at", "attention_turns"})
 
 
 class Conflict(DocumentModel):
@@ -96,6 +97,10 @@ class FactorState(DocumentModel):
     needs_recheck: bool = False
     recheck_reason: str | None = None
     open_conflict: Conflict | None = None
+    # The newest observation folded into this state, as (observed_at, entry id): an observation that
+    # sorts before it arrived late, and the factor is re-folded from its journal (see folding.py).
+    folded_through: datetime | None = None
+    folded_through_id: str | None = None
 
     @property
     def is_assessed(self) -> bool:
@@ -132,6 +137,12 @@ class JournalEntry(DocumentModel):
     value_after: float | None
     confidence_after: float
     status_after: InferenceStatus
+    # An extractor's own reading, before the move bound and evidence synthesis (llm entries): what
+    # re-folding the factor's evidence in observation order starts from.
+    reading_value: float | None = None
+    reading_confidence: float | None = None
+    reading_rationale: str | None = None
+    weighed: bool | None = None  # the reading was bounded and weighed with earlier evidence when folded
 
 
 class InferredUpdate(DocumentModel):

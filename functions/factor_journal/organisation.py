@@ -73,12 +73,10 @@ class OrganisationDirectory:
     def create(self, org_id: str, name: str) -> Organisation:
         organisation = Organisation(org_id=org_id, name=name)
         self.store.org_ref(org_id).set(organisation.model_dump(exclude={"managers"}), merge=True)
-        self.store.stats.writes += 1
         return self.get(org_id)  # type: ignore[return-value]
 
     def get(self, org_id: str) -> Organisation | None:
         snapshot = self.store.org_ref(org_id).get()
-        self.store.stats.reads += 1
         return Organisation.model_validate({"org_id": org_id, **snapshot.to_dict()}) if snapshot.exists else None
 
     def assign_manager(self, org_id: str, user_id: str) -> None:
@@ -90,7 +88,6 @@ class OrganisationDirectory:
             raise FactorJournalError(f"{user_id!r} belongs to {profile.org_id!r}, not {org_id!r}")
         self.store.register_user(profile.model_copy(update={"role": "manager"}))
         self.store.org_ref(org_id).set({"managers": firestore.ArrayUnion([user_id])}, merge=True)
-        self.store.stats.writes += 1
 
     def require_manager(self, manager_id: str, org_id: str) -> UserProfile:
         """The manager's profile, or NotAManagerError: enforced before any team data is read."""
@@ -102,7 +99,6 @@ class OrganisationDirectory:
     def rows(self, org_id: str) -> list[PersonRow]:
         """Every person's row, read from the organisation's shard documents (constant reads)."""
         snapshots = list(self.store.org_ref(org_id).collection("rollup").stream())
-        self.store.stats.reads += max(1, len(snapshots))
         people = [
             PersonRow.model_validate(row)
             for snapshot in snapshots
@@ -146,7 +142,6 @@ class OrganisationDirectory:
             tiers=dict(Counter(r.decision_tier for r in people)),
         )
         self.store.org_ref(org_id).collection("daily").document(figures.date).set(figures.model_dump())
-        self.store.stats.writes += 1
         return figures
 
     def history(self, org_id: str, days: int = 90) -> list[OrgDay]:
@@ -156,12 +151,10 @@ class OrganisationDirectory:
             .order_by("date", direction=firestore.Query.DESCENDING).limit(days)
         )  # fmt: skip
         snapshots = list(query.stream())
-        self.store.stats.reads += max(1, len(snapshots))
         return sorted((OrgDay.model_validate(s.to_dict()) for s in snapshots), key=lambda d: d.date)
 
     def organisation_ids(self) -> list[str]:
         snapshots = list(self.client.collection("organisations").select([]).stream())
-        self.store.stats.reads += max(1, len(snapshots))
         return [snapshot.id for snapshot in snapshots]
 
 

@@ -1,33 +1,44 @@
 """From a written conversation turn to factor updates, journal entries and a fresh summary.
 
-``TurnProcessor.process`` is what the Firestore trigger calls.  It promises:
+``TurnProcessor.process`` is what the Firestore trigger (and the recovery
+sweeper, and ``reprocess``) calls.  It promises:
 
-* at most one extractor (LLM) call per analysed user turn; assistant turns are
-  context only;
-* exactly one set of journal entries per turn however often, and in whatever
-  order, the turn is delivered (the outcome is written to the turn inside the
-  same transaction as the changes, and a done turn is skipped);
-* every analysed turn ends with ``extraction.status`` processed | no_update |
-  failed on the turn document, with the entry ids, extractor, model, token
-  counts, rejected output and, when failed, the error;
-* untrusted extractor output is screened (``factor_journal.screening``): bad
-  updates are dropped with a reason, the rest of the turn still applies.
+* **One model call per turn, however often it is delivered.**  A delivery first
+  claims the turn (``People.claim_turn``): a duplicate that finds it done, or
+  claimed under a live lease, returns at once with one read and no write.
+  A claimer that dies leaves a lease that runs out; the turn is then taken over.
+* **Exactly one set of effects.**  The changes, the turn's outcome and the
+  session's "where were we" commit in one transaction that skips a turn already
+  done; the factor state does not depend on delivery order (``folding``).
+* **Every turn ends in a recorded status** (``documents.TurnStatus``): processed,
+  no_update, invalid (never retried), rate_limited (kept, not analysed),
+  context (assistant turns), failed (transient: retried automatically with
+  exponential backoff at ``next_attempt_at``) and, after the last attempt,
+  needs_attention (listed for the person and their managers; ``reprocess``
+  still works).
+* Untrusted extractor output is screened (``screening``); the move bound and
+  evidence weighing apply when each reading is folded in.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import UTC, datetime, timedelta
 
 from factor_journal.candidates import select_candidates
 from factor_journal.conversation import InvalidTurnError, Turn, format_excerpt, parse_turn
+from factor_journal.documents import DONE, AnalysisDetails, ExtractionOutcome, TurnStatus
 from factor_journal.errors import FactorJournalError, UnknownUserError
-from factor_journal.evidence import synthesise
 from factor_journal.extraction.base import ExchangeTurn, ExtractionError, ExtractionRequest, Extractor
-from factor_journal.models import FactorState, InferredUpdate
+from factor_journal.models import InferredUpdate
+from factor_journal.planner import TurnContext
+from factor_journal.repositories.locks import CommitBusyError
+from factor_journal.repositories.people import Claim, TurnRef
 from factor_journal.screening import screen
-from factor_journal.store import FactorJournalStore, TurnReceipt
+from factor_journal.settings import Settings, settings
+from factor_journal.store import FactorJournalStore
 
 log = logging.getLogger(__name__)
 
@@ -36,48 +47,90 @@ CONTEXT_TURNS = 4  # preceding turns read as context: with the analysed turn, 2-
 
 @dataclass
 class TurnOutcome:
-    status: str  # processed | no_update | failed | duplicate | context | missing
+    """What one delivery did: a TurnStatus it recorded, or duplicate | busy | missing (it did nothing)."""
+
+    status: str
     entry_ids: list[str] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)
     error: str | None = None
 
 
 class TurnProcessor:
-    def __init__(self, store: FactorJournalStore, extractor: Extractor, *, context_turns: int = CONTEXT_TURNS) -> None:
+    def __init__(
+        self,
+        store: FactorJournalStore,
+        extractor: Extractor,
+        *,
+        context_turns: int = CONTEXT_TURNS,
+        config: Settings | None = None,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
         self.store = store
         self.extractor = extractor
         self.context_turns = context_turns
+        self.config = config or settings()
+        self.clock = clock or (lambda: datetime.now(UTC))
 
     def process(
-        self, user_id: str, session_id: str, turn_id: str, data: dict[str, Any] | None = None
+        self, user_id: str, session_id: str, turn_id: str, data: dict | None = None, *, force: bool = False
     ) -> TurnOutcome:
-        """Analyse one turn (``data`` is the turn document when the caller already has it)."""
-        if data is None:
-            data = self.store.turn_data(user_id, session_id, turn_id)
-            if data is None:
-                return TurnOutcome("missing")
-        previous = data.get("extraction")
-        if isinstance(previous, dict) and previous.get("status") in ("processed", "no_update"):
-            return TurnOutcome("duplicate", entry_ids=list(previous.get("entry_ids", [])))
+        """Analyse one turn at most once.  ``data`` (the event's copy of the turn) is not trusted for
+        the turn's state: the stored turn is read when claiming.  ``force``: a person asked to reprocess
+        (turns that need attention, were rate limited or wait for their next attempt are taken too)."""
+        ref = TurnRef(user_id, session_id, turn_id)
+        now = self.clock()
+        claim = self.store.people.claim_turn(ref, lease=self.config.claim_lease, now=now, force=force)
+        if claim.missing:
+            return TurnOutcome("missing")
+        if not claim.won:
+            return _not_claimed(claim)
+        assert claim.outcome is not None
         try:
-            turn = parse_turn(turn_id, data)
+            turn = parse_turn(turn_id, claim.data)
         except InvalidTurnError as error:
-            return self._fail(user_id, session_id, turn_id, f"invalid turn: {error}", kind="invalid_input")
+            return self._settle(ref, claim, TurnStatus.invalid, f"invalid turn: {error}", "invalid_input")
         if turn.role == "assistant":
-            return TurnOutcome("context")
+            return self._settle(ref, claim, TurnStatus.context, None, None)
+        if claim.outcome.attempts == 1 and not force:
+            minute, day = self.store.people.count_turn(user_id, now)
+            if minute > self.config.turns_per_minute or day > self.config.turns_per_day:
+                limit = (
+                    f"{self.config.turns_per_minute} a minute"
+                    if minute > self.config.turns_per_minute
+                    else f"{self.config.turns_per_day} a day"
+                )
+                return self._settle(ref, claim, TurnStatus.rate_limited, f"over the limit of {limit}", "rate_limited")
         try:
-            return self._analyse(user_id, session_id, turn)
-        except UnknownUserError as error:
-            return self._fail(user_id, session_id, turn_id, str(error), kind="unknown_user")
+            outcome = self._analyse(ref, turn, claim)
+        except (UnknownUserError, InvalidTurnError) as error:
+            return self._settle(ref, claim, TurnStatus.invalid, str(error), "invalid_input")
         except ExtractionError as error:
-            return self._fail(user_id, session_id, turn_id, f"extraction failed: {error}", kind="extraction")
+            return self._failed(ref, claim, f"extraction failed: {error}", "extraction")
+        except CommitBusyError as error:
+            return self._failed(ref, claim, str(error), "contention")
         except FactorJournalError as error:
-            return self._fail(user_id, session_id, turn_id, str(error), kind="invalid_input")
-        except Exception as error:  # anything else (corrupt documents, outages): recorded, replayable
+            return self._settle(ref, claim, TurnStatus.invalid, str(error), "invalid_input")
+        except Exception as error:  # outages, corrupt documents: recorded, retried, replayable
             log.exception("turn %s/%s/%s: unexpected error", user_id, session_id, turn_id)
-            return self._fail(user_id, session_id, turn_id, f"internal error: {type(error).__name__}: {error}"[:500], kind="internal")
+            return self._failed(ref, claim, f"internal error: {type(error).__name__}: {error}"[:500], "internal")
+        if force and (ExtractionOutcome.of(claim.data) or claim.outcome).status == TurnStatus.needs_attention:
+            self.store.people.set_attention(ref, False)
+        return outcome
 
-    def _analyse(self, user_id: str, session_id: str, turn: Turn) -> TurnOutcome:
+    def park(self, user_id: str, session_id: str, turn_id: str, reason: str) -> None:
+        """A delivery too old to act on: leave the turn to the recovery sweeper (marked due now when it
+        has no status yet), so nothing is lost and nothing is analysed from a stale event."""
+        ref = TurnRef(user_id, session_id, turn_id)
+        if ExtractionOutcome.of(self.store.people.turn_data(user_id, session_id, turn_id)) is None:
+            now = self.clock()
+            self.store.people.record_failure(
+                ref, None,
+                ExtractionOutcome(status=TurnStatus.failed, error=reason, error_kind="parked",
+                                  next_attempt_at=now, retry_at=now, failed_at=now),
+            )  # fmt: skip
+
+    def _analyse(self, ref: TurnRef, turn: Turn, claim: Claim) -> TurnOutcome:
+        user_id, session_id = ref.user_id, ref.session_id
         summary = self.store.summary(user_id)
         if summary is None:
             raise UnknownUserError(user_id)
@@ -87,9 +140,9 @@ class TurnProcessor:
         recent = self.store.recent_turns(user_id, session_id, before=turn.created_at, limit=self.context_turns)
         previous_question = next((t.text for t in reversed(recent) if t.role == "assistant"), "")
         catalog, graph = self.store.catalog, self.store.graph
-        candidates = select_candidates(
-            catalog, graph, turn.text, previous_question, summary.factors, session.get("last_topic_factor_id")
-        )
+        # Candidates come from the conversation alone (the turn and the question it answers), never from
+        # state that depends on which turns happened to be analysed first.
+        candidates = select_candidates(catalog, graph, turn.text, previous_question, summary.factors)
         request = ExtractionRequest(
             user_id=user_id,
             session_id=session_id,
@@ -98,9 +151,9 @@ class TurnProcessor:
             recent=[ExchangeTurn(role=t.role, text=t.text, created_at=t.created_at) for t in recent],
             candidates=candidates,
         )
-        result = self.extractor.extract(request)  # the one LLM call for this turn
+        result = self.extractor.extract(request)  # the one model call for this turn
         allowed = {c.factor_id for c in candidates} if self.extractor.name != "offline" else None
-        screened = screen(result.raw_updates, catalog, summary.factors, allowed, turn.created_at)
+        screened = screen(result.raw_updates, catalog, summary.factors, allowed)
         rejected = [*result.rejected, *screened.rejected]
         for reason in rejected:
             log.warning("turn %s/%s/%s: dropped extractor output: %s", user_id, session_id, turn.turn_id, reason)
@@ -119,41 +172,87 @@ class TurnProcessor:
             )
             for proposal in screened.accepted
         ]
-        receipt = TurnReceipt(
+        context = TurnContext(
             session_id=session_id,
             turn_id=turn.turn_id,
             observed_at=turn.created_at,
-            details={
-                "extractor": result.extractor,
-                "model": result.model,
-                "prompt_tokens": result.prompt_tokens,
-                "response_tokens": result.response_tokens,
-                "candidates": [c.factor_id for c in candidates],
-                "rejected": rejected[:60],
-                "guarded": screened.guarded[:20],
-                "error": None,
-            },
+            details=AnalysisDetails(
+                extractor=result.extractor,
+                model=result.model,
+                prompt_tokens=result.prompt_tokens,
+                response_tokens=result.response_tokens,
+                candidates=[c.factor_id for c in candidates],
+                rejected=rejected[:60],
+            ),
         )
-
-        def synthesise_on_scale(state: FactorState, update: InferredUpdate) -> InferredUpdate:
-            scale = catalog.factor(update.factor_id).scale
-            return synthesise(state, update, scale.max - scale.min)
-
         change = self.store.record_inferences(
-            user_id,
-            updates,
-            receipt=receipt,
-            idempotency_key=f"{session_id}/{turn.turn_id}",
-            synthesize=synthesise_on_scale,
+            user_id, updates, turn=context, idempotency_key=f"{session_id}/{turn.turn_id}", weigh=True
         )
         if change.duplicate:
-            return TurnOutcome("duplicate", entry_ids=list((change.previous_outcome or {}).get("entry_ids", [])))
-        return TurnOutcome("processed" if change.entries else "no_update", change.entry_ids, rejected)
+            previous = change.previous_outcome
+            return TurnOutcome("duplicate", entry_ids=list(previous.entry_ids if previous else []))
+        status = TurnStatus.processed if change.entries else TurnStatus.no_update
+        own = [e.entry_id for e in change.entries if e.turn_id == turn.turn_id]
+        return TurnOutcome(str(status), own, rejected)
 
-    def _fail(self, user_id: str, session_id: str, turn_id: str, error: str, *, kind: str) -> TurnOutcome:
-        log.error("turn %s/%s/%s failed (%s): %s", user_id, session_id, turn_id, kind, error)
-        self.store.record_turn_failure(
-            user_id, session_id, turn_id,
-            {"error": error, "error_kind": kind, "extractor": self.extractor.name},
+    def _settle(self, ref: TurnRef, claim: Claim, status: TurnStatus, error: str | None, kind: str | None) -> TurnOutcome:
+        """A final status that involves no factor change."""
+        if error:
+            log.warning("turn %s/%s/%s %s: %s", ref.user_id, ref.session_id, ref.turn_id, status, error)
+        assert claim.outcome is not None
+        now = self.clock()
+        outcome = ExtractionOutcome(
+            status=status, attempts=claim.outcome.attempts, error=error, error_kind=kind,
+            extractor=self.extractor.name if status != TurnStatus.context else None, processed_at=now,
         )  # fmt: skip
-        return TurnOutcome("failed", error=error)
+        self.store.people.settle_turn(ref, outcome)
+        return TurnOutcome(str(status), error=error)
+
+    def _failed(self, ref: TurnRef, claim: Claim, error: str, kind: str) -> TurnOutcome:
+        """A transient failure: retried at the next attempt time, or needs attention after the last."""
+        assert claim.outcome is not None
+        attempts = claim.outcome.attempts
+        now = self.clock()
+        exhausted = attempts >= self.config.max_turn_attempts
+        next_attempt = None if exhausted else now + self.config.retry_delay(attempts)
+        outcome = ExtractionOutcome(
+            status=TurnStatus.needs_attention if exhausted else TurnStatus.failed,
+            attempts=attempts, error=error, error_kind=kind, extractor=self.extractor.name,
+            next_attempt_at=next_attempt, retry_at=next_attempt, failed_at=now,
+        )  # fmt: skip
+        log.error("turn %s/%s/%s %s after attempt %d: %s", ref.user_id, ref.session_id, ref.turn_id, outcome.status, attempts, error)
+        written = self.store.people.record_failure(ref, claim.outcome.claim_id, outcome)
+        if written is not None and exhausted:
+            self.store.people.set_attention(ref, True)
+        return TurnOutcome(str(outcome.status), error=error)
+
+
+def _not_claimed(claim: Claim) -> TurnOutcome:
+    outcome = claim.outcome
+    assert outcome is not None
+    if outcome.status in DONE:
+        return TurnOutcome("duplicate", entry_ids=list(outcome.entry_ids))
+    if outcome.status == TurnStatus.processing:
+        return TurnOutcome("busy")
+    if outcome.status == TurnStatus.failed:
+        return TurnOutcome("waiting", error=outcome.error)
+    return TurnOutcome(str(outcome.status), error=outcome.error)
+
+
+UNCLAIMED_AFTER = timedelta(minutes=2)  # a turn unclaimed this long after it was written lost its delivery
+UNCLAIMED_WINDOW = timedelta(minutes=30)  # how far back the sweep looks for such turns
+
+
+def recover_due_turns(processor: TurnProcessor, *, limit: int = 200) -> dict[str, int]:
+    """The recovery sweep: every turn whose retry time has come (failed and due again, or claimed by an
+    instance that died), and every recent turn no delivery ever claimed, is processed.  Returns how many
+    ended in each status."""
+    now = processor.clock()
+    people = processor.store.people
+    refs = people.due_turns(now, limit=limit)
+    refs += people.unclaimed_turns(now - UNCLAIMED_WINDOW, now - UNCLAIMED_AFTER)
+    counts: dict[str, int] = {}
+    for ref in dict.fromkeys(refs):
+        status = processor.process(ref.user_id, ref.session_id, ref.turn_id).status
+        counts[status] = counts.get(status, 0) + 1
+    return counts

@@ -44,7 +44,6 @@ def _candidates(store: FactorJournalStore, cutoff: datetime, limit: int) -> list
     found: dict[str, UserProfile] = {}
     for query in (quiet, silent):
         snapshots = list(query.stream())
-        store.stats.reads += max(1, len(snapshots))
         for snapshot in snapshots:
             found[snapshot.id] = UserProfile.model_validate(snapshot.to_dict())
     return [p for p in found.values() if p.role != "manager" and p.email and not p.reminders_opt_out]
@@ -105,7 +104,6 @@ def _send_once(
     @firestore.transactional
     def run(transaction: firestore.Transaction) -> str | None:
         current = UserProfile.model_validate(user_ref.get(transaction=transaction).to_dict())
-        store.stats.reads += 1
         if current.reminders_opt_out:
             return None
         if current.last_reminded_at is not None and now - current.last_reminded_at < policy.window:
@@ -118,7 +116,6 @@ def _send_once(
             {"to": [current.email], "message": message, "user_id": profile.user_id, "kind": "resume_reminder", "created_at": now},
         )
         transaction.set(user_ref, {"last_reminded_at": now}, merge=True)
-        store.stats.writes += 2
         return mail_ref.id
 
     return store.run_transaction(run)

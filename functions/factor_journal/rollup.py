@@ -54,6 +54,7 @@ class PersonRow(DocumentModel):
     decision_tier: str = "exploratory"
     unconfirmed: int = 0
     conflicts: int = 0
+    needs_attention: int = 0  # turns whose analysis failed for good and wait for a person
     last_active: datetime | None = None
     categories: dict[str, float] = Field(default_factory=dict)  # category -> completeness
     can_evaluate: list[str] = Field(default_factory=list)
@@ -74,6 +75,7 @@ def person_row(profile: UserProfile, summary: AssessmentSummary, last_active: da
         decision_tier=overall.decision_tier,
         unconfirmed=len(summary.unconfirmed_inferences),
         conflicts=len(summary.conflicts),
+        needs_attention=len(profile.attention_turns),
         last_active=last_active,
         categories={cid: c.completeness for cid, c in summary.categories.items()},
         can_evaluate=list(summary.capabilities.can_evaluate),

@@ -18,13 +18,14 @@ does not have.)
 from __future__ import annotations
 
 import os
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 
 from google.cloud import firestore
 
 from factor_journal.extraction.base import Extractor
-from factor_journal.pipeline import TurnProcessor
+from factor_journal.pipeline import TurnProcessor, recover_due_turns
+from factor_journal.settings import settings
 from factor_journal.store import FactorJournalStore
 
 DEFAULT_PROJECT = "demo-factor-journal"
@@ -65,6 +66,23 @@ def store() -> FactorJournalStore:
 @lru_cache(maxsize=1)
 def turn_processor() -> TurnProcessor:
     return TurnProcessor(store(), make_extractor())
+
+
+def on_turn_written(user_id: str, session_id: str, turn_id: str, event_time: datetime | None) -> str:
+    """The trigger's work: analyse the turn, unless the (re)delivery is too old to act on, in which case
+    the turn is left to the recovery sweeper.  Returns the delivery's outcome status."""
+    processor = turn_processor()
+    if event_time is not None:
+        age = datetime.now(UTC) - event_time
+        if age > timedelta(hours=settings().max_event_age_hours):
+            processor.park(user_id, session_id, turn_id, f"delivery {age} old: left to the recovery sweep")
+            return "parked"
+    return processor.process(user_id, session_id, turn_id).status
+
+
+def recover_turns() -> dict[str, int]:
+    """The recovery sweep (scheduled every few minutes): retry every turn whose retry time has come."""
+    return recover_due_turns(turn_processor())
 
 
 def app_url() -> str:

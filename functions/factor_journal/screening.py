@@ -17,13 +17,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
 from factor_journal.catalog import Catalog
+from factor_journal.errors import FactorJournalError
 from factor_journal.extraction.base import ProposedUpdate
 from factor_journal.models import FactorState
+from factor_journal.validation import checked_reading
+
+U = TypeVar("U", bound=Any)
 
 MAX_UPDATES_PER_TURN = 6
 CONFIDENT = 0.6
@@ -51,11 +55,10 @@ def screen(
     allowed: set[str] | None = None,
     observed_at: datetime | None = None,
 ) -> Screened:
-    """Accepted updates (parsed, on the catalog, on scale, within the guard) and why others were dropped.
-
-    ``allowed`` limits updates to the factors the extractor was asked about;
-    ``observed_at`` is when the turn was said (an older observation than a
-    factor's current one never moves it, so the guard leaves it alone).
+    """Accepted updates (parsed, on the catalog, on scale, at most the per-turn limit) and why others were
+    dropped.  ``allowed`` limits updates to the factors the extractor was asked about.  The move bound
+    (``bound_move``) is applied later, when each reading is folded in at its place on the timeline;
+    ``states`` and ``observed_at`` are accepted for callers' convenience and not needed here.
     """
     result = Screened()
     best: dict[str, ProposedUpdate] = {}
@@ -66,28 +69,20 @@ def screen(
             problem = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'update'}: {e['msg']}" for e in error.errors())
             result.rejected.append(f"{_describe(raw)} malformed: {problem}"[:300])
             continue
-        fid = update.factor_id
-        if not catalog.has_factor(fid):
-            result.rejected.append(f"{fid[:64]!r}: unknown factor")
-            continue
-        factor = catalog.factor(fid)
-        if factor.is_composite:
-            result.rejected.append(f"{fid!r}: derived factor, not inferable")
+        known_sources = [s for s in update.inferred_from if catalog.has_factor(s)]
+        try:
+            fid, value, confidence, rationale, sources = checked_reading(
+                catalog, update.factor_id, update.value, update.confidence, update.rationale, known_sources
+            )
+        except FactorJournalError as error:
+            result.rejected.append(f"{update.factor_id[:64]!r}: {error}"[:300])
             continue
         if allowed is not None and fid not in allowed:
             result.rejected.append(f"{fid!r}: not among the factors asked about")
             continue
-        if not factor.scale.contains(update.value) or update.value != update.value:
-            result.rejected.append(f"{fid!r}: value {update.value} off the scale {factor.scale.min:g}-{factor.scale.max:g}")
-            continue
-        if not 0 <= update.confidence <= 1:
-            result.rejected.append(f"{fid!r}: confidence {update.confidence} outside 0-1")
-            continue
-        if not update.rationale.strip():
-            result.rejected.append(f"{fid!r}: no rationale")
-            continue
-        sources = [s for s in update.inferred_from if catalog.has_factor(s) and s != fid]
-        update = update.model_copy(update={"inferred_from": sources})
+        update = update.model_copy(
+            update={"value": value, "confidence": confidence, "rationale": rationale, "inferred_from": sources}
+        )
         if fid in best:
             result.rejected.append(f"{fid!r}: proposed twice in one turn, kept the more confident reading")
             if update.confidence <= best[fid].confidence:
@@ -99,18 +94,18 @@ def screen(
         result.rejected.append(
             f"{dropped.factor_id!r}: over the limit of {MAX_UPDATES_PER_TURN} factors one turn may move"
         )
-    for update in ranked[:MAX_UPDATES_PER_TURN]:
-        result.accepted.append(_bounded(update, catalog, states.get(update.factor_id), observed_at, result.guarded))
+    result.accepted.extend(ranked[:MAX_UPDATES_PER_TURN])
     return result
 
 
-def _bounded(
-    update: ProposedUpdate, catalog: Catalog, state: FactorState | None, observed_at: datetime | None, notes: list[str]
-) -> ProposedUpdate:
-    """The update with its move from a confidently known value bounded (see module doc)."""
+def bound_move(update: U, catalog: Catalog, state: FactorState | None, notes: list[str]) -> U:
+    """The reading with its move from a confidently known value bounded (see module doc).
+
+    Applied when the reading is folded into the factor's evidence, against the state
+    just before it on the observation timeline, so the bound is the same whatever
+    order turns arrive in.  ``update`` is any reading with factor_id, value and confidence.
+    """
     if state is None or state.current_value is None or state.current_confidence < CONFIDENT:
-        return update
-    if observed_at is not None and state.observed_at is not None and observed_at < state.observed_at:
         return update
     scale = catalog.factor(update.factor_id).scale
     limit = MAX_UNCORROBORATED_MOVE * (scale.max - scale.min) / 100

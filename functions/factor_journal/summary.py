@@ -147,7 +147,7 @@ def build_summary(
         confidences = [state.current_confidence for state in assessed]
         all_confidences.extend(confidences)
         total += len(factors)
-        updates = [state.last_updated for state in assessed if state.last_updated is not None]
+        updates = [state.observed_at for state in assessed if state.observed_at is not None]
         categories[category.id] = CategoryProgress(
             name=category.name,
             completeness=round(len(assessed) / len(factors), 4) if factors else 0.0,

@@ -139,13 +139,17 @@ def _user_change(
     source: Source = Source.user,
     inferred_from: list[str] | None = None,
     excerpt: str = "",
+    observed_at: datetime | None = None,
 ) -> Transition:
+    observed_at = observed_at or now
     new_state = state.model_copy(
         update={
             "current_value": value,
             "current_confidence": confidence,
             "inference_status": status,
-            "observed_at": now,
+            "observed_at": observed_at,
+            "folded_through": observed_at,
+            "folded_through_id": entry_id,
             "last_updated": now,
             "inferred_from": inferred_from or [],
             "last_entry_id": entry_id,
@@ -159,7 +163,7 @@ def _user_change(
         new_state, user_id, entry_id, now,
         kind=kind, source=source, previous_value=state.current_value, new_value=value,
         change_rationale=rationale, conversation_excerpt=excerpt, confidence=confidence,
-        inferred_from=inferred_from or [], session_id=session_id, turn_id=None, observed_at=now,
+        inferred_from=inferred_from or [], session_id=session_id, turn_id=None, observed_at=observed_at,
         applied=True, effective=True, **_timeline(new_state),
     )  # fmt: skip
     return Transition(new_state, entry)
@@ -239,16 +243,22 @@ def derive(
     catalog: Catalog, composite: Factor, state: FactorState, states: dict[str, FactorState],
     user_id: str, entry_id: str, now: datetime, cause: str,
 ) -> Transition | None:  # fmt: skip
-    """Recompute a composite after a component changed; None when nothing moved."""
+    """Recompute a composite after a component changed; None when nothing moved.
+
+    The composite's state depends only on its components' states: it is observed when
+    the newest of them was, and counts one piece of evidence per assessed component.
+    """
     reading = composite_reading(catalog, composite, states)
     value, confidence, components = reading if reading else (None, 0.0, [])
-    if value == state.current_value and confidence == state.current_confidence:
+    if value == state.current_value and confidence == state.current_confidence and components == state.inferred_from:
         return None
-    names = ", ".join(components) if components else "no assessed components"
-    return _user_change(
+    names = ", ".join(catalog.factor(fid).name for fid in components) if components else "no assessed components"
+    seen = [states[fid].observed_at for fid in components if states[fid].observed_at is not None]
+    change = _user_change(
         state, user_id, entry_id, now,
         kind=EntryKind.derived, value=value, confidence=confidence,
         status=InferenceStatus.unconfirmed if value is not None else InferenceStatus.unassessed,
         rationale=f"Recomputed from {names} after {cause} changed", session_id=None,
-        source=Source.system, inferred_from=components,
+        source=Source.system, inferred_from=components, observed_at=max(seen) if seen else now,
     )  # fmt: skip
+    return Transition(change.state.model_copy(update={"evidence_count": len(components)}), change.entry)

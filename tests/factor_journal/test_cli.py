@@ -5,11 +5,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from doubles import ScriptedExtractor
 from factor_journal import cli, runtime
 from factor_journal.extraction.base import ExtractionError
 from factor_journal.links import LinkSigner
 from factor_journal.pipeline import TurnProcessor
-from test_pipeline import ScriptedExtractor
 
 
 @pytest.fixture

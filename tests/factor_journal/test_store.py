@@ -184,7 +184,8 @@ def test_late_older_observation_is_journaled_but_does_not_overwrite(store, make_
 
     state = store.factor(user, "data_infrastructure")
     assert state.current_value == 60
-    assert not late.applied and late.effective
+    assert late.effective and late.value_after == 25  # on the timeline at its own time, not current
+    assert state.evidence_count == 2 and state.last_entry_id != late.entry_id
     assert late.recorded_at > late.observed_at + timedelta(days=2)
     # history is ordered by observation: the late entry sits behind the newer one
     assert [e.new_value for e in journal(store, user, "data_infrastructure")] == [60, 25]

@@ -1,0 +1,84 @@
+"""Server-owned documents about conversation turns and sessions, and the turn's status.
+
+A turn's ``extraction`` field is written only by the pipeline; its ``status``
+is one of ``TurnStatus`` and nothing else, everywhere (pipeline, store, CLI,
+app, tests).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import Field
+
+from factor_journal.models import DocumentModel
+
+
+class TurnStatus(StrEnum):
+    processing = "processing"  # claimed by one function instance; ``lease_until`` says until when
+    processed = "processed"  # analysed; factor changes were journaled
+    no_update = "no_update"  # analysed; nothing to change
+    failed = "failed"  # a transient failure; retried automatically at ``next_attempt_at``
+    needs_attention = "needs_attention"  # retries exhausted; listed for the person and their managers
+    invalid = "invalid"  # the turn cannot be analysed as written; never retried
+    rate_limited = "rate_limited"  # over the person's turn limit: kept, not analysed
+    context = "context"  # an assistant turn: context for the next user turn, nothing to analyse
+
+
+DONE = frozenset({TurnStatus.processed, TurnStatus.no_update})
+SETTLED = DONE | {TurnStatus.invalid, TurnStatus.rate_limited, TurnStatus.context}
+"""Statuses a delivery never acts on again (``reprocess`` may still re-run needs_attention)."""
+
+
+class ExtractionOutcome(DocumentModel):
+    """``turn.extraction``: what became of the turn, with enough to audit and replay it."""
+
+    status: TurnStatus
+    attempts: int = 0
+    claim_id: str | None = None
+    claimed_at: datetime | None = None
+    lease_until: datetime | None = None
+    retry_at: datetime | None = None  # when the sweeper should pick the turn up (failed or claimed)
+    next_attempt_at: datetime | None = None
+    entry_ids: list[str] = Field(default_factory=list)
+    factor_ids: list[str] = Field(default_factory=list)
+    extractor: str | None = None
+    model: str | None = None
+    prompt_tokens: int = 0
+    response_tokens: int = 0
+    candidates: list[str] = Field(default_factory=list)
+    rejected: list[str] = Field(default_factory=list)
+    guarded: list[str] = Field(default_factory=list)
+    error: str | None = None
+    error_kind: str | None = None
+    processed_at: datetime | None = None
+    failed_at: datetime | None = None
+
+    @classmethod
+    def of(cls, turn_document: dict[str, Any] | None) -> ExtractionOutcome | None:
+        """The outcome stored on a turn document, or None when the turn was never touched."""
+        raw = (turn_document or {}).get("extraction")
+        if not isinstance(raw, dict) or raw.get("status") not in TurnStatus.__members__:
+            return None
+        return cls.model_validate(raw)
+
+    @property
+    def is_done(self) -> bool:
+        return self.status in DONE
+
+    def lease_expired(self, now: datetime) -> bool:
+        return self.status == TurnStatus.processing and (self.lease_until is None or self.lease_until <= now)
+
+
+class AnalysisDetails(DocumentModel):
+    """What the pipeline learned while analysing a turn, written with its outcome."""
+
+    extractor: str | None = None
+    model: str | None = None
+    prompt_tokens: int = 0
+    response_tokens: int = 0
+    candidates: list[str] = Field(default_factory=list)
+    rejected: list[str] = Field(default_factory=list)
+    guarded: list[str] = Field(default_factory=list)

@@ -1,0 +1,263 @@
+"""The pure change planner: from what a change read to everything it writes.
+
+``plan_change`` holds the domain rules of a change of one user's factors —
+folding readings into evidence (``folding``), people's decisions
+(``transitions``), re-check flags, composite derivation, the summary, "where
+were we", the session's progress and the turn's outcome — and returns a
+``ChangeSet``.  The factor-change repository reads inside a transaction, calls
+it, and writes the change set; nothing here touches Firestore.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from factor_journal import transitions
+from factor_journal.catalog import Catalog
+from factor_journal.documents import AnalysisDetails, ExtractionOutcome, TurnStatus
+from factor_journal.folding import Reading, arrives_late, fold_reading, refold
+from factor_journal.graph import FactorGraph
+from factor_journal.models import (
+    AssessmentSummary,
+    EntryKind,
+    FactorState,
+    InferenceStatus,
+    JournalEntry,
+    LastConversation,
+    Source,
+)
+from factor_journal.summary import build_summary
+from factor_journal.transitions import Transition
+
+LAST_EXCERPT_CHARS = 1000  # the "where were we" card's excerpt (its most recent part)
+
+Step = Callable[[dict[str, FactorState], datetime], list[Transition]]
+"""A person's decision: given the states, the transitions it makes (typed errors on bad requests)."""
+
+
+@dataclass(frozen=True)
+class TurnContext:
+    """The conversation turn a change analyses (exactly once) and what was learned analysing it."""
+
+    session_id: str
+    turn_id: str
+    observed_at: datetime
+    details: AnalysisDetails = field(default_factory=AnalysisDetails)
+
+
+@dataclass(frozen=True)
+class ChangeInputs:
+    """Everything a change reads, as read inside its transaction."""
+
+    user_id: str
+    summary: AssessmentSummary | None
+    states: dict[str, FactorState]  # every known factor state, the touched ones freshly read
+    journals: dict[str, list[JournalEntry]]  # the journals of factors to fold again (late readings)
+    last_active: datetime | None
+    now: datetime
+    session: dict | None = None  # the turn's session document, when the change analyses a turn
+
+
+@dataclass
+class SessionProgress:
+    """The session's "where were we" fields (token counts are amounts to add)."""
+
+    session_id: str
+    prompt_tokens: int
+    response_tokens: int
+    last_active: datetime | None = None
+    last_turn_id: str | None = None
+    last_topic: str | None = None
+    last_topic_factor_id: str | None = None
+    last_topic_at: datetime | None = None
+    last_excerpt: str | None = None
+
+
+@dataclass
+class ChangeSet:
+    entries: list[JournalEntry]  # this change's own journal entries
+    rewritten: list[JournalEntry]  # older entries whose place on the timeline moved
+    states: dict[str, FactorState]  # factor documents to write
+    summary: AssessmentSummary
+    last_active: datetime | None
+    guarded: list[str] = field(default_factory=list)
+    outcome: ExtractionOutcome | None = None
+    session: SessionProgress | None = None
+
+
+def entry_id_for(key: str | None, factor_id: str) -> str:
+    """A journal entry id: deterministic for an idempotency key, random otherwise."""
+    if key is None:
+        import uuid
+
+        return uuid.uuid4().hex[:20]
+    return hashlib.sha256(f"{key}|{factor_id}".encode()).hexdigest()[:20]
+
+
+def touched_factors(graph: FactorGraph, factor_ids: list[str]) -> list[str]:
+    """The factors a change of ``factor_ids`` may write: them and the composites built on them."""
+    composites = sorted({c for fid in factor_ids for c in graph.composites_of(fid)})
+    return list(dict.fromkeys([*factor_ids, *composites]))
+
+
+def late_factors(states: dict[str, FactorState], readings: list[Reading]) -> set[str]:
+    """Factors a reading arrives late for: they are folded again from their journal."""
+    return {r.update.factor_id for r in readings if arrives_late(states[r.update.factor_id], *r.key)}
+
+
+def plan_change(
+    catalog: Catalog,
+    graph: FactorGraph,
+    inputs: ChangeInputs,
+    *,
+    readings: list[Reading] = (),  # type: ignore[assignment]
+    step: Step | None = None,
+    turn: TurnContext | None = None,
+) -> ChangeSet:
+    """Everything a change writes: readings folded in observation order and/or a person's decision."""
+    states = dict(inputs.states)
+    now = inputs.now
+    guarded: list[str] = []
+    applied: list[Transition] = []
+    rewritten: list[JournalEntry] = []
+    by_factor: dict[str, list[Reading]] = {}
+    for reading in readings:
+        by_factor.setdefault(reading.update.factor_id, []).append(reading)
+    for fid, own in by_factor.items():
+        if fid in inputs.journals:
+            state, changed = refold(catalog, states[fid], inputs.journals[fid], own, inputs.user_id, now, guarded)
+            mine = {r.entry_id for r in own}
+            applied += [Transition(state, e) for e in changed if e.entry_id in mine]
+            rewritten += [e for e in changed if e.entry_id not in mine]
+            states[fid] = state
+            continue
+        for reading in sorted(own, key=lambda r: r.key):
+            change = fold_reading(catalog, states[fid], reading, inputs.user_id, now, guarded)
+            states[fid] = change.state
+            applied.append(change)
+    if step is not None:
+        for change in step(states, now):
+            states[change.state.factor_id] = change.state
+            applied.append(change)
+
+    moved = {c.state.factor_id for c in applied} | {e.factor_id for e in rewritten}
+    flagged = _flag_rechecks(graph, applied, states, now)
+    derived = _derive_composites(catalog, graph, inputs.user_id, states, moved, now)
+    written = moved | flagged | {c.state.factor_id for c in derived}
+    entries = [c.entry for c in applied + derived]
+    old_last = inputs.summary.last_conversation if inputs.summary else None
+    summary = build_summary(catalog, graph, states, _last_conversation(graph, applied, old_last), now)
+
+    last_active = inputs.last_active
+    outcome = progress = None
+    if turn is not None:
+        if last_active is None or turn.observed_at > last_active:
+            last_active = turn.observed_at
+        own_entries = [c.entry for c in applied]
+        outcome = ExtractionOutcome(
+            **turn.details.model_dump(exclude={"guarded"}),
+            guarded=guarded[:20],
+            status=TurnStatus.processed if own_entries else TurnStatus.no_update,
+            entry_ids=[e.entry_id for e in own_entries],
+            factor_ids=sorted({e.factor_id for e in own_entries}),
+            processed_at=now,
+        )
+        progress = _session_progress(graph, inputs.session or {}, turn, own_entries)
+    return ChangeSet(
+        entries=entries, rewritten=rewritten, states={fid: states[fid] for fid in written}, summary=summary,
+        last_active=last_active, guarded=guarded, outcome=outcome, session=progress,
+    )  # fmt: skip
+
+
+def _flag_rechecks(graph: FactorGraph, applied: list[Transition], states: dict[str, FactorState], now: datetime) -> set[str]:
+    """Flag inferred factors whose current value rests on a factor the user just corrected."""
+    flagged: set[str] = set()
+    for change in applied:
+        if change.entry.kind != EntryKind.corrected:
+            continue
+        corrected = change.state.factor_id
+        for fid, state in states.items():
+            if (
+                corrected in state.inferred_from
+                and state.inference_status == InferenceStatus.unconfirmed
+                and state.is_assessed
+            ):
+                reason = (
+                    f"inferred from {graph.name(corrected)}, which the user corrected "
+                    f"from {change.entry.previous_value} to {change.entry.new_value}"
+                )
+                states[fid] = state.model_copy(update={"needs_recheck": True, "recheck_reason": reason, "last_updated": now})
+                flagged.add(fid)
+    return flagged
+
+
+def _derive_composites(
+    catalog: Catalog, graph: FactorGraph, user_id: str, states: dict[str, FactorState], moved: set[str], now: datetime
+) -> list[Transition]:
+    """Composites built on a moved factor, recomputed (their entry id follows from their components)."""
+    derived: list[Transition] = []
+    for cid in sorted({c for fid in moved for c in graph.composites_of(fid)}):
+        composite = catalog.factor(cid)
+        causes = sorted(moved & set(composite.composite or {}))
+        basis = "|".join(f"{fid}:{states[fid].last_entry_id}" for fid in sorted(composite.composite or {}) if fid in states)
+        entry_id = hashlib.sha256(f"{cid}|{basis}".encode()).hexdigest()[:20]
+        current = states.get(cid) or FactorState(factor_id=cid, category=composite.category)
+        cause = ", ".join(graph.name(fid) for fid in causes)
+        change = transitions.derive(catalog, composite, current, states, user_id, entry_id, now, cause=cause)
+        if change is not None:
+            states[cid] = change.state
+            derived.append(change)
+    return derived
+
+
+def _spoken_key(entry: JournalEntry) -> tuple[datetime, float, str]:
+    """Order of what was said: newest observation, then the extractor's own confidence, then factor id
+    (none of which depend on delivery order)."""
+    confidence = entry.reading_confidence if entry.reading_confidence is not None else entry.confidence
+    return (entry.observed_at, confidence, entry.factor_id)
+
+
+def _last_conversation(
+    graph: FactorGraph, applied: list[Transition], previous: LastConversation | None
+) -> LastConversation | None:
+    """"Where we were": the newest observed thing said, never moved back by a late turn."""
+    spoken = [c.entry for c in applied if c.entry.source != Source.system and c.entry.kind != EntryKind.retracted]
+    if not spoken:
+        return previous
+    latest = max(spoken, key=_spoken_key)
+    if previous is not None and latest.observed_at <= previous.timestamp:
+        return previous
+    return LastConversation(
+        topic=graph.name(latest.factor_id),
+        factor_id=latest.factor_id,
+        session_id=latest.session_id,
+        timestamp=latest.observed_at,
+        excerpt=(latest.conversation_excerpt or latest.change_rationale)[-LAST_EXCERPT_CHARS:],
+    )
+
+
+def _session_progress(
+    graph: FactorGraph, session: dict, turn: TurnContext, entries: list[JournalEntry]
+) -> SessionProgress:
+    """The session's "where were we" fields, moved forward only by newer turns (delivery is out of order)."""
+    progress = SessionProgress(
+        session_id=turn.session_id,
+        prompt_tokens=turn.details.prompt_tokens,
+        response_tokens=turn.details.response_tokens,
+    )
+    last_active = session.get("last_active")
+    if last_active is None or turn.observed_at >= last_active:
+        progress.last_active = turn.observed_at
+        progress.last_turn_id = turn.turn_id
+    spoken = [entry for entry in entries if entry.source == Source.llm]
+    topic_at = session.get("last_topic_at")
+    if spoken and (topic_at is None or turn.observed_at >= topic_at):
+        topic = max(spoken, key=lambda e: (e.reading_confidence or e.confidence, e.factor_id))
+        progress.last_topic = graph.name(topic.factor_id)
+        progress.last_topic_factor_id = topic.factor_id
+        progress.last_topic_at = turn.observed_at
+        progress.last_excerpt = topic.conversation_excerpt[-LAST_EXCERPT_CHARS:]
+    return progress

@@ -1,0 +1,186 @@
+"""Factor changes: read → plan → write, one transaction per change of one user.
+
+``FactorChanges.apply`` reads the user, the summary, the touched factors (and,
+for a turn, the turn and its session; for a late reading, that factor's
+journal), asks the pure planner (``factor_journal.planner``) for the change
+set, and writes all of it in the same transaction: journal entries, factor
+documents, the summary, the day's snapshot, the person's roll-up row, and for
+a turn its outcome and the session's "where were we".  A turn whose outcome
+already says done is not applied again (exactly once).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from factor_journal.catalog import Catalog
+from factor_journal.documents import ExtractionOutcome
+from factor_journal.errors import InvalidInputError, UnknownUserError
+from factor_journal.folding import Reading
+from factor_journal.graph import FactorGraph
+from factor_journal.models import AssessmentSummary, FactorState, JournalEntry, UserProfile
+from factor_journal.planner import (
+    ChangeInputs,
+    ChangeSet,
+    SessionProgress,
+    Step,
+    TurnContext,
+    late_factors,
+    plan_change,
+    touched_factors,
+)
+from factor_journal.repositories.client import CountedClient, run_transaction
+from factor_journal.repositories.locks import CommitLeases
+from factor_journal.repositories.paths import SUMMARY_FIELD, Paths
+from factor_journal.rollup import person_row, shard_of, snapshot_document
+from google.cloud import firestore
+from google.cloud.firestore_v1.field_path import FieldPath
+
+
+@dataclass(frozen=True)
+class ChangeResult:
+    entries: list[JournalEntry]
+    summary: AssessmentSummary | None
+    duplicate: bool = False
+    previous_outcome: ExtractionOutcome | None = None
+    guarded: tuple[str, ...] = ()
+
+    @property
+    def entry_ids(self) -> list[str]:
+        return [entry.entry_id for entry in self.entries]
+
+
+def write_row(
+    transaction: firestore.Transaction, paths: Paths, profile: UserProfile, summary: AssessmentSummary,
+    last_active: datetime | None,
+) -> None:  # fmt: skip
+    """Replace the person's row in their organisation's roll-up shard (a blind write: no read)."""
+    if not profile.org_id:
+        return
+    row = person_row(profile, summary, last_active)
+    shard = paths.rollup_shard(profile.org_id, shard_of(profile.user_id))
+    transaction.set(shard, {"rows": {profile.user_id: row.to_document()}}, merge=[FieldPath("rows", profile.user_id)])
+
+
+class FactorChanges:
+    def __init__(
+        self, client: CountedClient, catalog: Catalog, graph: FactorGraph, *, contention_timeout: float = 120.0
+    ) -> None:
+        self.client = client
+        self.paths = Paths(client)
+        self.catalog = catalog
+        self.graph = graph
+        self.contention_timeout = contention_timeout
+        self.leases = CommitLeases(client)
+
+    def apply(
+        self,
+        user_id: str,
+        factor_ids: list[str],
+        *,
+        readings: list[Reading] = (),  # type: ignore[assignment]
+        step: Step | None = None,
+        turn: TurnContext | None = None,
+    ) -> ChangeResult:
+        """Apply readings and/or a person's decision to one user's factors atomically."""
+        if not isinstance(user_id, str) or not user_id or "/" in user_id:
+            raise InvalidInputError(f"user id must be a non-empty string without '/', got {user_id!r}")
+        touched = touched_factors(self.graph, list(factor_ids))
+        paths = self.paths
+
+        @firestore.transactional
+        def run(transaction: firestore.Transaction) -> ChangeResult:
+            refs = [paths.user(user_id), paths.summary(user_id), *[paths.factor(user_id, fid) for fid in touched]]
+            if turn is not None:
+                refs += [paths.turn(user_id, turn.session_id, turn.turn_id), paths.session(user_id, turn.session_id)]
+            snapshots = {s.reference.path: s for s in self.client.get_all(refs, transaction=transaction)}
+            user_snapshot = snapshots[refs[0].path]
+            if not user_snapshot.exists:
+                raise UnknownUserError(user_id)
+            stored_outcome = session = None
+            if turn is not None:
+                stored_outcome = ExtractionOutcome.of(snapshots[refs[-2].path].to_dict())
+                if stored_outcome is not None and stored_outcome.is_done:
+                    return ChangeResult(entries=[], summary=None, duplicate=True, previous_outcome=stored_outcome)
+                session = snapshots[refs[-1].path].to_dict() or {}
+            summary_data = (snapshots[refs[1].path].to_dict() or {}).get(SUMMARY_FIELD)
+            old_summary = AssessmentSummary.model_validate(summary_data) if summary_data else None
+            states = self.known_states(transaction, user_id, old_summary)
+            for fid in touched:
+                data = snapshots[paths.factor(user_id, fid).path].to_dict()
+                states[fid] = (
+                    FactorState.model_validate(data)
+                    if data
+                    else FactorState(factor_id=fid, category=self.catalog.factor(fid).category)
+                )
+            journals = {
+                fid: [
+                    JournalEntry.model_validate(s.to_dict())
+                    for s in paths.journal(user_id, fid).stream(transaction=transaction)
+                ]
+                for fid in sorted(late_factors(states, list(readings)))
+            }
+            user_data = user_snapshot.to_dict() or {}
+            inputs = ChangeInputs(
+                user_id=user_id, summary=old_summary, states=states, journals=journals,
+                last_active=user_data.get("last_active"), session=session, now=datetime.now(UTC),
+            )  # fmt: skip
+            plan = plan_change(self.catalog, self.graph, inputs, readings=list(readings), step=step, turn=turn)
+            if plan.outcome is not None and stored_outcome is not None:
+                plan.outcome.attempts = stored_outcome.attempts
+            self._write(transaction, user_id, UserProfile.model_validate(user_data), plan, inputs.now, turn)
+            return ChangeResult(entries=plan.entries, summary=plan.summary, guarded=tuple(plan.guarded))
+
+        if turn is None:  # a person's decision or a direct write: serialised within this process only
+            with self.leases.local(user_id):
+                return run_transaction(self.client, run, timeout=self.contention_timeout)
+        with self.leases.held(user_id):
+            return run_transaction(self.client, run, timeout=self.contention_timeout)
+
+    def known_states(
+        self, transaction: firestore.Transaction, user_id: str, summary: AssessmentSummary | None
+    ) -> dict[str, FactorState]:
+        """Every factor state a change plans with: the summary carries them all (no scan)."""
+        return dict(summary.factors) if summary else {}
+
+    def _write(
+        self, transaction: firestore.Transaction, user_id: str, profile: UserProfile, plan: ChangeSet, now: datetime,
+        turn: TurnContext | None,
+    ) -> None:  # fmt: skip
+        paths = self.paths
+        for entry in [*plan.entries, *plan.rewritten]:
+            transaction.set(paths.journal(user_id, entry.factor_id).document(entry.entry_id), entry.to_document())
+        for fid, state in plan.states.items():
+            transaction.set(paths.factor(user_id, fid), state.to_document())
+        transaction.set(paths.summary(user_id), {SUMMARY_FIELD: plan.summary.to_document()})
+        day = now.strftime("%Y-%m-%d")
+        transaction.set(paths.snapshot(user_id, day), snapshot_document(plan.summary, day))
+        write_row(transaction, paths, profile, plan.summary, plan.last_active)
+        if turn is not None and plan.outcome is not None and plan.session is not None:
+            turn_ref = paths.turn(user_id, turn.session_id, turn.turn_id)
+            transaction.set(turn_ref, {"extraction": plan.outcome.to_document()}, merge=True)
+            transaction.set(paths.session(user_id, turn.session_id), _session_fields(plan.session), merge=True)
+            usage = _usage(plan.session)
+            transaction.set(paths.user(user_id), {"usage": usage, "last_active": plan.last_active}, merge=True)
+
+
+def _usage(progress: SessionProgress) -> dict[str, Any]:
+    return {
+        "prompt_tokens": firestore.Increment(progress.prompt_tokens),
+        "response_tokens": firestore.Increment(progress.response_tokens),
+    }
+
+
+def _session_fields(progress: SessionProgress) -> dict[str, Any]:
+    fields: dict[str, Any] = {
+        "session_id": progress.session_id,
+        "analysed_turns": firestore.Increment(1),
+        "usage": _usage(progress),
+    }
+    for name in ("last_active", "last_turn_id", "last_topic", "last_topic_factor_id", "last_topic_at", "last_excerpt"):
+        value = getattr(progress, name)
+        if value is not None:
+            fields[name] = value
+    return fields

@@ -1,0 +1,79 @@
+"""Every Firestore path the product uses, in one place.
+
+Per user (nothing is shared between users)::
+
+    users/{uid}                                           profile
+    users/{uid}/factors/{factor_id}                       factor state
+    users/{uid}/factors/{factor_id}/journal/{entry_id}    journal entry
+    users/{uid}/metadata/assessment                       {"assessment_summary": ...}
+    users/{uid}/conversations/{session_id}                session ("where were we")
+    users/{uid}/conversations/{session_id}/turns/{tid}    turn (+ its extraction outcome)
+    users/{uid}/snapshots/{YYYY-MM-DD}                    daily snapshot of the summary
+    users/{uid}/locks/commit                              the user's commit lease (short-lived)
+    users/{uid}/rate/{YYYY-MM-DD}                         turn counters for the rate limit
+
+Per organisation::
+
+    organisations/{org}                                   organisation (name, managers)
+    organisations/{org}/rollup/shard-NN                   people's roll-up rows
+    organisations/{org}/daily/{YYYY-MM-DD}                daily figures
+"""
+
+from __future__ import annotations
+
+from google.cloud import firestore
+
+USERS = "users"
+ORGANISATIONS = "organisations"
+SUMMARY_DOCUMENT = ("metadata", "assessment")
+SUMMARY_FIELD = "assessment_summary"
+TURNS = "turns"
+
+
+class Paths:
+    """Document and collection references for one client."""
+
+    def __init__(self, client: firestore.Client) -> None:
+        self.client = client
+
+    def user(self, user_id: str) -> firestore.DocumentReference:
+        return self.client.collection(USERS).document(user_id)
+
+    def summary(self, user_id: str) -> firestore.DocumentReference:
+        return self.user(user_id).collection(SUMMARY_DOCUMENT[0]).document(SUMMARY_DOCUMENT[1])
+
+    def factors(self, user_id: str) -> firestore.CollectionReference:
+        return self.user(user_id).collection("factors")
+
+    def factor(self, user_id: str, factor_id: str) -> firestore.DocumentReference:
+        return self.factors(user_id).document(factor_id)
+
+    def journal(self, user_id: str, factor_id: str) -> firestore.CollectionReference:
+        return self.factor(user_id, factor_id).collection("journal")
+
+    def sessions(self, user_id: str) -> firestore.CollectionReference:
+        return self.user(user_id).collection("conversations")
+
+    def session(self, user_id: str, session_id: str) -> firestore.DocumentReference:
+        return self.sessions(user_id).document(session_id)
+
+    def turns(self, user_id: str, session_id: str) -> firestore.CollectionReference:
+        return self.session(user_id, session_id).collection(TURNS)
+
+    def turn(self, user_id: str, session_id: str, turn_id: str) -> firestore.DocumentReference:
+        return self.turns(user_id, session_id).document(turn_id)
+
+    def snapshot(self, user_id: str, day: str) -> firestore.DocumentReference:
+        return self.user(user_id).collection("snapshots").document(day)
+
+    def commit_lease(self, user_id: str) -> firestore.DocumentReference:
+        return self.user(user_id).collection("locks").document("commit")
+
+    def rate(self, user_id: str, day: str) -> firestore.DocumentReference:
+        return self.user(user_id).collection("rate").document(day)
+
+    def organisation(self, org_id: str) -> firestore.DocumentReference:
+        return self.client.collection(ORGANISATIONS).document(org_id)
+
+    def rollup_shard(self, org_id: str, shard: str) -> firestore.DocumentReference:
+        return self.organisation(org_id).collection("rollup").document(shard)

@@ -1,0 +1,324 @@
+"""People and their conversations: profiles, sessions, turns, turn claims and outcomes, rate counters.
+
+Promises:
+
+* ``register`` creates or updates a profile without resetting what the server
+  keeps, gives a new user an empty summary, and keeps the person's roll-up row
+  in their organisation only: moving organisation removes the old row in the
+  same transaction.
+* A turn is analysed by one claimer at a time: ``claim_turn`` is a transaction
+  on the turn document alone (a duplicate delivery that finds the turn done or
+  claimed under a live lease makes no write at all), and a claim whose lease
+  ran out may be taken over.
+* Every turn ends in a recorded ``TurnStatus``; failures carry when to retry.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from factor_journal.catalog import Catalog
+from factor_journal.conversation import InvalidTurnError, Turn, parse_turn
+from factor_journal.documents import DONE, SETTLED, ExtractionOutcome, TurnStatus
+from factor_journal.errors import UnknownUserError
+from factor_journal.graph import FactorGraph
+from factor_journal.models import SERVER_MANAGED_PROFILE_FIELDS, AssessmentSummary, UserProfile
+from factor_journal.repositories.changes import write_row
+from factor_journal.repositories.client import CountedClient, run_transaction
+from factor_journal.repositories.paths import SUMMARY_FIELD, TURNS, Paths
+from factor_journal.rollup import shard_of
+from factor_journal.summary import build_summary
+from google.cloud import firestore
+from google.cloud.firestore_v1.base_query import FieldFilter
+from google.cloud.firestore_v1.field_path import FieldPath
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What a delivery found when it tried to claim a turn."""
+
+    won: bool  # True: this delivery now holds the turn and must analyse it
+    outcome: ExtractionOutcome | None  # the stored outcome (after the claim when won)
+    missing: bool = False
+    data: dict[str, Any] | None = None  # the turn document as read
+
+
+@dataclass(frozen=True)
+class TurnRef:
+    user_id: str
+    session_id: str
+    turn_id: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.session_id}/{self.turn_id}"
+
+
+class People:
+    def __init__(self, client: CountedClient, catalog: Catalog, graph: FactorGraph, *, contention_timeout: float = 120.0) -> None:
+        self.client = client
+        self.paths = Paths(client)
+        self.catalog = catalog
+        self.graph = graph
+        self.contention_timeout = contention_timeout
+
+    # Profiles ----------------------------------------------------------------------------
+
+    def register(self, profile: UserProfile) -> None:
+        now = datetime.now(UTC)
+        profile = profile.model_copy(update={"created_at": profile.created_at or now})
+        paths = self.paths
+
+        @firestore.transactional
+        def run(transaction: firestore.Transaction) -> None:
+            user_snapshot, summary_snapshot = (
+                paths.user(profile.user_id).get(transaction=transaction),
+                paths.summary(profile.user_id).get(transaction=transaction),
+            )
+            known = (user_snapshot.to_dict() or {}) if user_snapshot.exists else {}
+            document = profile.to_document()
+            if user_snapshot.exists:  # never reset what the pipeline and the reminder job keep
+                document = {k: v for k, v in document.items() if k not in SERVER_MANAGED_PROFILE_FIELDS}
+            transaction.set(paths.user(profile.user_id), document, merge=True)
+            if summary_snapshot.exists:
+                summary = AssessmentSummary.model_validate(summary_snapshot.to_dict()[SUMMARY_FIELD])
+            else:
+                summary = build_summary(self.catalog, self.graph, {}, None, now)
+                transaction.set(paths.summary(profile.user_id), {SUMMARY_FIELD: summary.to_document()})
+            old_org = known.get("org_id")
+            if old_org and old_org != profile.org_id:
+                remove_row(transaction, paths, old_org, profile.user_id)
+            merged = UserProfile.model_validate({**known, **document})
+            write_row(transaction, paths, merged, summary, known.get("last_active"))
+
+        run_transaction(self.client, run, timeout=self.contention_timeout)
+
+    def get(self, user_id: str) -> UserProfile | None:
+        snapshot = self.paths.user(user_id).get()
+        return UserProfile.model_validate(snapshot.to_dict()) if snapshot.exists else None
+
+    # Sessions and turns ------------------------------------------------------------------
+
+    def start_session(self, user_id: str, session_id: str | None = None, *, started_at: datetime | None = None) -> str:
+        if self.get(user_id) is None:
+            raise UnknownUserError(user_id)
+        ref = self.paths.session(user_id, session_id) if session_id else self.paths.sessions(user_id).document()
+        ref.set({"session_id": ref.id, "started_at": started_at or datetime.now(UTC)}, merge=True)
+        return ref.id
+
+    def add_turn(
+        self, user_id: str, session_id: str, role: str, text: str, *,
+        created_at: datetime | None = None, turn_id: str | None = None,
+    ) -> str:  # fmt: skip
+        collection = self.paths.turns(user_id, session_id)
+        ref = collection.document(turn_id) if turn_id else collection.document()
+        ref.set({"role": role, "text": text, "created_at": created_at or firestore.SERVER_TIMESTAMP})
+        return ref.id
+
+    def turn_data(self, user_id: str, session_id: str, turn_id: str) -> dict[str, Any] | None:
+        snapshot = self.paths.turn(user_id, session_id, turn_id).get()
+        return snapshot.to_dict() if snapshot.exists else None
+
+    def session_data(self, user_id: str, session_id: str) -> dict[str, Any] | None:
+        snapshot = self.paths.session(user_id, session_id).get()
+        return snapshot.to_dict() if snapshot.exists else None
+
+    def recent_turns(self, user_id: str, session_id: str, *, before: datetime, limit: int) -> list[Turn]:
+        """Up to ``limit`` valid turns of the session created before ``before``, oldest first."""
+        query = (
+            self.paths.turns(user_id, session_id)
+            .where(filter=FieldFilter("created_at", "<", before))
+            .order_by("created_at", direction=firestore.Query.DESCENDING)
+            .limit(limit)
+        )
+        turns = []
+        for snapshot in reversed(list(query.stream())):
+            try:
+                turns.append(parse_turn(snapshot.id, snapshot.to_dict()))
+            except InvalidTurnError:
+                continue  # an invalid turn is recorded on its own; it is no context
+        return turns
+
+    def session_turns(self, user_id: str, session_id: str) -> list[tuple[str, dict[str, Any]]]:
+        snapshots = self.paths.turns(user_id, session_id).order_by("created_at").stream()
+        return [(snapshot.id, snapshot.to_dict() or {}) for snapshot in snapshots]
+
+    def session_ids(self, user_id: str) -> list[str]:
+        return [snapshot.id for snapshot in self.paths.sessions(user_id).stream()]
+
+    def wait_for_analysis(self, user_id: str, session_id: str, turn_id: str, timeout: float) -> str | None:
+        """The turn's status once the pipeline has settled it (done, failed, …), or None after ``timeout``."""
+        deadline = time.monotonic() + timeout
+        while True:
+            outcome = ExtractionOutcome.of(self.turn_data(user_id, session_id, turn_id))
+            if outcome is not None and outcome.status != TurnStatus.processing:
+                return str(outcome.status)
+            if time.monotonic() >= deadline:
+                return str(outcome.status) if outcome else None
+            time.sleep(0.2)
+
+    # Claims and outcomes -----------------------------------------------------------------
+
+    def claim_turn(self, ref: TurnRef, *, lease: timedelta, now: datetime | None = None, force: bool = False) -> Claim:
+        """Claim the turn for analysis, unless it is settled, claimed under a live lease, or failed and not
+        yet due again.  ``force`` (a person asking to reprocess) also claims turns that need attention,
+        were rate limited or are waiting for their next attempt."""
+        turn_ref = self.paths.turn(ref.user_id, ref.session_id, ref.turn_id)
+        snapshot = turn_ref.get()  # the fast path: duplicates stop here with one read, no write
+        if not snapshot.exists:
+            return Claim(won=False, outcome=None, missing=True)
+        found = _blocking(snapshot.to_dict(), now or datetime.now(UTC), force)
+        if found is not None:
+            return Claim(won=False, outcome=found, data=snapshot.to_dict())
+
+        @firestore.transactional
+        def run(transaction: firestore.Transaction) -> Claim:
+            current = turn_ref.get(transaction=transaction)
+            data = current.to_dict() or {}
+            moment = now or datetime.now(UTC)
+            blocking = _blocking(data, moment, force)
+            if blocking is not None:
+                return Claim(won=False, outcome=blocking, data=data)
+            previous = ExtractionOutcome.of(data)
+            outcome = ExtractionOutcome(
+                status=TurnStatus.processing,
+                attempts=(previous.attempts if previous else 0) + 1,
+                claim_id=uuid.uuid4().hex,
+                claimed_at=moment,
+                lease_until=moment + lease,
+                retry_at=moment + lease,  # the sweeper takes the turn over if this claimer dies
+                error=previous.error if previous else None,
+                error_kind=previous.error_kind if previous else None,
+            )
+            transaction.set(turn_ref, {"extraction": outcome.to_document()}, merge=True)
+            return Claim(won=True, outcome=outcome, data=data)
+
+        return run_transaction(self.client, run, timeout=self.contention_timeout)
+
+    def settle_turn(self, ref: TurnRef, outcome: ExtractionOutcome) -> None:
+        """Record a turn's final outcome that involves no factor change (invalid, rate limited, context)."""
+        self.paths.turn(ref.user_id, ref.session_id, ref.turn_id).set({"extraction": outcome.to_document()}, merge=True)
+
+    def record_failure(self, ref: TurnRef, claim_id: str | None, outcome: ExtractionOutcome) -> ExtractionOutcome | None:
+        """Record a failed attempt, unless the turn was completed (or re-claimed) meanwhile.
+
+        Returns the outcome written, or None when nothing was written."""
+        turn_ref = self.paths.turn(ref.user_id, ref.session_id, ref.turn_id)
+
+        @firestore.transactional
+        def run(transaction: firestore.Transaction) -> ExtractionOutcome | None:
+            snapshot = turn_ref.get(transaction=transaction)
+            if not snapshot.exists:
+                return None
+            stored = ExtractionOutcome.of(snapshot.to_dict())
+            if stored is not None and (stored.status in DONE or (claim_id and stored.claim_id not in (None, claim_id))):
+                return None
+            written = outcome.model_copy(update={"attempts": max(outcome.attempts, stored.attempts if stored else 0)})
+            transaction.set(turn_ref, {"extraction": written.to_document()}, merge=True)
+            return written
+
+        return run_transaction(self.client, run, timeout=self.contention_timeout)
+
+    def due_turns(self, now: datetime, limit: int = 200) -> list[TurnRef]:
+        """Turns whose retry time has come (failed ones due again, claims whose lease ran out), oldest first."""
+        query = (
+            self.client.collection_group(TURNS)
+            .where(filter=FieldFilter("extraction.retry_at", "<=", now))
+            .order_by("extraction.retry_at")
+            .limit(limit)
+        )
+        refs = []
+        for snapshot in query.stream():
+            parts = snapshot.reference.path.split("/")  # users/{uid}/conversations/{sid}/turns/{tid}
+            refs.append(TurnRef(user_id=parts[1], session_id=parts[3], turn_id=parts[5]))
+        return refs
+
+    def unclaimed_turns(self, since: datetime, until: datetime) -> list[TurnRef]:
+        """Turns created in [since, until) that no delivery ever claimed (a lost or crashed first delivery)."""
+        query = (
+            self.client.collection_group(TURNS)
+            .where(filter=FieldFilter("created_at", ">=", since))
+            .where(filter=FieldFilter("created_at", "<", until))
+        )
+        refs = []
+        for snapshot in query.stream():
+            parts = snapshot.reference.path.split("/")
+            if len(parts) == 6 and parts[0] == "users" and ExtractionOutcome.of(snapshot.to_dict()) is None:
+                refs.append(TurnRef(user_id=parts[1], session_id=parts[3], turn_id=parts[5]))
+        return refs
+
+    # Attention and rate ------------------------------------------------------------------
+
+    def set_attention(self, ref: TurnRef, needs_attention: bool) -> None:
+        """List (or unlist) the turn among the person's turns needing attention, on the profile and
+        on their roll-up row (where their managers see it)."""
+        paths = self.paths
+
+        @firestore.transactional
+        def run(transaction: firestore.Transaction) -> None:
+            snapshot = paths.user(ref.user_id).get(transaction=transaction)
+            if not snapshot.exists:
+                return
+            data = snapshot.to_dict() or {}
+            listed = set(data.get("attention_turns") or [])
+            updated = listed | {ref.key} if needs_attention else listed - {ref.key}
+            if updated == listed:
+                return
+            transaction.set(paths.user(ref.user_id), {"attention_turns": sorted(updated)}, merge=True)
+            org_id = data.get("org_id")
+            if org_id:
+                shard = paths.rollup_shard(org_id, shard_of(ref.user_id))
+                transaction.set(
+                    shard, {"rows": {ref.user_id: {"needs_attention": len(updated)}}},
+                    merge=[FieldPath("rows", ref.user_id, "needs_attention")],
+                )  # fmt: skip
+
+        run_transaction(self.client, run, timeout=self.contention_timeout)
+
+    def count_turn(self, user_id: str, now: datetime) -> tuple[int, int]:
+        """Count one more analysed turn for the rate limit; returns (this minute's, today's) count so far,
+        this one included.  A blind increment then a read: concurrent turns never wait on each other."""
+        ref = self.paths.rate(user_id, now.strftime("%Y-%m-%d"))
+        minute = now.strftime("%H%M")
+        ref.set(
+            {"day": firestore.Increment(1), "minutes": {minute: firestore.Increment(1)},
+             "expires_at": now + timedelta(days=2)},
+            merge=True,
+        )  # fmt: skip
+        data = ref.get().to_dict() or {}
+        return int((data.get("minutes") or {}).get(minute, 0)), int(data.get("day", 0))
+
+    def turns_of(self, user_id: str) -> Iterator[tuple[TurnRef, dict[str, Any]]]:
+        """Every turn of every session of the user, oldest first within a session."""
+        for session_id in self.session_ids(user_id):
+            for turn_id, data in self.session_turns(user_id, session_id):
+                yield TurnRef(user_id, session_id, turn_id), data
+
+
+def _blocking(data: dict[str, Any] | None, now: datetime, force: bool = False) -> ExtractionOutcome | None:
+    """The stored outcome when it forbids a new claim (see ``People.claim_turn``)."""
+    outcome = ExtractionOutcome.of(data)
+    if outcome is None:
+        return None
+    if outcome.status == TurnStatus.processing:
+        return None if outcome.lease_expired(now) else outcome
+    if force:
+        return outcome if outcome.status in DONE | {TurnStatus.invalid, TurnStatus.context} else None
+    if outcome.status in SETTLED or outcome.status == TurnStatus.needs_attention:
+        return outcome
+    if outcome.status == TurnStatus.failed and outcome.next_attempt_at is not None and outcome.next_attempt_at > now:
+        return outcome
+    return None
+
+
+def remove_row(transaction: firestore.Transaction, paths: Paths, org_id: str, user_id: str) -> None:
+    """Delete the person's row from an organisation's roll-up (a blind write)."""
+    transaction.set(
+        paths.rollup_shard(org_id, shard_of(user_id)), {"rows": {user_id: firestore.DELETE_FIELD}},
+        merge=[FieldPath("rows", user_id)],
+    )  # fmt: skip

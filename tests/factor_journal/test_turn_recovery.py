@@ -1,0 +1,238 @@
+"""Claims, automatic retries and recovery of turns, on the Firestore emulator (issue: failures heal
+themselves).  Separate clients stand in for separate function instances."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from conftest import PROJECT_ID
+from doubles import Clock, ReadingsByText, ScriptedExtractor, reading
+from factor_journal.extraction.base import ExtractionError
+from factor_journal.pipeline import TurnProcessor, recover_due_turns
+from factor_journal.settings import Settings
+from factor_journal.store import FactorJournalStore
+from google.cloud import firestore
+
+
+@pytest.fixture
+def database() -> firestore.Client:
+    """A database of the emulator of this test's own: the recovery sweep's collection-group queries see
+    only this test's turns."""
+    return firestore.Client(project=PROJECT_ID, database=f"fj-recovery-{uuid.uuid4().hex[:10]}")
+
+
+@pytest.fixture
+def store(database, catalog) -> FactorJournalStore:
+    return FactorJournalStore(database, catalog)
+
+
+@pytest.fixture
+def instances(database, catalog):
+    """Eight stores, each with its own Firestore client, as eight function instances would have."""
+    return [FactorJournalStore(database, catalog) for _ in range(8)]
+
+
+def status(store, user, session, turn) -> str:
+    return store.turn_data(user, session, turn)["extraction"]["status"]
+
+
+def new_conversation(store, make_user):
+    user = make_user(store)
+    return user, store.start_session(user)
+
+
+def test_duplicate_deliveries_from_eight_instances_make_one_model_call(instances, make_user):
+    store = instances[0]
+    user, session = new_conversation(store, make_user)
+    turn = store.add_turn(user, session, "user", "Our data is all over the place", created_at=datetime.now(UTC))
+    model = ReadingsByText({"Our data is all over the place": [reading("data_quality", 25)]})
+    processors = [TurnProcessor(instance, model) for instance in instances]
+    results: list[str] = []
+    errors: list[BaseException] = []
+
+    def deliver(processor: TurnProcessor) -> None:
+        for _ in range(6):
+            try:
+                results.append(processor.process(user, session, turn).status)
+            except BaseException as error:  # noqa: BLE001 - every error is a failure here
+                errors.append(error)
+
+    threads = [threading.Thread(target=deliver, args=(p,)) for p in processors]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert model.total_calls == 1
+    assert results.count("processed") == 1 and set(results) <= {"processed", "busy", "duplicate"}
+    assert len(store.history(user, "data_quality").entries) == 1
+    assert status(store, user, session, turn) == "processed"
+
+
+def test_a_duplicate_of_a_done_turn_reads_once_and_writes_nothing(store, make_user):
+    user, session = new_conversation(store, make_user)
+    turn = store.add_turn(user, session, "user", "Our data is all over the place")
+    processor = TurnProcessor(store, ScriptedExtractor([reading("data_quality", 25)]))
+    assert processor.process(user, session, turn).status == "processed"
+    store.stats.reset()
+    assert processor.process(user, session, turn).status == "duplicate"
+    assert (store.stats.reads, store.stats.writes) == (1, 0)
+
+
+def test_a_claim_whose_holder_died_is_taken_over_after_its_lease(store, make_user):
+    user, session = new_conversation(store, make_user)
+    turn = store.add_turn(user, session, "user", "Our data is all over the place")
+    clock = Clock()
+    config = Settings(claim_lease_seconds=60)
+    model = ScriptedExtractor([reading("data_quality", 25)])
+    # an instance claims the turn and dies before finishing
+    dead = store.people.claim_turn(_ref(user, session, turn), lease=config.claim_lease, now=clock())
+    assert dead.won and status(store, user, session, turn) == "processing"
+    processor = TurnProcessor(store, model, config=config, clock=clock)
+    assert processor.process(user, session, turn).status == "busy"  # the lease is live
+    assert model.requests == []
+    clock.advance(seconds=61)
+    assert store.people.due_turns(clock()) and _ref(user, session, turn) in store.people.due_turns(clock())
+    assert recover_due_turns(processor) == {"processed": 1}
+    assert status(store, user, session, turn) == "processed" and len(model.requests) == 1
+
+
+def _ref(user, session, turn):
+    from factor_journal.repositories.people import TurnRef
+
+    return TurnRef(user, session, turn)
+
+
+def test_transient_failures_are_retried_automatically_with_backoff_then_need_attention(store, make_user):
+    user, session = new_conversation(store, make_user)
+    turn = store.add_turn(user, session, "user", "Our data is all over the place")
+    clock = Clock()
+    config = Settings(max_turn_attempts=3, retry_base_seconds=60)
+    model = ScriptedExtractor(ExtractionError("Vertex AI answered 503"))
+    processor = TurnProcessor(store, model, config=config, clock=clock)
+    assert processor.process(user, session, turn).status == "failed"
+    recorded = store.turn_data(user, session, turn)["extraction"]
+    assert recorded["attempts"] == 1 and recorded["next_attempt_at"] == clock() + timedelta(seconds=60)
+    assert recover_due_turns(processor) == {}  # not due yet: nothing happens, no model call
+    assert len(model.requests) == 1
+    clock.advance(seconds=61)
+    assert recover_due_turns(processor) == {"failed": 1}
+    recorded = store.turn_data(user, session, turn)["extraction"]
+    assert recorded["attempts"] == 2 and recorded["next_attempt_at"] == clock() + timedelta(seconds=240)
+    clock.advance(seconds=241)
+    assert recover_due_turns(processor) == {"needs_attention": 1}
+    recorded = store.turn_data(user, session, turn)["extraction"]
+    assert recorded["status"] == "needs_attention" and recorded["attempts"] == 3 and recorded["retry_at"] is None
+    clock.advance(days=1)
+    assert recover_due_turns(processor) == {}  # the cap holds: no fourth attempt
+    assert len(model.requests) == 3
+    assert store.get_user(user).attention_turns == [f"{session}/{turn}"]
+    # a person reprocesses it once the model is back: it is analysed and unlisted
+    healthy = TurnProcessor(store, ScriptedExtractor([reading("data_quality", 25)]), config=config, clock=clock)
+    assert healthy.process(user, session, turn, force=True).status == "processed"
+    assert store.get_user(user).attention_turns == []
+
+
+def test_a_turn_needing_attention_is_listed_on_the_managers_rollup_row(store, make_user):
+    user = make_user(store, org_id="org-attention")
+    session = store.start_session(user)
+    turn = store.add_turn(user, session, "user", "Our data is all over the place")
+    config = Settings(max_turn_attempts=1)
+    TurnProcessor(store, ScriptedExtractor(ExtractionError("quota exceeded")), config=config).process(user, session, turn)
+    rows = {}
+    for shard in store.org_ref("org-attention").collection("rollup").stream():
+        rows.update((shard.to_dict() or {}).get("rows", {}))
+    assert rows[user]["needs_attention"] == 1
+
+
+def test_invalid_input_is_never_retried(store, make_user):
+    user, session = new_conversation(store, make_user)
+    ref = store.turns(user, session).document()
+    ref.set({"role": "user", "text": "   ", "created_at": datetime.now(UTC)})
+    clock = Clock()
+    model = ScriptedExtractor([reading("data_quality", 25)])
+    processor = TurnProcessor(store, model, clock=clock)
+    assert processor.process(user, session, ref.id).status == "invalid"
+    clock.advance(days=2)
+    assert recover_due_turns(processor) == {}
+    assert processor.process(user, session, ref.id).status == "invalid"
+    assert model.requests == []
+
+
+def test_retries_interleaved_with_duplicates_produce_one_set_of_effects(instances, make_user):
+    store = instances[0]
+    user, session = new_conversation(store, make_user)
+    text = "Our data is all over the place"
+    turn = store.add_turn(user, session, "user", text)
+    model = ReadingsByText({text: [reading("data_quality", 25)]}, fail_first=2)
+    clock = Clock()
+    processors = [TurnProcessor(s, model, clock=clock, config=Settings(retry_base_seconds=1)) for s in instances]
+    for attempt in range(3):
+        threads = [threading.Thread(target=p.process, args=(user, session, turn)) for p in processors]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        clock.advance(seconds=10 * 4**attempt)
+        recover_due_turns(processors[attempt])
+    assert model.total_calls == 3  # two failures, one success: each attempt called the model once
+    assert status(store, user, session, turn) == "processed"
+    [entry] = store.history(user, "data_quality").entries
+    assert entry.turn_id == turn
+    session_doc = store.session_data(user, session)
+    assert session_doc["analysed_turns"] == 1
+    assert store.summary(user).factors["data_quality"].evidence_count == 1
+
+
+def test_a_turn_no_delivery_ever_claimed_is_found_by_the_sweep(store, make_user):
+    user, session = new_conversation(store, make_user)
+    written = datetime.now(UTC) - timedelta(minutes=5)
+    turn = store.add_turn(user, session, "user", "Our data is all over the place", created_at=written)
+    processor = TurnProcessor(store, ScriptedExtractor([reading("data_quality", 25)]))
+    counts = recover_due_turns(processor)
+    assert counts.get("processed", 0) >= 1
+    assert status(store, user, session, turn) == "processed"
+
+
+def test_turns_over_the_rate_limit_are_kept_marked_and_not_analysed(store, make_user):
+    user, session = new_conversation(store, make_user)
+    model = ScriptedExtractor([reading("data_quality", 25)])
+    processor = TurnProcessor(store, model, config=Settings(turns_per_minute=2, turns_per_day=100))
+    base = datetime.now(UTC)
+    turns = [store.add_turn(user, session, "user", f"turn {i}", created_at=base + timedelta(seconds=i)) for i in range(4)]
+    statuses = [processor.process(user, session, turn).status for turn in turns]
+    assert "rate_limited" not in statuses[:2] and statuses[2:] == ["rate_limited", "rate_limited"]
+    assert len(model.requests) == 2
+    recorded = store.turn_data(user, session, turns[3])
+    assert recorded["text"] == "turn 3" and "over the limit of 2 a minute" in recorded["extraction"]["error"]
+
+
+def test_the_daily_limit_counts_across_minutes(store, make_user):
+    user, session = new_conversation(store, make_user)
+    clock = Clock(datetime(2026, 11, 20, 9, 0, tzinfo=UTC))
+    processor = TurnProcessor(
+        store, ScriptedExtractor([]), config=Settings(turns_per_minute=5, turns_per_day=3), clock=clock
+    )
+    statuses = []
+    for i in range(4):
+        turn = store.add_turn(user, session, "user", f"turn {i}", created_at=clock())
+        statuses.append(processor.process(user, session, turn).status)
+        clock.advance(minutes=2)
+    assert statuses == ["no_update", "no_update", "no_update", "rate_limited"]
+
+
+def test_counted_client_counts_every_read_and_write(store, make_user):
+    user = make_user(store)
+    store.stats.reset()
+    store.summary(user)
+    store.client.document(f"users/{user}/anything/x").set({"a": 1})
+    list(store.client.collection(f"users/{user}/empty").stream())
+    assert (store.stats.reads, store.stats.writes) == (2, 1)  # an empty query is billed one read
+    batch = store.client.batch()
+    for i in range(3):
+        batch.set(store.client.document(f"users/{user}/anything/{i}"), {"i": i, "n": firestore.Increment(1)})
+    batch.commit()
+    assert store.stats.writes == 4
