@@ -5,16 +5,19 @@ RUN := scripts/with-emulators.sh
 PYTEST_ARGS ?=
 BENCH_ARGS ?=
 
-.PHONY: help setup test demo bench lint emulators
+.PHONY: help setup test test-fast demo bench lint emulators
 
 help: ## Show the targets
-	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
 setup: ## Install Python environments, firebase-tools and the Java 21 runtime
 	@bash -c 'source scripts/toolchain.sh && echo "toolchain ready: $$(java -version 2>&1 | head -n1)"'
 
 test: ## Run the whole test suite against the Firebase Emulator Suite
 	$(RUN) .venv/bin/python -m pytest $(PYTEST_ARGS)
+
+test-fast: ## The tests that need no emulator (pure domain code), in seconds
+	@bash -c 'source scripts/toolchain.sh && python -m pytest -m "not emulator" -q $(PYTEST_ARGS)'
 
 demo: ## Start the emulators, seed demo conversations and open the dashboard
 	$(RUN) scripts/demo.sh

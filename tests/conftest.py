@@ -96,8 +96,23 @@ from index_audit import QueryRecorder, missing_indexes  # noqa: E402
 QUERIES = QueryRecorder()
 
 
+EMULATOR_FIXTURES = frozenset(
+    {"firestore_client", "trigger_client", "store", "small_store", "make_user", "database", "instances"}
+)
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "emulator: needs the Firebase Emulator Suite (added automatically)")
     QUERIES.install()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests that use an emulator fixture (or a marker that implies the emulators) are marked
+    ``emulator``; ``make test-fast`` runs the rest without starting any emulator."""
+    for item in items:
+        implied = {"functions", "browser"} & {m.name for m in item.iter_markers()}
+        if implied or EMULATOR_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.emulator)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -1,0 +1,26 @@
+"""Roll-up rows and shards (pure)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from factor_journal.graph import graph_for
+from factor_journal.models import UserProfile
+from factor_journal.rollup import ROLLUP_SHARDS, person_row, shard_of, snapshot_document
+from factor_journal.summary import build_summary
+
+
+def test_shards_are_stable_and_spread_people_evenly():
+    assert shard_of("alice") == shard_of("alice")
+    counts = Counter(shard_of(f"user-{i}") for i in range(6400))
+    assert len(counts) == ROLLUP_SHARDS and max(counts.values()) < 2 * 6400 / ROLLUP_SHARDS
+
+
+def test_a_row_mirrors_the_summary_and_counts_turns_needing_attention(catalog):
+    summary = build_summary(catalog, graph_for(catalog), {}, None, None)
+    profile = UserProfile(user_id="u1", display_name="Ada", attention_turns=["s/t1", "s/t2"])
+    row = person_row(profile, summary, None)
+    assert (row.display_name, row.decision_tier, row.assessed, row.needs_attention) == ("Ada", "exploratory", 0, 2)
+    assert set(row.categories) == {c.id for c in catalog.categories}
+    snapshot = snapshot_document(summary, "2026-11-22")
+    assert snapshot["date"] == "2026-11-22" and snapshot["factors"] == {}

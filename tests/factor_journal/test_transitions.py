@@ -1,0 +1,87 @@
+"""Pure transitions of one factor, table-driven (no Firestore)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from factor_journal import transitions
+from factor_journal.models import EntryKind, FactorState, InferenceStatus, InferredUpdate, Source
+
+NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
+
+
+def state(value=None, confidence=0.0, status=InferenceStatus.unassessed, observed=None, **extra) -> FactorState:
+    return FactorState(factor_id="quality", category="data", current_value=value, current_confidence=confidence,
+                       inference_status=status, observed_at=observed, **extra)  # fmt: skip
+
+
+def update(value: float, confidence: float = 0.7, observed=NOW) -> InferredUpdate:
+    return InferredUpdate(factor_id="quality", value=value, confidence=confidence, rationale="said so", observed_at=observed)
+
+
+@pytest.mark.parametrize(
+    ("before", "reading", "value", "status", "kind", "applied", "conflict"),
+    [
+        (state(), 30, 30, InferenceStatus.unconfirmed, EntryKind.inferred, True, False),
+        (state(40, 0.6, InferenceStatus.unconfirmed), 70, 70, InferenceStatus.unconfirmed, EntryKind.inferred, True, False),
+        # user-backed: a close reading corroborates (journaled, not applied)
+        (state(50, 0.95, InferenceStatus.user_provided), 55, 50, InferenceStatus.user_provided, EntryKind.inferred, False, False),
+        # user-backed: a far reading is held as a conflict, never an overwrite
+        (state(50, 0.95, InferenceStatus.confirmed), 90, 50, InferenceStatus.confirmed, EntryKind.conflict, False, True),
+    ],
+)
+def test_infer(small_catalog, before, reading, value, status, kind, applied, conflict):
+    change = transitions.infer(small_catalog.factor("quality"), before, update(reading), "u", "e1", NOW)
+    assert change.state.current_value == value
+    assert change.state.inference_status == status
+    assert change.entry.kind == kind and change.entry.applied is applied
+    assert (change.state.open_conflict is not None) is conflict
+    assert change.state.evidence_count == before.evidence_count + 1
+
+
+@pytest.mark.parametrize(
+    ("step", "value", "confidence", "status", "kind"),
+    [
+        (lambda s: transitions.confirm(s, "u", "e", NOW, None), 40, 0.7, InferenceStatus.confirmed, EntryKind.confirmed),
+        (lambda s: transitions.correct(s, "u", "e", NOW, 75, "we did", None), 75, 0.95, InferenceStatus.user_provided,
+         EntryKind.corrected),
+        (lambda s: transitions.retract(s, "u", "e", NOW, "wrong", Source.user), None, 0.0, InferenceStatus.unassessed,
+         EntryKind.retracted),
+    ],
+)  # fmt: skip
+def test_a_persons_decisions(step, value, confidence, status, kind):
+    before = state(40, 0.6, InferenceStatus.unconfirmed, NOW - timedelta(days=1), needs_recheck=True)
+    change = step(before)
+    assert (change.state.current_value, change.state.current_confidence) == (value, confidence)
+    assert change.state.inference_status == status and change.entry.kind == kind
+    assert not change.state.needs_recheck and change.state.open_conflict is None
+    assert (change.state.folded_through, change.state.folded_through_id) == (NOW, "e")
+
+
+def test_confirmation_is_capped_at_one():
+    change = transitions.confirm(state(40, 0.95, InferenceStatus.unconfirmed), "u", "e", NOW, None)
+    assert change.state.current_confidence == 1.0
+
+
+@pytest.mark.parametrize("accept", [True, False])
+def test_resolving_a_conflict(small_catalog, accept):
+    held = transitions.infer(
+        small_catalog.factor("quality"), state(50, 0.95, InferenceStatus.user_provided), update(90), "u", "c", NOW
+    ).state
+    resolved = transitions.resolve_conflict(held, "u", "r", NOW, accept, "checked")
+    assert resolved.state.current_value == (90 if accept else 50)
+    assert resolved.state.open_conflict is None
+
+
+def test_a_composite_is_a_function_of_its_components(small_catalog):
+    composite = next(f for f in small_catalog.factors if f.is_composite)
+    components = list(composite.composite or {})
+    states = {fid: state(60, 0.8, InferenceStatus.unconfirmed, NOW - timedelta(hours=i)) for i, fid in enumerate(components[:2])}
+    blank = FactorState(factor_id=composite.id, category=composite.category)
+    change = transitions.derive(small_catalog, composite, blank, states, "u", "d", NOW, cause="Quality")
+    assert change is not None and change.state.current_value == 60
+    assert change.state.observed_at == NOW  # observed when its newest component was
+    assert change.state.evidence_count == 2
+    assert "Quality" in change.entry.change_rationale and components[0] not in change.entry.change_rationale
+    assert transitions.derive(small_catalog, composite, change.state, states, "u", "d2", NOW, cause="x") is None
