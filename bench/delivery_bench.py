@@ -19,14 +19,13 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from bench.common import fresh_database, percentiles
 from factor_journal.catalog import load_catalog
 from factor_journal.extraction.base import ExtractionRequest, ExtractionResult
 from factor_journal.models import UserProfile
 from factor_journal.pipeline import TurnProcessor
 from factor_journal.settings import Settings
 from factor_journal.store import FactorJournalStore
-
-from bench.common import fresh_database, percentiles
 
 INSTANCES = 8
 DELIVERIES = 1000

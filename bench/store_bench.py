@@ -13,13 +13,13 @@ from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any
 
+from google.cloud import firestore
+
+from bench.common import fresh_database, percentiles, timed
 from factor_journal.catalog import load_catalog
 from factor_journal.models import AssessmentSummary, FactorState, InferenceStatus, InferredUpdate, UserProfile
 from factor_journal.repositories.changes import FactorChanges
 from factor_journal.store import FactorJournalStore, entry_id_for
-from google.cloud import firestore
-
-from bench.common import fresh_database, percentiles, timed
 
 UPDATES_PER_CASE = 25
 

@@ -87,6 +87,13 @@ class AnswerComposer(Protocol):
     def compose(self, question: str, context: QuestionContext) -> str: ...
 
 
+class Writer(AnswerComposer, Protocol):
+    """A model that writes for people: answers to "why?" questions and the next interview question
+    phrased to follow the conversation (Gemini in production; None means the offline composer)."""
+
+    def phrase_question(self, question: str, last_exchange: str) -> str: ...
+
+
 # Stage 1: intent ---------------------------------------------------------------------------
 
 _SINCE_PATTERNS = [

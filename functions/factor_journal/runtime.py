@@ -25,6 +25,7 @@ from google.cloud import firestore
 
 from factor_journal.extraction.base import Extractor
 from factor_journal.pipeline import TurnProcessor, recover_due_turns
+from factor_journal.questions import Writer
 from factor_journal.settings import settings
 from factor_journal.store import FactorJournalStore
 
@@ -105,7 +106,7 @@ def daily_jobs(now: datetime | None = None) -> dict[str, object]:
     return {"organisations": days, "reminders": mail}
 
 
-def make_writer() -> object | None:
+def make_writer() -> Writer | None:
     """Gemini for answers and question phrasing when FJ_EXTRACTOR=gemini; None means the offline composer."""
     if (os.environ.get("FJ_EXTRACTOR") or "offline").strip().lower() != "gemini":
         return None

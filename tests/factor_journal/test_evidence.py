@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+
 from factor_journal.evidence import merge_confidence, synthesise
 from factor_journal.models import FactorState, InferenceStatus, InferredUpdate
 

@@ -7,6 +7,7 @@ import random
 from datetime import UTC, datetime, timedelta
 
 import pytest
+
 from factor_journal import transitions
 from factor_journal.folding import Reading, arrives_late, fold_reading, refold
 from factor_journal.models import FactorState, InferredUpdate

@@ -15,13 +15,14 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from google.cloud import firestore
+
 from conftest import PROJECT_ID
 from doubles import Clock, ReadingsByText, reading
 from factor_journal.models import UserProfile
 from factor_journal.pipeline import TurnProcessor, recover_due_turns
 from factor_journal.settings import Settings
 from factor_journal.store import FactorJournalStore
-from google.cloud import firestore
 
 BASE = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
 SESSION_A = [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from factor_journal.models import FactorState, InferenceStatus
 from factor_journal.screening import MAX_UPDATES_PER_TURN, MOVED_CONFIDENCE_CAP, bound_move, screen
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from factor_journal.settings import Settings
 from pydantic import ValidationError
+
+from factor_journal.settings import Settings
 
 
 def test_defaults_and_environment_overrides():

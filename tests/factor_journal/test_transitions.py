@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+
 from factor_journal import transitions
 from factor_journal.models import EntryKind, FactorState, InferenceStatus, InferredUpdate, Source
 

@@ -8,13 +8,14 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from google.cloud import firestore
+
 from conftest import PROJECT_ID
 from doubles import Clock, ReadingsByText, ScriptedExtractor, reading
 from factor_journal.extraction.base import ExtractionError
 from factor_journal.pipeline import TurnProcessor, recover_due_turns
 from factor_journal.settings import Settings
 from factor_journal.store import FactorJournalStore
-from google.cloud import firestore
 
 
 @pytest.fixture

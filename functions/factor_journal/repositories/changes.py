@@ -15,6 +15,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from google.cloud import firestore
+from google.cloud.firestore_v1.field_path import FieldPath
+
 from factor_journal.catalog import Catalog
 from factor_journal.documents import ExtractionOutcome
 from factor_journal.errors import InvalidInputError, UnknownUserError
@@ -35,8 +38,6 @@ from factor_journal.repositories.client import CountedClient, run_transaction
 from factor_journal.repositories.locks import CommitLeases
 from factor_journal.repositories.paths import SUMMARY_FIELD, Paths
 from factor_journal.rollup import person_row, shard_of, snapshot_document
-from google.cloud import firestore
-from google.cloud.firestore_v1.field_path import FieldPath
 
 
 @dataclass(frozen=True)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from google.cloud import firestore
+from google.cloud.firestore_v1.base_query import FieldFilter
+
 from factor_journal.errors import InvalidInputError
 from factor_journal.models import AssessmentSummary, FactorState, HistoryPage, JournalEntry
 from factor_journal.repositories.client import CountedClient
 from factor_journal.repositories.paths import SUMMARY_FIELD, Paths
-from google.cloud import firestore
-from google.cloud.firestore_v1.base_query import FieldFilter
 
 
 class JournalReads:

@@ -19,10 +19,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime, timedelta
 
+from google.api_core import exceptions as api_exceptions
+
 from factor_journal.errors import FactorJournalError
 from factor_journal.repositories.client import CountedClient, jittered_sleep
 from factor_journal.repositories.paths import Paths
-from google.api_core import exceptions as api_exceptions
 
 
 class CommitBusyError(FactorJournalError):

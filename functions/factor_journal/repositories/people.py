@@ -22,6 +22,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from google.cloud import firestore
+from google.cloud.firestore_v1.base_query import FieldFilter
+from google.cloud.firestore_v1.field_path import FieldPath
+
 from factor_journal.catalog import Catalog
 from factor_journal.conversation import InvalidTurnError, Turn, parse_turn
 from factor_journal.documents import DONE, SETTLED, ExtractionOutcome, TurnStatus
@@ -33,9 +37,6 @@ from factor_journal.repositories.client import CountedClient, run_transaction
 from factor_journal.repositories.paths import SUMMARY_FIELD, TURNS, Paths
 from factor_journal.rollup import shard_of
 from factor_journal.summary import build_summary
-from google.cloud import firestore
-from google.cloud.firestore_v1.base_query import FieldFilter
-from google.cloud.firestore_v1.field_path import FieldPath
 
 
 @dataclass(frozen=True)
