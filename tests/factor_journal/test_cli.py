@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+
 from doubles import ScriptedExtractor
 from factor_journal import cli, runtime
 from factor_journal.extraction.base import ExtractionError
@@ -70,3 +71,23 @@ def test_rebuild_summary_repairs_a_damaged_summary(cli_database, store, make_use
     store.client.document(f"users/{user}/metadata/assessment").update({"assessment_summary.overall.total_factors_assessed": 99})
     assert cli.main(["rebuild-summary", "--user", user]) == 0
     assert store.summary(user).overall == good.overall
+
+
+def test_reprocess_failed_only_picks_up_turns_left_in_limbo(cli_database, store, make_user, capsys):
+    """A worker killed mid-way leaves a claim whose lease runs out; one killed before claiming leaves a
+    turn with no status at all.  Both are unsettled, so --failed-only takes them."""
+    from factor_journal.repositories.people import TurnRef
+
+    user = make_user(store)
+    session = store.start_session(user)
+    start = datetime.now(UTC) - timedelta(hours=2)
+    crashed = store.add_turn(user, session, "user", "Our data is all over the place.", created_at=start)
+    never = store.add_turn(user, session, "user", "We have two data scientists.", created_at=start + timedelta(seconds=5))
+    done = store.add_turn(user, session, "user", "We use the cloud.", created_at=start + timedelta(seconds=9))
+    TurnProcessor(store, ScriptedExtractor([])).process(user, session, done)
+    store.people.claim_turn(TurnRef(user, session, crashed), lease=timedelta(minutes=5), now=start)  # then died
+
+    assert cli.main(["reprocess", "--user", user, "--failed-only"]) == 0
+    assert "processed: 2" in capsys.readouterr().out
+    statuses = {t: store.turn_data(user, session, t)["extraction"]["status"] for t in (crashed, never, done)}
+    assert statuses == {crashed: "processed", never: "processed", done: "no_update"}
