@@ -82,3 +82,27 @@ class AnalysisDetails(DocumentModel):
     candidates: list[str] = Field(default_factory=list)
     rejected: list[str] = Field(default_factory=list)
     guarded: list[str] = Field(default_factory=list)
+
+
+class TokenUsage(DocumentModel):
+    prompt_tokens: int = 0
+    response_tokens: int = 0
+
+
+class SessionDocument(DocumentModel):
+    """``users/{uid}/conversations/{session_id}``: a conversation session and its "where were we"."""
+
+    session_id: str
+    started_at: datetime | None = None
+    last_active: datetime | None = None  # the newest analysed turn's time
+    last_turn_id: str | None = None
+    last_topic: str | None = None
+    last_topic_factor_id: str | None = None
+    last_topic_at: datetime | None = None
+    last_excerpt: str | None = None
+    analysed_turns: int = 0
+    usage: TokenUsage = Field(default_factory=TokenUsage)
+
+    @classmethod
+    def of(cls, session_id: str, document: dict[str, Any] | None) -> SessionDocument:
+        return cls.model_validate({"session_id": session_id, **(document or {})})

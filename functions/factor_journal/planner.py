@@ -17,7 +17,7 @@ from datetime import datetime
 
 from factor_journal import transitions
 from factor_journal.catalog import Catalog
-from factor_journal.documents import AnalysisDetails, ExtractionOutcome, TurnStatus
+from factor_journal.documents import AnalysisDetails, ExtractionOutcome, SessionDocument, TurnStatus
 from factor_journal.folding import Reading, arrives_late, fold_reading, refold
 from factor_journal.graph import FactorGraph
 from factor_journal.models import (
@@ -58,7 +58,7 @@ class ChangeInputs:
     journals: dict[str, list[JournalEntry]]  # the journals of factors to fold again (late readings)
     last_active: datetime | None
     now: datetime
-    session: dict | None = None  # the turn's session document, when the change analyses a turn
+    session: SessionDocument | None = None  # the turn's session, when the change analyses a turn
 
 
 @dataclass
@@ -165,7 +165,7 @@ def plan_change(
             factor_ids=sorted({e.factor_id for e in own_entries}),
             processed_at=now,
         )
-        progress = _session_progress(graph, inputs.session or {}, turn, own_entries)
+        progress = _session_progress(graph, inputs.session or SessionDocument(session_id=turn.session_id), turn, own_entries)
     return ChangeSet(
         entries=entries, rewritten=rewritten, states={fid: states[fid] for fid in written}, summary=summary,
         last_active=last_active, guarded=guarded, outcome=outcome, session=progress,
@@ -240,7 +240,7 @@ def _last_conversation(
 
 
 def _session_progress(
-    graph: FactorGraph, session: dict, turn: TurnContext, entries: list[JournalEntry]
+    graph: FactorGraph, session: SessionDocument, turn: TurnContext, entries: list[JournalEntry]
 ) -> SessionProgress:
     """The session's "where were we" fields, moved forward only by newer turns (delivery is out of order)."""
     progress = SessionProgress(
@@ -248,12 +248,12 @@ def _session_progress(
         prompt_tokens=turn.details.prompt_tokens,
         response_tokens=turn.details.response_tokens,
     )
-    last_active = session.get("last_active")
+    last_active = session.last_active
     if last_active is None or turn.observed_at >= last_active:
         progress.last_active = turn.observed_at
         progress.last_turn_id = turn.turn_id
     spoken = [entry for entry in entries if entry.source == Source.llm]
-    topic_at = session.get("last_topic_at")
+    topic_at = session.last_topic_at
     if spoken and (topic_at is None or turn.observed_at >= topic_at):
         topic = max(spoken, key=lambda e: (e.reading_confidence or e.confidence, e.factor_id))
         progress.last_topic = graph.name(topic.factor_id)

@@ -19,7 +19,7 @@ from google.cloud import firestore
 from google.cloud.firestore_v1.field_path import FieldPath
 
 from factor_journal.catalog import Catalog
-from factor_journal.documents import ExtractionOutcome
+from factor_journal.documents import ExtractionOutcome, SessionDocument
 from factor_journal.errors import InvalidInputError, UnknownUserError
 from factor_journal.folding import Reading
 from factor_journal.graph import FactorGraph
@@ -105,7 +105,7 @@ class FactorChanges:
                 stored_outcome = ExtractionOutcome.of(snapshots[refs[-2].path].to_dict())
                 if stored_outcome is not None and stored_outcome.is_done:
                     return ChangeResult(entries=[], summary=None, duplicate=True, previous_outcome=stored_outcome)
-                session = snapshots[refs[-1].path].to_dict() or {}
+                session = SessionDocument.of(turn.session_id, snapshots[refs[-1].path].to_dict())
             summary_data = (snapshots[refs[1].path].to_dict() or {}).get(SUMMARY_FIELD)
             old_summary = AssessmentSummary.model_validate(summary_data) if summary_data else None
             states = self.known_states(transaction, user_id, old_summary)
