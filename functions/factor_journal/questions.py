@@ -215,8 +215,10 @@ def build_context(
     if intent.needs_dependencies and used < budget_tokens * 0.85:  # priority 3: dependencies
         for fid in list(context.factors):
             for dep in graph.depends_on(fid):
-                state = summary.factors.get(dep)
-                entry = {"value": state.current_value if state else None, "affects": fid, "name": graph.name(dep)}
+                dependency = summary.factors.get(dep)
+                entry: dict[str, object] = {
+                    "value": dependency.current_value if dependency else None, "affects": fid, "name": graph.name(dep),
+                }
                 cost = estimate_tokens(entry)
                 if used + cost > budget_tokens:
                     context.truncated = True
@@ -274,7 +276,7 @@ class OfflineComposer:
                     lines.append(f"Improving **{item.name}** alone would not unlock a new capability yet.")
                 dependents = [k for k, v in context.dependencies.items() if v.get("affects") == fid]
                 if dependents:
-                    lines.append(f"It rests on {', '.join(context.dependencies[d]['name'] for d in dependents)}.")  # type: ignore[str-bytes-safe]
+                    lines.append(f"It rests on {', '.join(str(context.dependencies[d]['name']) for d in dependents)}.")
         for item in context.factors.values():
             if intent.question_type in ("why_value", "status", "what_changed") or item.latest_change:
                 header = f"**{item.name}** is {_value(item.value)}"

@@ -14,6 +14,7 @@ calls one of these, and writes what comes back.  The rules they promise:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 from datetime import datetime
 
 from factor_journal.catalog import Catalog, Factor
@@ -44,7 +45,7 @@ def _entry(
     user_id: str,
     entry_id: str,
     now: datetime,
-    **fields: object,
+    **fields: Any,
 ) -> JournalEntry:
     return JournalEntry(entry_id=entry_id, user_id=user_id, factor_id=state.factor_id, recorded_at=now, **fields)
 
@@ -209,6 +210,7 @@ def resolve_conflict(
     """Accept the held inference (it becomes the confirmed value) or reject it (the value stays)."""
     conflict = state.open_conflict
     assert conflict is not None, "resolve_conflict needs an open conflict"
+    value: float | None
     if accept:
         value = conflict.proposed_value
         confidence = round(min(1.0, conflict.proposed_confidence + CONFIRMATION_BOOST), 4)
@@ -234,7 +236,7 @@ def composite_reading(catalog: Catalog, composite: Factor, states: dict[str, Fac
     if not assessed:
         return None
     assessed_weight = sum(weights[fid] for fid in assessed)
-    value = sum(weights[fid] * state.current_value for fid, state in assessed.items()) / assessed_weight  # type: ignore[operator]
+    value = sum(weights[fid] * (state.current_value or 0.0) for fid, state in assessed.items()) / assessed_weight
     confidence = sum(weights[fid] * state.current_confidence for fid, state in assessed.items()) / sum(weights.values())
     return round(value, 2), round(confidence, 4), sorted(assessed)
 
@@ -253,7 +255,7 @@ def derive(
     if value == state.current_value and confidence == state.current_confidence and components == state.inferred_from:
         return None
     names = ", ".join(catalog.factor(fid).name for fid in components) if components else "no assessed components"
-    seen = [states[fid].observed_at for fid in components if states[fid].observed_at is not None]
+    seen = [at for fid in components if (at := states[fid].observed_at) is not None]
     change = _user_change(
         state, user_id, entry_id, now,
         kind=EntryKind.derived, value=value, confidence=confidence,

@@ -201,13 +201,13 @@ class Catalog(_Strict):
                     problems.append(f"composite {factor.id!r} nests composite {component!r}")
         for archetype in self.archetypes:
             for prerequisite in archetype.prerequisites:
-                factor = factors.get(prerequisite.factor)
-                if factor is None:
+                needed = factors.get(prerequisite.factor)
+                if needed is None:
                     problems.append(f"archetype {archetype.id!r} needs unknown factor {prerequisite.factor!r}")
-                elif not factor.scale.contains(prerequisite.min_value):
+                elif not needed.scale.contains(prerequisite.min_value):
                     problems.append(
                         f"archetype {archetype.id!r}: min_value {prerequisite.min_value} "
-                        f"is off the scale of {factor.id!r}"
+                        f"is off the scale of {needed.id!r}"
                     )
         tiers = self.decision_tiers
         for lower, higher in zip(tiers, tiers[1:], strict=False):

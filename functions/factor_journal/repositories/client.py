@@ -72,7 +72,7 @@ class _CountingApi:
         try:
             for response in self._inner.run_query(*args, **kwargs):
                 document = getattr(response, "document", None)
-                if document is not None and getattr(document, "name", ""):
+                if document is not None and bool(getattr(document, "name", None)):
                     returned += 1
                     self._stats.add(reads=1)
                 yield response

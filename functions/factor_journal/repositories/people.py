@@ -87,7 +87,7 @@ class People:
                 document = {k: v for k, v in document.items() if k not in SERVER_MANAGED_PROFILE_FIELDS}
             transaction.set(paths.user(profile.user_id), document, merge=True)
             if summary_snapshot.exists:
-                summary = AssessmentSummary.model_validate(summary_snapshot.to_dict()[SUMMARY_FIELD])
+                summary = AssessmentSummary.model_validate((summary_snapshot.to_dict() or {})[SUMMARY_FIELD])
             else:
                 summary = build_summary(self.catalog, self.graph, {}, None, now)
                 transaction.set(paths.summary(profile.user_id), {SUMMARY_FIELD: summary.to_document()})
