@@ -1,7 +1,8 @@
 """Cloud Functions entry points: wiring only; the work lives in the factor_journal package."""
 
-from factor_journal import runtime
 from firebase_functions import firestore_fn, options, scheduler_fn
+
+from factor_journal import runtime
 
 options.set_global_options(region="europe-west1", memory=options.MemoryOption.MB_512, timeout_sec=120)
 

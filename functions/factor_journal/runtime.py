@@ -21,12 +21,11 @@ import os
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 
-from google.cloud import firestore
-
 from factor_journal.extraction.base import Extractor
 from factor_journal.pipeline import TurnProcessor, recover_due_turns
 from factor_journal.questions import Writer
-from factor_journal.settings import settings
+from factor_journal.repositories.client import CountedClient, connect
+from factor_journal.settings import Settings, settings
 from factor_journal.store import FactorJournalStore
 
 DEFAULT_PROJECT = "demo-factor-journal"
@@ -41,8 +40,9 @@ def project_id() -> str:
 
 
 @lru_cache(maxsize=1)
-def firestore_client() -> firestore.Client:
-    return firestore.Client(project=project_id(), database=os.environ.get("FJ_FIRESTORE_DATABASE") or "(default)")
+def firestore_client() -> CountedClient:
+    """The process's Firestore client (cached; ``reset()`` forgets it with the settings)."""
+    return connect(project_id(), Settings.from_env().firestore_database)
 
 
 def make_extractor(kind: str | None = None) -> Extractor:
@@ -84,6 +84,12 @@ def on_turn_written(user_id: str, session_id: str, turn_id: str, event_time: dat
 def recover_turns() -> dict[str, int]:
     """The recovery sweep (scheduled every few minutes): retry every turn whose retry time has come."""
     return recover_due_turns(turn_processor())
+
+
+def reset() -> None:
+    """Forget every cached client, store, processor and the settings (tests that change the environment)."""
+    for cached in (firestore_client, store, turn_processor, settings):
+        cached.cache_clear()
 
 
 def app_url() -> str:

@@ -26,8 +26,6 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 
-from google.cloud import firestore
-
 from factor_journal import transitions
 from factor_journal.catalog import Catalog, load_catalog
 from factor_journal.conversation import Turn
@@ -55,7 +53,15 @@ from factor_journal.models import (
 )
 from factor_journal.planner import LAST_EXCERPT_CHARS, TurnContext, entry_id_for
 from factor_journal.repositories.changes import ChangeResult, FactorChanges
-from factor_journal.repositories.client import CountedClient, OpStats, run_transaction
+from factor_journal.repositories.client import (
+    CollectionReference,
+    CountedClient,
+    DocumentReference,
+    FirestoreClient,
+    OpStats,
+    Transaction,
+    run_transaction,
+)
 from factor_journal.repositories.journal import JournalReads
 from factor_journal.repositories.paths import Paths
 from factor_journal.repositories.people import People
@@ -69,7 +75,7 @@ __all__ = ["ChangeResult", "FactorJournalStore", "TurnContext", "entry_id_for"]
 
 
 class FactorJournalStore:
-    def __init__(self, client: firestore.Client, catalog: Catalog | None = None, *, contention_timeout: float = 120.0) -> None:
+    def __init__(self, client: FirestoreClient, catalog: Catalog | None = None, *, contention_timeout: float = 120.0) -> None:
         self.client: CountedClient = CountedClient.like(client)
         self.catalog = catalog or load_catalog()
         self.graph: FactorGraph = graph_for(self.catalog)
@@ -82,13 +88,13 @@ class FactorJournalStore:
     def stats(self) -> OpStats:
         return self.client.stats
 
-    def run_transaction(self, function: Callable[[firestore.Transaction], Any]) -> Any:
+    def run_transaction(self, function: Callable[[Transaction], Any]) -> Any:
         return run_transaction(self.client, function)
 
-    def org_ref(self, org_id: str) -> firestore.DocumentReference:
+    def org_ref(self, org_id: str) -> DocumentReference:
         return self.paths.organisation(org_id)
 
-    def turns(self, user_id: str, session_id: str) -> firestore.CollectionReference:
+    def turns(self, user_id: str, session_id: str) -> CollectionReference:
         return self.paths.turns(user_id, session_id)
 
     # People and conversations ---------------------------------------------------------------

@@ -14,8 +14,8 @@ calls one of these, and writes what comes back.  The rules they promise:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 from datetime import datetime
+from typing import Any
 
 from factor_journal.catalog import Catalog, Factor
 from factor_journal.models import (

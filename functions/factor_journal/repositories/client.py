@@ -24,6 +24,12 @@ from google.cloud import firestore
 T = TypeVar("T")
 TRANSACTION_ATTEMPTS = 5
 
+# The Firestore types the rest of the package may name (it never imports google.cloud.firestore itself).
+FirestoreClient = firestore.Client
+DocumentReference = firestore.DocumentReference
+CollectionReference = firestore.CollectionReference
+Transaction = firestore.Transaction
+
 
 @dataclass
 class OpStats:
@@ -117,6 +123,12 @@ class CountedClient(firestore.Client):
         if self._counting_api is None or self._counting_api._inner is not inner:
             self._counting_api = _CountingApi(inner, self.stats)
         return self._counting_api
+
+
+def connect(project: str, database: str = "(default)") -> CountedClient:
+    """A counted client for the project's database: the emulator's when FIRESTORE_EMULATOR_HOST is set,
+    otherwise production with the runtime's default credentials."""
+    return CountedClient(project=project, database=database)
 
 
 def is_contention(error: BaseException) -> bool:
