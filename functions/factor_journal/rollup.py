@@ -25,7 +25,7 @@ from datetime import datetime
 
 from pydantic import Field
 
-from factor_journal.models import AssessmentSummary, DocumentModel, UserProfile
+from factor_journal.models import AssessmentSummary, CategoryProgress, DocumentModel, Overall, UserProfile
 
 ROLLUP_SHARDS = 64
 ROW_BLOCKED_CAPABILITIES = 6
@@ -87,17 +87,34 @@ def person_row(profile: UserProfile, summary: AssessmentSummary, last_active: da
     )
 
 
-def snapshot_document(summary: AssessmentSummary, day: str) -> dict:
-    """The daily snapshot of a summary (``users/{uid}/snapshots/{YYYY-MM-DD}``), overwritten within the day."""
-    return {
-        "date": day,
-        "taken_at": summary.updated_at,
-        "overall": summary.overall.to_document(),
-        "categories": {cid: c.to_document() for cid, c in summary.categories.items()},
-        "can_evaluate": list(summary.capabilities.can_evaluate),
-        "factors": {
-            fid: {"value": s.current_value, "confidence": s.current_confidence, "status": str(s.inference_status)}
+class SnapshotFactor(DocumentModel):
+    value: float | None
+    confidence: float
+    status: str
+
+
+class Snapshot(DocumentModel):
+    """``users/{uid}/snapshots/{YYYY-MM-DD}``: the day's last summary, in brief (overwritten within the day)."""
+
+    date: str
+    taken_at: datetime | None
+    overall: Overall
+    categories: dict[str, CategoryProgress]
+    can_evaluate: list[str]
+    factors: dict[str, SnapshotFactor]
+
+
+def snapshot_document(summary: AssessmentSummary, day: str) -> Snapshot:
+    """The daily snapshot of a summary."""
+    return Snapshot(
+        date=day,
+        taken_at=summary.updated_at,
+        overall=summary.overall,
+        categories=summary.categories,
+        can_evaluate=list(summary.capabilities.can_evaluate),
+        factors={
+            fid: SnapshotFactor(value=s.current_value, confidence=s.current_confidence, status=str(s.inference_status))
             for fid, s in summary.factors.items()
             if s.is_assessed
         },
-    }
+    )

@@ -22,5 +22,6 @@ def test_a_row_mirrors_the_summary_and_counts_turns_needing_attention(catalog):
     row = person_row(profile, summary, None)
     assert (row.display_name, row.decision_tier, row.assessed, row.needs_attention) == ("Ada", "exploratory", 0, 2)
     assert set(row.categories) == {c.id for c in catalog.categories}
-    snapshot = snapshot_document(summary, "2026-11-22")
+    snapshot = snapshot_document(summary, "2026-11-22").to_document()
     assert snapshot["date"] == "2026-11-22" and snapshot["factors"] == {}
+    assert snapshot["overall"]["decision_tier"] == "exploratory"

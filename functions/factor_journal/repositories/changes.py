@@ -157,7 +157,7 @@ class FactorChanges:
             transaction.set(paths.factor(user_id, fid), state.to_document())
         transaction.set(paths.summary(user_id), {SUMMARY_FIELD: plan.summary.to_document()})
         day = now.strftime("%Y-%m-%d")
-        transaction.set(paths.snapshot(user_id, day), snapshot_document(plan.summary, day))
+        transaction.set(paths.snapshot(user_id, day), snapshot_document(plan.summary, day).to_document())
         write_row(transaction, paths, profile, plan.summary, plan.last_active)
         if turn is not None and plan.outcome is not None and plan.session is not None:
             turn_ref = paths.turn(user_id, turn.session_id, turn.turn_id)
