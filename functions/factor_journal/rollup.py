@@ -22,7 +22,10 @@ from __future__ import annotations
 
 import hashlib
 from datetime import datetime
+from typing import Protocol
 
+from google.cloud import firestore
+from google.cloud.firestore_v1.field_path import FieldPath
 from pydantic import Field
 
 from factor_journal.models import AssessmentSummary, DocumentModel, UserProfile
@@ -34,6 +37,31 @@ ROW_BLOCKED_CAPABILITIES = 6
 def shard_of(user_id: str, shards: int = ROLLUP_SHARDS) -> str:
     """The shard document id a person's row lives in (stable across processes)."""
     return f"shard-{int(hashlib.sha1(user_id.encode()).hexdigest(), 16) % shards:02d}"
+
+
+class _Counts(Protocol):
+    reads: int
+    writes: int
+
+
+def leave_organisation(
+    transaction: firestore.Transaction, client: firestore.Client, user_id: str, org_id: str, stats: _Counts | None = None,
+) -> None:  # fmt: skip
+    """Inside the caller's transaction, before its writes: take a person out of ``org_id``.
+
+    Their roll-up row is deleted from the organisation's shard (a blind write) and, when the
+    organisation document exists, they are removed from its ``managers`` list (one read).  Called
+    when a person's ``org_id`` changes, so the old organisation's manager and Team page lose them
+    in the same transaction as the move."""
+    organisation = client.collection("organisations").document(org_id)
+    exists = organisation.get(transaction=transaction).exists
+    shard = organisation.collection("rollup").document(shard_of(user_id))
+    transaction.set(shard, {"rows": {user_id: firestore.DELETE_FIELD}}, merge=[FieldPath("rows", user_id)])
+    if exists:
+        transaction.update(organisation, {"managers": firestore.ArrayRemove([user_id])})
+    if stats is not None:
+        stats.reads += 1
+        stats.writes += 2 if exists else 1
 
 
 class BlockedRow(DocumentModel):

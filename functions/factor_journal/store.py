@@ -68,7 +68,7 @@ from factor_journal.models import (
     Source,
     UserProfile,
 )
-from factor_journal.rollup import person_row, shard_of, snapshot_document
+from factor_journal.rollup import leave_organisation, person_row, shard_of, snapshot_document
 from factor_journal.summary import build_summary
 from factor_journal.transitions import Transition
 
@@ -197,6 +197,9 @@ class FactorJournalStore:
                 self._summary_ref(profile.user_id).get(transaction=transaction),
             )
             self.stats.reads += 2
+            moved_from = (user_snapshot.to_dict() or {}).get("org_id") if user_snapshot.exists else None
+            if moved_from and moved_from != profile.org_id:  # the old organisation loses row and manager at once
+                leave_organisation(transaction, self.client, profile.user_id, moved_from, self.stats)
             document = profile.to_document()
             if user_snapshot.exists:  # never reset what the pipeline and the reminder job keep
                 document = {k: v for k, v in document.items() if k not in SERVER_MANAGED_PROFILE_FIELDS}
