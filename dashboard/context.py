@@ -21,11 +21,15 @@ from pydantic import BaseModel
 
 from dashboard.safe_text import md
 
-__all__ = ["Subject", "Viewer", "access", "current_subject", "open_page", "require_subject", "sign_in", "signer", "store"]
+__all__ = [
+    "Subject", "Viewer", "access", "current_subject", "open_page", "require_subject", "sign_in", "signer", "store",
+]  # fmt: skip
 
 NO_LINK = "Open Factor Journal through the link in your email."
 # What belongs to one signed-in person and must not leak into the next link opened in the same tab.
-_PER_VIEWER_KEYS = ("viewer", "drill_user", "drill_choice", "conversation_session", "conversation_notice", "review_limit")
+_PER_VIEWER_KEYS = (
+    "viewer", "drill_user", "drill_choice", "conversation_session", "conversation_notice", "review_limit",
+)  # fmt: skip
 
 
 class Subject(BaseModel):

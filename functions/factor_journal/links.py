@@ -105,7 +105,9 @@ def link_secret(secret: str | None = None) -> str:
     if secret == DEMO_SECRET:
         raise LinkSecretError("FJ_LINK_SECRET is the public demo secret, which is refused outside the emulators.")
     if len(secret) < MIN_SECRET_LENGTH:
-        raise LinkSecretError(f"FJ_LINK_SECRET must be at least {MIN_SECRET_LENGTH} characters (e.g. openssl rand -hex 32).")
+        raise LinkSecretError(
+            f"FJ_LINK_SECRET must be at least {MIN_SECRET_LENGTH} characters (e.g. openssl rand -hex 32)."
+        )
     return secret
 
 

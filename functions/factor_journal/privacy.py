@@ -115,7 +115,8 @@ class PersonalData:
         return list(query.stream())
 
     def _mail(self, user_id: str, email: str | None) -> list[firestore.DocumentSnapshot]:
-        found = {s.id: s for s in self.client.collection(MAIL_COLLECTION).where(filter=FieldFilter("user_id", "==", user_id)).stream()}
+        mail = self.client.collection(MAIL_COLLECTION)
+        found = {s.id: s for s in mail.where(filter=FieldFilter("user_id", "==", user_id)).stream()}
         if email:
             to = self.client.collection(MAIL_COLLECTION).where(filter=FieldFilter("to", "array_contains", email))
             found |= {s.id: s for s in to.stream()}

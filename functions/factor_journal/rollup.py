@@ -45,7 +45,8 @@ class _Counts(Protocol):
 
 
 def leave_organisation(
-    transaction: firestore.Transaction, client: firestore.Client, user_id: str, org_id: str, stats: _Counts | None = None,
+    transaction: firestore.Transaction, client: firestore.Client, user_id: str, org_id: str,
+    stats: _Counts | None = None,
 ) -> None:  # fmt: skip
     """Inside the caller's transaction, before its writes: take a person out of ``org_id``.
 

@@ -74,11 +74,11 @@ def person(client, catalog):
         turn = store.add_turn(uid, session, "user", text, created_at=datetime.now(UTC))
         processor.process(uid, session, turn)
     colleague_session = store.start_session(colleague)
-    turn = store.add_turn(colleague, colleague_session, "user", "We have two data scientists.", created_at=datetime.now(UTC))
+    turn = store.add_turn(colleague, colleague_session, "user", "Two data scientists.", created_at=datetime.now(UTC))
     processor.process(colleague, colleague_session, turn)
     assert store.summary(uid).overall.total_factors_assessed >= 1
 
-    stale = PersonRow(user_id=uid, display_name="Petra Privatova", email=email).to_document()  # from before moves cleaned up
+    stale = PersonRow(user_id=uid, display_name="Petra Privatova", email=email).to_document()  # an old, stale row
     store.org_ref(old_org).collection("rollup").document(shard_of(uid)).set({"rows": {uid: stale}}, merge=True)
     signer = LinkSigner(client)
     signer.issue(uid, session)

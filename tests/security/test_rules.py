@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from google.cloud import firestore
 from factor_journal.conversation import MAX_TURN_TEXT_CHARS, turn_text_problem
+from google.cloud import firestore
 from google.cloud.firestore_v1 import ArrayRemove, ArrayUnion
 from rules_client import ALLOWED, DENIED, AdminRead, Fields, World, describe, encode_fields, outcome
 
