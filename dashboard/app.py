@@ -25,8 +25,12 @@ st.set_page_config(page_title="Factor Journal", page_icon=":material/explore:", 
 
 
 
+PAGE_NAMES: list[str] = []  # every page's address, whoever may open it
+
+
 def page(name: str, title: str, icon: str, **options: object) -> st.Page:
     """A page backed by ``screens/<name>.py`` (a thin file over ``views``)."""
+    PAGE_NAMES.append(name)
     return st.Page(f"screens/{name}.py", title=title, icon=icon, url_path=name, **options)
 
 
@@ -72,10 +76,9 @@ viewer = context.sign_in()
 if viewer is None:
     # Every page address stays known, so a link to one (``/team?t=…``) whose token fails shows the
     # reason, not "Page not found".
-    pages = {p.url_path for p in USER_PAGES} | {p.url_path for group in MANAGER_PAGES.values() for p in group}
     navigation = st.navigation(
         [st.Page(no_access, title="Factor Journal", url_path="welcome", default=True)]
-        + [st.Page(no_access, title="Factor Journal", url_path=path) for path in sorted(pages)],
+        + [st.Page(no_access, title="Factor Journal", url_path=path) for path in sorted(set(PAGE_NAMES))],
         position="hidden",
     )
 elif viewer.kind == "resume":

@@ -74,8 +74,8 @@ def sign_in() -> Viewer | None:
         st.session_state["viewer_token"] = token
         del st.query_params["t"]
     token = st.session_state.get("viewer_token")
-    if not token:
-        st.session_state["access_error"] = NO_LINK
+    if not token:  # never signed in, or the link stopped working (its reason stays shown)
+        st.session_state.setdefault("access_error", NO_LINK)
         return None
     try:
         viewer = access().viewer(token)
