@@ -160,3 +160,21 @@ def test_the_demo_secret_is_the_default_only_under_the_emulators(monkeypatch):
     monkeypatch.setenv("FIRESTORE_EMULATOR_HOST", "127.0.0.1:8080")
     assert link_secret() == DEMO_SECRET
     assert link_secret("short-but-local") == "short-but-local"
+
+
+def test_the_functions_take_the_link_secret_from_secret_manager():
+    """functions/main.py declares FJ_LINK_SECRET as a SecretParam on the function that issues links."""
+    import importlib.util
+    from pathlib import Path
+
+    from firebase_functions import params
+
+    path = Path(__file__).resolve().parents[2] / "functions" / "main.py"
+    spec = importlib.util.spec_from_file_location("fj_functions_main", path)
+    main = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(main)  # type: ignore[union-attr]
+    assert isinstance(main.LINK_SECRET, params.SecretParam) and main.LINK_SECRET.name == "FJ_LINK_SECRET"
+    endpoint = main.nightly_rollups_and_reminders.__firebase_endpoint__
+    assert [s["key"] for s in endpoint.secretEnvironmentVariables] == ["FJ_LINK_SECRET"]
+    example = (path.parent / ".secret.local.example").read_text()
+    assert f"FJ_LINK_SECRET={DEMO_SECRET}" in example  # the emulators' value is the refused-in-production demo one
