@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -15,7 +16,6 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import PROJECT_ID, _emulator_host
 from factor_journal import cli, runtime
 from factor_journal.links import LinkSigner
 from factor_journal.models import UserProfile
@@ -27,12 +27,13 @@ from factor_journal.store import FactorJournalStore
 from google.cloud import firestore
 
 DATABASE = "fj-privacy"
+PROJECT_ID = os.environ.get("GCLOUD_PROJECT", "demo-factor-journal")
 SECRET_WORDS = "Zorblax data lake"  # what the person said, to be found nowhere afterwards
 
 
 @pytest.fixture
 def client() -> firestore.Client:
-    httpx.delete(f"http://{_emulator_host()}/emulator/v1/projects/{PROJECT_ID}/databases/{DATABASE}/documents").raise_for_status()
+    httpx.delete(f"http://{os.environ['FIRESTORE_EMULATOR_HOST']}/emulator/v1/projects/{PROJECT_ID}/databases/{DATABASE}/documents").raise_for_status()
     return firestore.Client(project=PROJECT_ID, database=DATABASE)
 
 
