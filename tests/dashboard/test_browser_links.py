@@ -46,3 +46,11 @@ def test_a_resume_link_to_a_page_opens_it_and_drops_the_token(app_url, browser, 
     assert "Page not found" not in body
     address = wait_for_address_without_token(browser)
     assert "t=" not in address and "/history" in address, address
+
+
+def test_a_bad_link_to_a_page_says_why_not_page_not_found(app_url, browser):  # noqa: F811
+    browser.get(f"{app_url}/team?t=not-a-real-token")
+    body = wait_for_text(browser, "not valid")
+    time.sleep(1)
+    body = wait_for_text(browser, "not valid")
+    assert "Page not found" not in body and "team progress" not in body
