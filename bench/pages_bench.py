@@ -58,7 +58,8 @@ def run() -> dict[str, Any]:
         "user": {"assessed_factors": assessed, "journal_entries": JOURNAL_ENTRIES},
         "reads_per_page_view": reads,
         "overview_render": percentiles(samples),
-        "note": "reads counted after sign-in (the link is verified once per browser session: 2 reads); "
+        "note": "reads counted after sign-in (the link and the viewer are re-checked on every run, cached 5 s: 2 reads "
+        "per check for a person, 3 for a manager); "
         "history/review/ask read journal pages on demand; conversation reads the session's turns",
     }
     print(f"  pages: reads per view {reads}; overview render p50 {results['overview_render']['p50_ms']} ms "

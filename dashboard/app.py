@@ -3,8 +3,10 @@
     streamlit run dashboard/app.py      (``make demo`` does this against the emulators)
 
 A resume link opens the user's pages; a manager link opens the organisation's
-pages and, read-only, each member's.  Every page renders from the precomputed
-summary and the journal kept by the Cloud Functions.
+pages and, read-only, each member's progress (never their own words: see README,
+"Security").  A link may name any page (``/team?t=…``): that page opens once the
+link is verified, and the token leaves the address bar.  Every page renders from
+the precomputed summary and the journal kept by the Cloud Functions.
 """
 
 from __future__ import annotations
@@ -17,13 +19,18 @@ import streamlit as st
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # `streamlit run` puts only dashboard/ on the path
 
 from dashboard import context  # noqa: E402
+from dashboard.safe_text import md  # noqa: E402
 
 st.set_page_config(page_title="Factor Journal", page_icon=":material/explore:", layout="wide")
 
 
 
+PAGE_NAMES: list[str] = []  # every page's address, whoever may open it
+
+
 def page(name: str, title: str, icon: str, **options: object) -> st.Page:
     """A page backed by ``screens/<name>.py`` (a thin file over ``views``)."""
+    PAGE_NAMES.append(name)
     return st.Page(f"screens/{name}.py", title=title, icon=icon, url_path=name, **options)
 
 
@@ -41,24 +48,44 @@ MANAGER_PAGES = {
         page("overview", "Overview", ":material/explore:"),
         page("capabilities", "Capabilities", ":material/lock_open:"),
         page("history", "Factor history", ":material/timeline:"),
-        page("ask", "Ask why", ":material/help:"),
     ],
 }
 
 
 def no_access() -> None:
     st.title("Factor Journal")
-    st.warning(st.session_state.get("access_error", "Open Factor Journal through the link in your email."))
+    st.warning(st.session_state.get("access_error", context.NO_LINK))
     st.caption("Links expire after 14 days. If yours has, reply to the email to get a new one.")
 
 
-viewer = context.sign_in_from_link()
+def export_offer(viewer: context.Viewer) -> None:
+    """A person's own data as JSON (profile, factors, journals, conversations, ...), built when downloaded."""
+
+    def build() -> str:
+        from factor_journal.privacy import PersonalData
+
+        return PersonalData(context.store().client).export_json(viewer.user_id)
+
+    st.sidebar.download_button(
+        "Download my data (JSON)", build, file_name="factor-journal-my-data.json", mime="application/json",
+        key="export_my_data", help="Everything Factor Journal holds about you.", on_click="ignore",
+    )  # fmt: skip
+
+
+viewer = context.sign_in()
 if viewer is None:
-    navigation = st.navigation([st.Page(no_access, title="Factor Journal", url_path="welcome", default=True)])
+    # Every page address stays known, so a link to one (``/team?t=…``) whose token fails shows the
+    # reason, not "Page not found".
+    navigation = st.navigation(
+        [st.Page(no_access, title="Factor Journal", url_path="welcome", default=True)]
+        + [st.Page(no_access, title="Factor Journal", url_path=path) for path in sorted(set(PAGE_NAMES))],
+        position="hidden",
+    )
 elif viewer.kind == "resume":
-    st.sidebar.caption(f"Signed in as **{viewer.display_name}**")
+    st.sidebar.caption(f"Signed in as **{md(viewer.display_name)}**")
+    export_offer(viewer)
     navigation = st.navigation(USER_PAGES)
 else:
-    st.sidebar.caption(f"Manager view · **{viewer.display_name}**")
+    st.sidebar.caption(f"Manager view · **{md(viewer.display_name)}**")
     navigation = st.navigation(MANAGER_PAGES)
 navigation.run()

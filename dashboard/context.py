@@ -1,28 +1,35 @@
 """What every page needs: the shared store, who is looking (from a signed link), whose data is shown.
 
-Access comes only from a verified link token (``?t=…``): a resume link opens
-one user's own pages, a manager link opens the manager pages of one
-organisation (and, read-only, its members' pages).  Nothing else is shown.
+Access comes only from a verified link token: a resume link opens one user's own pages, a
+manager link opens the manager pages of one organisation (and, read-only, its members' pages).
+The token arrives as ``?t=…`` on whichever page the link names; it is then kept in the session
+and removed from the address bar, so a copied address never carries the credential.  The link
+and the viewer's standing are re-checked on every run (``factor_journal.access``: cached for a
+few seconds), so a revoked or expired link, a removed manager or an erased person loses access
+on the next interaction.
 """
 
 from __future__ import annotations
 
-from typing import Literal
-
 import streamlit as st
 from factor_journal import runtime
+from factor_journal.access import AccessChecker, Viewer
 from factor_journal.links import LinkError, LinkSigner
 from factor_journal.models import AssessmentSummary
 from factor_journal.store import FactorJournalStore
 from pydantic import BaseModel
 
+from dashboard.safe_text import md
 
-class Viewer(BaseModel):
-    user_id: str
-    kind: Literal["resume", "manager"]
-    org_id: str | None = None
-    session_id: str | None = None
-    display_name: str = ""
+__all__ = [
+    "Subject", "Viewer", "access", "current_subject", "open_page", "require_subject", "sign_in", "signer", "store",
+]  # fmt: skip
+
+NO_LINK = "Open Factor Journal through the link in your email."
+# What belongs to one signed-in person and must not leak into the next link opened in the same tab.
+_PER_VIEWER_KEYS = (
+    "viewer", "drill_user", "drill_choice", "conversation_session", "conversation_notice", "review_limit",
+)  # fmt: skip
 
 
 class Subject(BaseModel):
@@ -49,33 +56,40 @@ def signer() -> LinkSigner:
     return LinkSigner(runtime.firestore_client())
 
 
-def sign_in_from_link() -> Viewer | None:
-    """The viewer of this browser session, verified from the link token once; None with a message otherwise."""
-    viewer = st.session_state.get("viewer")
+@st.cache_resource(show_spinner=False)
+def access() -> AccessChecker:
+    return AccessChecker(signer(), store())
+
+
+def sign_in() -> Viewer | None:
+    """The viewer of this run, re-checked now; None (with ``access_error`` set) when there is none.
+
+    A ``t`` query parameter (a link just opened, on any page) replaces the session's token and is
+    removed from the address; the page the link named stays where it is."""
     token = st.query_params.get("t")
-    if viewer is not None and (token is None or token == st.session_state.get("viewer_token")):
-        return viewer
-    st.session_state.pop("viewer", None)
-    if not token:
-        st.session_state["access_error"] = "Open Factor Journal through the link in your email."
+    if token:
+        if token != st.session_state.get("viewer_token"):
+            for key in _PER_VIEWER_KEYS:
+                st.session_state.pop(key, None)
+        st.session_state["viewer_token"] = token
+        del st.query_params["t"]
+    token = st.session_state.get("viewer_token")
+    if not token:  # never signed in, or the link stopped working (its reason stays shown)
+        st.session_state.setdefault("access_error", NO_LINK)
         return None
     try:
-        claims = signer().verify(token)
+        viewer = access().viewer(token)
     except LinkError as error:
+        for key in (*_PER_VIEWER_KEYS, "viewer_token"):
+            st.session_state.pop(key, None)
         st.session_state["access_error"] = str(error)
         return None
-    profile = store().get_user(claims.user_id)
-    if profile is None or (claims.kind == "manager" and (profile.role != "manager" or profile.org_id != claims.org_id)):
-        st.session_state["access_error"] = "This link no longer opens anything: the account has changed."
-        return None
-    viewer = Viewer(
-        user_id=claims.user_id, kind=claims.kind, org_id=profile.org_id,
-        session_id=claims.session_id, display_name=profile.display_name or claims.user_id,
-    )  # fmt: skip
     st.session_state["viewer"] = viewer
-    st.session_state["viewer_token"] = token
     st.session_state.pop("access_error", None)
     return viewer
+
+
+sign_in_from_link = sign_in  # the former name
 
 
 def current_subject() -> Subject | None:
@@ -109,7 +123,7 @@ def open_page(title: str) -> tuple[Subject, FactorJournalStore, AssessmentSummar
     subject = require_subject()
     shared = store()
     summary = shared.summary(subject.user_id)
-    st.title(f"{subject.display_name} · {title}" if subject.read_only else title)
+    st.title(f"{md(subject.display_name)} · {title}" if subject.read_only else title)
     if summary is None:
         st.error("There is no assessment for this account yet.")
         st.stop()

@@ -1,10 +1,15 @@
 """Cloud Functions entry points: wiring only; the work lives in the factor_journal package."""
 
-from firebase_functions import firestore_fn, options, scheduler_fn
+from firebase_functions import firestore_fn, options, params, scheduler_fn
 
 from factor_journal import runtime
 
 options.set_global_options(region="europe-west1", memory=options.MemoryOption.MB_512, timeout_sec=120)
+
+# Signs resume and manager links. In production a Secret Manager secret (`firebase functions:secrets:set
+# FJ_LINK_SECRET`), exposed to the functions that declare it as the environment variable FJ_LINK_SECRET;
+# under the emulators it comes from functions/.secret.local (see .secret.local.example).
+LINK_SECRET = params.SecretParam("FJ_LINK_SECRET")
 
 
 @firestore_fn.on_document_created(document="users/{uid}/conversations/{session_id}/turns/{turn_id}")
@@ -23,7 +28,9 @@ def recover_turns(event: scheduler_fn.ScheduledEvent) -> None:
     runtime.recover_turns()
 
 
-@scheduler_fn.on_schedule(schedule="every day 07:00", timezone=scheduler_fn.Timezone("Europe/Berlin"))
+@scheduler_fn.on_schedule(
+    schedule="every day 07:00", timezone=scheduler_fn.Timezone("Europe/Berlin"), secrets=[LINK_SECRET]
+)
 def nightly_rollups_and_reminders(event: scheduler_fn.ScheduledEvent) -> None:
     """Record each organisation's daily figures and queue reminder emails for people who went quiet."""
     runtime.daily_jobs()

@@ -9,6 +9,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$ROOT/scripts/toolchain.sh"
 cd "$ROOT"
 
+# The Functions emulator's secrets (FJ_LINK_SECRET): the committed demo value unless a local one exists.
+[ -f functions/.secret.local ] || cp functions/.secret.local.example functions/.secret.local
+
 # FJ_EMULATOR_PORT_OFFSET=N moves every emulator port by N (parallel checkouts on one machine).
 CONFIG="$(.venv/bin/python scripts/firebase_config.py)"
 exec firebase emulators:exec --config "$CONFIG" --only firestore,auth,functions --project demo-factor-journal "$*"

@@ -7,6 +7,7 @@ from factor_journal.extraction.base import ExtractionError
 from factor_journal.questions import answer_question
 
 from dashboard import context
+from dashboard.safe_text import quote
 
 EXAMPLES = [
     "Why is data quality only this low?",
@@ -20,6 +21,9 @@ def render() -> None:
     subject = context.require_subject()
     store = context.store()
     st.title("Ask why")
+    if subject.read_only:  # answers quote the person's own words: theirs alone (README, Security)
+        st.info("Ask why answers from a person's own words, so only they can ask it.")
+        return
     st.caption("Answers come from what was said in your conversations, with the date and words behind each point.")
     example = st.pills("Examples", EXAMPLES, key="ask_example")
     question = st.text_input("Your question", value=example or "", key="ask_question", max_chars=500)
@@ -33,12 +37,12 @@ def render() -> None:
     except ValueError as error:
         st.error(str(error))
         return
-    st.markdown(answer.text)
+    quote(answer.text)
     if answer.citations:
         st.subheader("Evidence")
         for citation in answer.citations:
             with st.container(border=True):
                 st.markdown(f"**{citation.date:%d %b %Y}** · {citation.factor_name} · {citation.change}")
-                st.write(citation.rationale)
+                quote(citation.rationale)
                 if citation.excerpt:
                     st.text(citation.excerpt)

@@ -9,10 +9,12 @@ from __future__ import annotations
 import contextlib
 
 import streamlit as st
+from factor_journal.conversation import MAX_TURN_TEXT_CHARS, turn_text_problem
 from factor_journal.extraction.base import ExtractionError
 from factor_journal.guidance import next_best_questions
 
 from dashboard import context
+from dashboard.safe_text import quote
 
 WAIT_FOR_ANALYSIS_SECONDS = 8.0
 SHOWN_TURNS = 12
@@ -36,7 +38,7 @@ def _session_id(store, subject, viewer) -> str:
 def _show(turns: list[tuple[str, dict]]) -> None:
     for _, data in turns[-SHOWN_TURNS:]:
         with st.chat_message("assistant" if data.get("role") == "assistant" else "user"):
-            st.write(data["text"])
+            quote(data["text"])
 
 
 def render() -> None:
@@ -71,9 +73,13 @@ def render() -> None:
         st.caption(notice)
     _show(turns)
 
-    answer = st.chat_input("Your answer")
-    if answer:
-        turn_id = store.add_turn(subject.user_id, session_id, "user", answer[:8000])
+    answer = st.chat_input("Your answer", max_chars=MAX_TURN_TEXT_CHARS)
+    if answer is not None:
+        problem = turn_text_problem(answer)  # the rules and the pipeline refuse exactly these too
+        if problem:
+            st.warning(f"Your answer was not sent: {problem}.")
+            return
+        turn_id = store.add_turn(subject.user_id, session_id, "user", answer)
         status = store.wait_for_analysis(subject.user_id, session_id, turn_id, WAIT_FOR_ANALYSIS_SECONDS)
         st.session_state["conversation_notice"] = {
             "processed": "Noted: your assessment has been updated.",

@@ -4,11 +4,11 @@ and the whole assessment as it stood on a chosen date."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, time
-from urllib.parse import urlencode
 
 import streamlit as st
 
 from dashboard import charts, context
+from dashboard.safe_text import quote
 
 HISTORY_PAGE = 25
 
@@ -22,9 +22,9 @@ def render() -> None:
     names = {fid: store.graph.name(fid) for fid in touched}
     chosen = st.query_params.get("factor")
     options = sorted(touched, key=lambda fid: names[fid])
-    factor_id = st.selectbox(
-        "Factor", options, index=options.index(chosen) if chosen in options else 0, format_func=names.get, key="history_factor"
-    )
+    if chosen in options and st.session_state.get("history_factor_linked") != chosen:  # an "Inferred from" link
+        st.session_state["history_factor_linked"] = st.session_state["history_factor"] = chosen
+    factor_id = st.selectbox("Factor", options, format_func=names.get, key="history_factor")
     state = summary.factors[factor_id]
     shown = "not assessed" if state.current_value is None else f"{state.current_value:g}"
     st.markdown(f"**Now:** {shown} · confidence {state.current_confidence:.0%} · {str(state.inference_status).replace('_', ' ')}")
@@ -44,15 +44,14 @@ def render() -> None:
         flags = "" if entry.applied else (" · held as a conflict" if entry.kind == "conflict" else " · recorded, not applied")
         with st.container(border=True):
             st.markdown(f"**{entry.observed_at:%d %b %Y %H:%M}** · {before} → {after} · confidence {entry.confidence:.0%} · {entry.kind} by {entry.source}{flags}")
-            st.write(entry.change_rationale)
-            if entry.conversation_excerpt:
-                st.text(entry.conversation_excerpt)
+            if not subject.read_only:  # rationales and excerpts quote the person: theirs alone (README, Security)
+                quote(entry.change_rationale)
+                if entry.conversation_excerpt:
+                    quote(entry.conversation_excerpt)
             if entry.inferred_from:
-                token = st.session_state.get("viewer_token", "")
-                links = ", ".join(
-                    f"[{store.graph.name(fid)}](history?{urlencode({'t': token, 'factor': fid})})" for fid in entry.inferred_from
-                )
-                st.markdown(f"Inferred from: {links}")
+                st.caption("Inferred from:")
+                for fid in entry.inferred_from:  # in-app navigation: no token in any address
+                    st.page_link("screens/history.py", label=store.graph.name(fid), query_params={"factor": fid})
     if cursor is not None and st.button("Show older entries", key="history_older"):
         pages[factor_id] = shown + 1
         st.rerun()

@@ -17,6 +17,7 @@ from factor_journal.errors import FactorJournalError
 from factor_journal.organisation import OrganisationDirectory, blockers, team_csv
 
 from dashboard import context
+from dashboard.safe_text import md
 
 
 def directory() -> OrganisationDirectory:
@@ -114,7 +115,7 @@ def team_progress() -> None:
         st.write("Everyone with an open assessment has been active this week.")
     for person in team.quiet:
         since = "never active" if person.last_active is None else f"last active {(now - person.last_active).days} days ago"
-        st.markdown(f"- **{person.display_name or person.user_id}**: {person.completeness:.0%} mapped, {since}")
+        st.markdown(f"- **{md(person.display_name or person.user_id)}**: {person.completeness:.0%} mapped, {since}")
 
 
 def organisation_blockers() -> None:

@@ -13,6 +13,7 @@ import streamlit as st
 from factor_journal.errors import FactorJournalError
 
 from dashboard import context
+from dashboard.safe_text import quote
 
 REVIEW_PAGE = 10
 
@@ -32,7 +33,7 @@ def render() -> None:
                 f"**{conflict.factor_name}**: you said **{conflict.current_value:g}**, but a later conversation "
                 f"suggests **{conflict.proposed_value:g}** ({conflict.observed_at:%d %b %Y})."
             )
-            st.caption(conflict.rationale)
+            quote(conflict.rationale)
             keep, take = st.columns(2)
             if keep.button("Keep my value", key=f"keep-{conflict.factor_id}", disabled=subject.read_only):
                 _act(partial(store.resolve_conflict, subject.user_id, conflict.factor_id, accept=False,
@@ -50,9 +51,9 @@ def render() -> None:
             )
             latest = store.history(subject.user_id, item.factor_id, page_size=1).entries
             if latest:
-                st.caption(latest[0].change_rationale)
+                quote(latest[0].change_rationale)
                 if latest[0].conversation_excerpt:
-                    st.text(latest[0].conversation_excerpt)
+                    quote(latest[0].conversation_excerpt)
             if subject.read_only:
                 continue
             confirm, correct = st.columns([1, 3])

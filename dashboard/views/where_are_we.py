@@ -9,6 +9,7 @@ import streamlit as st
 from factor_journal.guidance import next_best_questions, next_tier_statement
 
 from dashboard import charts, context
+from dashboard.safe_text import md, quote
 
 
 def render() -> None:
@@ -38,8 +39,9 @@ def render() -> None:
             st.write("We have not talked yet.")
         else:
             with st.container(border=True):
-                st.markdown(f"**{last.topic}** · {last.timestamp:%d %b %Y}")
-                st.text(last.excerpt)
+                st.markdown(f"**{md(last.topic)}** · {last.timestamp:%d %b %Y}")
+                if not subject.read_only:  # the excerpt is the person's own words (README, Security)
+                    quote(last.excerpt)
         st.subheader("Next best questions")
         suggestions = next_best_questions(store.catalog, store.graph, summary)
         if not suggestions:

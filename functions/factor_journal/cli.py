@@ -6,11 +6,15 @@
   revoke-link TOKEN_OR_ID              withdraw a link
   daily                                run the nightly roll-ups and reminders now
   recover                              retry the turns whose retry time has come (the sweeper's job)
+  export --user U [--out FILE]         everything held about a person, as JSON (stdout or FILE)
+  erase --user U --yes                 erase everything held about a person (resumable: run it again
+                                       to finish an interrupted erasure); prints document counts only
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -80,6 +84,12 @@ def _main(argv: Sequence[str] | None) -> int:
     revoke.add_argument("token")
     commands.add_parser("daily", help="run the nightly roll-ups and reminders now")
     commands.add_parser("recover", help="retry every turn whose retry time has come (what the sweeper runs)")
+    export = commands.add_parser("export", help="everything held about a person, as JSON")
+    export.add_argument("--user", required=True)
+    export.add_argument("--out", help="write to this file instead of standard output")
+    erase = commands.add_parser("erase", help="erase everything held about a person (resumable)")
+    erase.add_argument("--user", required=True)
+    erase.add_argument("--yes", action="store_true", help="confirm: this cannot be undone")
     args = parser.parse_args(argv)
 
     if args.command == "reprocess":
@@ -101,11 +111,36 @@ def _main(argv: Sequence[str] | None) -> int:
         counts = runtime.recover_turns()
         print(", ".join(f"{status}: {count}" for status, count in sorted(counts.items())) or "no turns due")
         return 0
+    if args.command in ("export", "erase"):
+        return _privacy(args)
     if args.command == "daily":
         result = runtime.daily_jobs()
         print(f"{len(result['organisations'])} organisations recorded, {len(result['reminders'])} reminders queued")
         return 0
     return 2
+
+
+def _privacy(args: argparse.Namespace) -> int:
+    from factor_journal.privacy import PersonalData
+
+    data = PersonalData(runtime.firestore_client())
+    if args.command == "export":
+        text = data.export_json(args.user)
+        if args.out:
+            with open(args.out, "w", encoding="utf-8") as handle:
+                handle.write(text + "\n")
+            print(f"written to {args.out}", file=sys.stderr)
+        else:
+            print(text)
+        return 0
+    if not args.yes:
+        print("error: erasure cannot be undone; add --yes to confirm", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+    report = data.erase(args.user)
+    counts = ", ".join(f"{step}: {count}" for step, count in report.deleted.items())
+    print(f"erased subject {report.subject}: {report.total} documents ({counts})")
+    return 0
 
 
 def issue_link(user_id: str, session_id: str | None = None, ttl: timedelta = DEFAULT_TTL, *, manager: bool = False) -> str:

@@ -7,6 +7,7 @@ turn (its ``extraction`` outcome) is written by the pipeline.
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -14,8 +15,37 @@ from pydantic import BaseModel
 
 from factor_journal.errors import InvalidInputError
 
-MAX_TURN_TEXT_BYTES = 8 * 1024
+MAX_TURN_TEXT_CHARS = 4000
+"""The one limit on a turn's text, in characters as JavaScript and Firestore rules count them:
+UTF-16 code units (``text_length``).  "é" and "中" count 1, an emoji outside the Basic
+Multilingual Plane counts 2.
+
+The same number and unit are enforced by firestore.rules (``isValidTurnText``: ``string.size()``),
+by the pipeline (``parse_turn``) and by the app's input box (``max_chars``, a browser text length);
+tests/security/test_rules.py holds the rules and ``turn_text_problem`` equal."""
+TURN_WHITESPACE = "\t\n\v\f\r "
+"""What counts as whitespace when refusing blank text: the ASCII set RE2 (the rules' regex) knows."""
 CLIENT_TURN_FIELDS = frozenset({"role", "text", "created_at"})
+_BLANK = re.compile(f"[{re.escape(TURN_WHITESPACE)}]*")
+
+
+def text_length(text: str) -> int:
+    """The length of ``text`` in the unit of MAX_TURN_TEXT_CHARS (UTF-16 code units)."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def turn_text_problem(text: object) -> str | None:
+    """Why ``text`` cannot be a turn's text (a sentence for a person), or None when it can.
+
+    Refused: anything but a string, text made only of whitespace, more than MAX_TURN_TEXT_CHARS
+    characters.  Exactly what firestore.rules accepts for a client-written turn."""
+    if not isinstance(text, str):
+        return "text is missing" if text is None else f"text is a {type(text).__name__}, not text"
+    if _BLANK.fullmatch(text):
+        return "text is empty"
+    if text_length(text) > MAX_TURN_TEXT_CHARS:
+        return f"text is {text_length(text):,} characters, over the {MAX_TURN_TEXT_CHARS:,}-character limit"
+    return None
 
 
 class InvalidTurnError(InvalidInputError):
@@ -38,13 +68,9 @@ def parse_turn(turn_id: str, data: dict[str, Any] | None) -> Turn:
     if role not in ("user", "assistant"):
         problems.append(f"role must be 'user' or 'assistant', got {role!r}")
     text = data.get("text")
-    if not isinstance(text, str):
-        kind = "missing" if text is None else f"a {type(text).__name__}, not text"
-        problems.append(f"text is {kind}")
-    elif not text.strip():
-        problems.append("text is empty")
-    elif len(text.encode("utf-8")) > MAX_TURN_TEXT_BYTES:
-        problems.append(f"text is {len(text.encode('utf-8'))} bytes, over the {MAX_TURN_TEXT_BYTES}-byte limit")
+    problem = turn_text_problem(text)
+    if problem:
+        problems.append(problem)
     created_at = data.get("created_at")
     if not isinstance(created_at, datetime):
         problems.append(f"created_at must be a timestamp, got {type(created_at).__name__}")

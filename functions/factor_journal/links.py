@@ -6,9 +6,19 @@ a record at ``resume_links/{link_id}`` so it can be revoked; clients can
 neither read nor write those records (see firestore.rules).
 
 ``verify`` promises: a token opens exactly the user it was issued for, and only
-while its signature is intact, it has not expired, and its record exists,
-matches, and is not revoked.  Anything else raises a ``LinkError`` subclass
-whose message can be shown to a person as it is.
+while its signature is intact, neither its signed lifetime nor its record's
+``expires_at`` has passed, and its record exists, matches, and is not revoked.
+Anything else raises a ``LinkError`` subclass whose message can be shown to a
+person as it is.  The record is read at most once per ``record_ttl`` (a few
+seconds) per link, so an open app can re-verify on every interaction and a
+revocation or expiry takes effect within seconds.  Time comes from an
+injectable clock.
+
+The signing secret (``link_secret``): FJ_LINK_SECRET, which in production comes
+from Secret Manager (``functions/main.py`` declares it as a firebase-functions
+``SecretParam``; the dashboard gets it from its environment).  The public demo
+secret, a missing secret and secrets shorter than MIN_SECRET_LENGTH are refused
+unless the emulators are in use.
 """
 
 from __future__ import annotations
@@ -16,13 +26,15 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import threading
 import warnings
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import urlencode
 
 from google.cloud import firestore
-from itsdangerous import BadSignature, URLSafeTimedSerializer
+from itsdangerous import BadSignature, TimestampSigner, URLSafeTimedSerializer
 from pydantic import BaseModel, ValidationError
 
 from factor_journal.errors import FactorJournalError, UnknownUserError
@@ -30,7 +42,15 @@ from factor_journal.errors import FactorJournalError, UnknownUserError
 DEFAULT_TTL = timedelta(days=14)
 LINK_COLLECTION = "resume_links"
 DEMO_SECRET = "factor-journal-demo-secret-not-for-production"
+MIN_SECRET_LENGTH = 32
+RECORD_TTL = timedelta(seconds=5)
 _SALT = "factor-journal.link.v1"
+
+Clock = Callable[[], datetime]
+
+
+def system_clock() -> datetime:
+    return datetime.now(UTC)
 
 LinkKind = Literal["resume", "manager"]
 
@@ -63,23 +83,55 @@ class LinkClaims(BaseModel):
     org_id: str | None = None
 
 
-def link_secret() -> str:
-    """The signing secret: FJ_LINK_SECRET, or a fixed demo secret (with a warning) under the emulators."""
-    secret = os.environ.get("FJ_LINK_SECRET")
-    if secret:
-        return secret
-    if os.environ.get("FIRESTORE_EMULATOR_HOST"):
-        return DEMO_SECRET
-    raise LinkError("FJ_LINK_SECRET is not set; links cannot be signed or checked without it.")
+class LinkSecretError(LinkError):
+    """The configured signing secret must not be used here (a message for whoever deploys)."""
+
+
+def emulators_in_use() -> bool:
+    """True when Firestore is the local emulator (the only place the demo secret is acceptable)."""
+    return bool(os.environ.get("FIRESTORE_EMULATOR_HOST"))
+
+
+def link_secret(secret: str | None = None) -> str:
+    """The signing secret: ``secret`` or FJ_LINK_SECRET; the demo secret when unset under the emulators.
+
+    Outside the emulators a missing secret, the public demo secret and secrets shorter than
+    MIN_SECRET_LENGTH characters raise LinkSecretError: anyone could forge links with them."""
+    secret = secret if secret is not None else os.environ.get("FJ_LINK_SECRET")
+    if emulators_in_use():
+        return secret or DEMO_SECRET
+    if not secret:
+        raise LinkSecretError("FJ_LINK_SECRET is not set; links cannot be signed or checked without it.")
+    if secret == DEMO_SECRET:
+        raise LinkSecretError("FJ_LINK_SECRET is the public demo secret, which is refused outside the emulators.")
+    if len(secret) < MIN_SECRET_LENGTH:
+        raise LinkSecretError(
+            f"FJ_LINK_SECRET must be at least {MIN_SECRET_LENGTH} characters (e.g. openssl rand -hex 32)."
+        )
+    return secret
 
 
 class LinkSigner:
-    def __init__(self, client: firestore.Client, secret: str | None = None) -> None:
+    def __init__(
+        self, client: firestore.Client, secret: str | None = None, *,
+        clock: Clock | None = None, record_ttl: timedelta = RECORD_TTL,
+    ) -> None:  # fmt: skip
+        """``clock`` gives the current time (UTC) for signing, expiry and the record cache."""
         self.client = client
-        secret = secret or link_secret()
+        secret = link_secret(secret)
         if secret == DEMO_SECRET:
             warnings.warn("signing links with the demo secret (emulators only)", stacklevel=2)
-        self.serializer = URLSafeTimedSerializer(secret, salt=_SALT)
+        self.clock: Clock = clock or system_clock
+        self.record_ttl = record_ttl
+        self._records: dict[str, tuple[datetime, dict[str, Any] | None]] = {}
+        self._records_guard = threading.Lock()
+        signer = self
+
+        class _ClockedSigner(TimestampSigner):
+            def get_timestamp(self) -> int:
+                return int(signer.clock().timestamp())
+
+        self.serializer = URLSafeTimedSerializer(secret, salt=_SALT, signer=_ClockedSigner)
 
     def _record(self, link_id: str) -> firestore.DocumentReference:
         return self.client.collection(LINK_COLLECTION).document(link_id)
@@ -102,7 +154,7 @@ class LinkSigner:
             link_id=secrets.token_urlsafe(12), user_id=user_id, session_id=session_id, kind=kind,
             ttl_seconds=int(ttl.total_seconds()), org_id=org_id,
         )  # fmt: skip
-        now = datetime.now(UTC)
+        now = self.clock()
         self._record(claims.link_id).set(
             {**claims.model_dump(), "created_at": now, "expires_at": now + ttl, "revoked_at": None}
         )
@@ -117,15 +169,32 @@ class LinkSigner:
             claims = LinkClaims.model_validate(payload)
         except (BadSignature, ValidationError, TypeError, ValueError):
             raise InvalidLinkError() from None
-        if datetime.now(UTC) - signed_at > timedelta(seconds=claims.ttl_seconds):
+        now = self.clock()
+        if now - signed_at > timedelta(seconds=claims.ttl_seconds):
             raise ExpiredLinkError()
-        record = self._record(claims.link_id).get()
-        data = record.to_dict() if record.exists else None
+        data = self._record_data(claims.link_id, now)
         if data is None or data.get("user_id") != claims.user_id or data.get("kind") != claims.kind:
             raise InvalidLinkError()
         if data.get("revoked_at") is not None:
             raise RevokedLinkError()
+        expires_at = data.get("expires_at")
+        if not isinstance(expires_at, datetime) or now >= expires_at:
+            raise ExpiredLinkError()
         return claims
+
+    def _record_data(self, link_id: str, now: datetime) -> dict[str, Any] | None:
+        """The link's record, read at most once per ``record_ttl`` (one document read)."""
+        with self._records_guard:
+            cached = self._records.get(link_id)
+        if cached is not None and timedelta(0) <= now - cached[0] < self.record_ttl:
+            return cached[1]
+        snapshot = self._record(link_id).get()
+        data = snapshot.to_dict() if snapshot.exists else None
+        with self._records_guard:
+            if len(self._records) > 10_000:  # a bound, not a policy: old entries are simply re-read
+                self._records.clear()
+            self._records[link_id] = (now, data)
+        return data
 
     def revoke(self, token_or_link_id: str) -> None:
         """Withdraw a link (by token or link id); idempotent."""
@@ -135,7 +204,9 @@ class LinkSigner:
         record = self._record(link_id)
         if not record.get().exists:
             raise InvalidLinkError()
-        record.update({"revoked_at": datetime.now(UTC)})
+        record.update({"revoked_at": self.clock()})
+        with self._records_guard:
+            self._records.pop(link_id, None)
 
 
 def link_url(base_url: str, token: str) -> str:

@@ -80,19 +80,38 @@ class OrganisationDirectory:
         return Organisation.model_validate({"org_id": org_id, **snapshot.to_dict()}) if snapshot.exists else None
 
     def assign_manager(self, org_id: str, user_id: str) -> None:
-        """Make a registered member of the organisation its manager (profile role + organisation list)."""
+        """Make a registered member of the organisation its manager.
+
+        ``organisations/{org}.managers`` is what makes a manager (the rules, sign-in and
+        ``require_manager`` read only it); the profile's ``role`` follows it for display and
+        for the reminder job."""
         profile = self.store.get_user(user_id)
         if profile is None:
             raise UnknownUserError(user_id)
         if profile.org_id != org_id:
             raise FactorJournalError(f"{user_id!r} belongs to {profile.org_id!r}, not {org_id!r}")
-        self.store.register_user(profile.model_copy(update={"role": "manager"}))
         self.store.org_ref(org_id).set({"managers": firestore.ArrayUnion([user_id])}, merge=True)
+        self.store.register_user(profile.model_copy(update={"role": "manager"}))
 
-    def require_manager(self, manager_id: str, org_id: str) -> UserProfile:
-        """The manager's profile, or NotAManagerError: enforced before any team data is read."""
+    def remove_manager(self, org_id: str, user_id: str) -> None:
+        """Take the organisation away from a manager: off the list (effective at once), role member."""
+        self.store.org_ref(org_id).set({"managers": firestore.ArrayRemove([user_id])}, merge=True)
+        profile = self.store.get_user(user_id)
+        if profile is not None and profile.role == "manager" and profile.org_id == org_id:
+            self.store.register_user(profile.model_copy(update={"role": "member"}))
+
+    def require_manager(self, manager_id: str, org_id: str | None) -> UserProfile:
+        """The manager's profile, or NotAManagerError: enforced before any team data is read.
+
+        A manager is whoever ``organisations/{org_id}.managers`` lists (two reads: the list and
+        the profile); a profile's ``role`` alone makes nobody a manager."""
+        if not org_id:
+            raise NotAManagerError(manager_id, str(org_id))
+        organisation = self.get(org_id)
+        if organisation is None or manager_id not in organisation.managers:
+            raise NotAManagerError(manager_id, org_id)
         profile = self.store.get_user(manager_id)
-        if profile is None or profile.role != "manager" or profile.org_id != org_id:
+        if profile is None:
             raise NotAManagerError(manager_id, org_id)
         return profile
 

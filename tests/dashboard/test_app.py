@@ -59,6 +59,7 @@ def texts(app: AppTest) -> str:
     parts = [e.value for e in (*app.title, *app.header, *app.subheader, *app.markdown, *app.caption)]
     parts += [e.value for e in (*app.info, *app.warning, *app.success, *app.error)]
     parts += [e.value for e in app.text]
+    parts += [e.proto.label for e in app.get("page_link")]
     parts += [f"{m.label} {m.value} {m.delta or ''}" for m in app.metric]
     return "\n".join(str(p) for p in parts)
 
@@ -255,7 +256,7 @@ def test_continuing_the_conversation_goes_through_the_real_trigger(monkeypatch, 
         live.register_user(UserProfile(user_id=user, display_name="Chat Person"))
         session = live.start_session(user)
         app = open_app(LinkSigner(trigger_client).issue(user, session), "conversation")
-        [question] = [m.value for m in app.chat_message[0].markdown]
+        [question] = [m.value for m in app.chat_message[0].text]  # people's and assistant's words: plain text
         assert question in {q for f in catalog.assessable_factors for q in f.elicitation_questions}
         app.chat_input[0].set_value("Honestly, our data is all over the place, 5 different systems.").run()
         assert "your assessment has been updated" in texts(app)

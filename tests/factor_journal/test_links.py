@@ -1,18 +1,46 @@
-"""Signed resume links on the emulator: valid, expired, revoked, tampered, foreign."""
+"""Signed resume links on the emulator: valid, expired, revoked, tampered, foreign; the secret policy."""
 
 from __future__ import annotations
 
-import time
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from factor_journal.errors import UnknownUserError
-from factor_journal.links import ExpiredLinkError, InvalidLinkError, LinkError, LinkSigner, RevokedLinkError
+from factor_journal.links import (
+    DEMO_SECRET,
+    MIN_SECRET_LENGTH,
+    RECORD_TTL,
+    ExpiredLinkError,
+    InvalidLinkError,
+    LinkError,
+    LinkSecretError,
+    LinkSigner,
+    RevokedLinkError,
+    link_secret,
+)
+
+
+class FakeClock:
+    """A clock the test moves by hand (links take it instead of the system clock)."""
+
+    def __init__(self) -> None:
+        self.now = datetime.now(UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, delta: timedelta) -> None:
+        self.now += delta
 
 
 @pytest.fixture
-def signer(firestore_client) -> LinkSigner:
-    return LinkSigner(firestore_client, secret="test-secret")
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def signer(firestore_client, clock) -> LinkSigner:
+    return LinkSigner(firestore_client, secret="test-secret", clock=clock)
 
 
 def test_a_link_opens_exactly_its_user_and_session(signer, small_store, make_user):
@@ -36,10 +64,11 @@ def test_a_link_signed_with_another_secret_is_invalid(signer, firestore_client, 
         signer.verify(token)
 
 
-def test_expired_and_revoked_links_are_refused_with_their_reason(signer, small_store, make_user):
+def test_expired_and_revoked_links_are_refused_with_their_reason(signer, clock, small_store, make_user):
     user = make_user(small_store)
     short = signer.issue(user, ttl=timedelta(seconds=1))
-    time.sleep(1.2)
+    signer.verify(short)
+    clock.advance(timedelta(seconds=1.5))
     with pytest.raises(ExpiredLinkError, match="expired"):
         signer.verify(short)
     token = signer.issue(user)
@@ -48,10 +77,11 @@ def test_expired_and_revoked_links_are_refused_with_their_reason(signer, small_s
         signer.verify(token)
 
 
-def test_a_link_whose_record_names_another_user_is_invalid(signer, firestore_client, small_store, make_user):
+def test_a_link_whose_record_names_another_user_is_invalid(signer, clock, firestore_client, small_store, make_user):
     token = signer.issue(make_user(small_store))
     claims = signer.verify(token)
     firestore_client.collection("resume_links").document(claims.link_id).update({"user_id": make_user(small_store)})
+    clock.advance(RECORD_TTL)
     with pytest.raises(InvalidLinkError):
         signer.verify(token)
 
@@ -67,3 +97,84 @@ def test_default_lifetime_is_fourteen_days(signer, small_store, make_user, fires
     claims = signer.verify(signer.issue(make_user(small_store)))
     record = firestore_client.collection("resume_links").document(claims.link_id).get().to_dict()
     assert record["expires_at"] - record["created_at"] == timedelta(days=14)
+
+
+def test_the_records_expiry_is_enforced_not_only_the_tokens(signer, clock, firestore_client, small_store, make_user):
+    """Shortening a link's life in its record (an administrator's decision) ends it."""
+    token = signer.issue(make_user(small_store))
+    claims = signer.verify(token)
+    record = firestore_client.collection("resume_links").document(claims.link_id)
+    record.update({"expires_at": clock() + timedelta(hours=1)})
+    clock.advance(timedelta(hours=1))
+    with pytest.raises(ExpiredLinkError):
+        signer.verify(token)
+    record.update({"expires_at": None})  # a damaged record opens nothing either
+    clock.advance(RECORD_TTL)
+    with pytest.raises(ExpiredLinkError):
+        signer.verify(token)
+
+
+def test_a_revocation_elsewhere_takes_effect_within_the_record_cache_time(
+    signer, clock, firestore_client, small_store, make_user
+):
+    """The app's signer re-reads a record at most once per RECORD_TTL: seconds, not minutes."""
+    token = signer.issue(make_user(small_store))
+    signer.verify(token)
+    LinkSigner(firestore_client, secret="test-secret").revoke(token)  # e.g. the CLI, another process
+    signer.verify(token)  # still cached
+    clock.advance(RECORD_TTL)
+    with pytest.raises(RevokedLinkError):
+        signer.verify(token)
+    assert timedelta(seconds=10) >= RECORD_TTL
+
+
+@pytest.fixture
+def production(monkeypatch):
+    """No emulator in sight, as in a deployment."""
+    monkeypatch.delenv("FIRESTORE_EMULATOR_HOST", raising=False)
+    monkeypatch.delenv("FJ_LINK_SECRET", raising=False)
+
+
+@pytest.mark.parametrize(
+    ("secret", "message"),
+    [(None, "not set"), ("", "not set"), (DEMO_SECRET, "demo secret"), ("x" * (MIN_SECRET_LENGTH - 1), "at least")],
+    ids=["missing", "empty", "demo", "short"],
+)
+def test_weak_secrets_are_refused_outside_the_emulators(production, monkeypatch, secret, message):
+    if secret is not None:
+        monkeypatch.setenv("FJ_LINK_SECRET", secret)
+    with pytest.raises(LinkSecretError, match=message):
+        link_secret()
+    with pytest.raises(LinkSecretError, match=message):
+        LinkSigner(client=None, secret=secret)  # type: ignore[arg-type]
+
+
+def test_a_strong_secret_is_accepted_outside_the_emulators(production, monkeypatch):
+    strong = "0123456789abcdef" * 4
+    monkeypatch.setenv("FJ_LINK_SECRET", strong)
+    assert link_secret() == strong
+
+
+def test_the_demo_secret_is_the_default_only_under_the_emulators(monkeypatch):
+    monkeypatch.delenv("FJ_LINK_SECRET", raising=False)
+    monkeypatch.setenv("FIRESTORE_EMULATOR_HOST", "127.0.0.1:8080")
+    assert link_secret() == DEMO_SECRET
+    assert link_secret("short-but-local") == "short-but-local"
+
+
+def test_the_functions_take_the_link_secret_from_secret_manager():
+    """functions/main.py declares FJ_LINK_SECRET as a SecretParam on the function that issues links."""
+    import importlib.util
+    from pathlib import Path
+
+    from firebase_functions import params
+
+    path = Path(__file__).resolve().parents[2] / "functions" / "main.py"
+    spec = importlib.util.spec_from_file_location("fj_functions_main", path)
+    main = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(main)  # type: ignore[union-attr]
+    assert isinstance(main.LINK_SECRET, params.SecretParam) and main.LINK_SECRET.name == "FJ_LINK_SECRET"
+    endpoint = main.nightly_rollups_and_reminders.__firebase_endpoint__
+    assert [s["key"] for s in endpoint.secretEnvironmentVariables] == ["FJ_LINK_SECRET"]
+    example = (path.parent / ".secret.local.example").read_text()
+    assert f"FJ_LINK_SECRET={DEMO_SECRET}" in example  # the emulators' value is the refused-in-production demo one

@@ -251,7 +251,7 @@ def test_extractor_failure_marks_the_turn_failed_and_reprocessing_recovers(store
     [
         ({"role": "user", "created_at": datetime.now(UTC)}, "text is missing"),
         ({"role": "user", "text": 42, "created_at": datetime.now(UTC)}, "text is a int"),
-        ({"role": "user", "text": "x" * 9000, "created_at": datetime.now(UTC)}, "over the 8192-byte limit"),
+        ({"role": "user", "text": "x" * 9000, "created_at": datetime.now(UTC)}, "over the 4,000-character limit"),
         ({"role": "robot", "text": "hi", "created_at": datetime.now(UTC)}, "role must be"),
         ({"role": "user", "text": "hi", "created_at": "yesterday"}, "created_at must be a timestamp"),
         ({"role": "user", "text": "   ", "created_at": datetime.now(UTC)}, "text is empty"),

@@ -82,6 +82,9 @@ class People:
                 paths.summary(profile.user_id).get(transaction=transaction),
             )
             known = (user_snapshot.to_dict() or {}) if user_snapshot.exists else {}
+            old_org = known.get("org_id")
+            moved_from = old_org if old_org and old_org != profile.org_id else None
+            old_org_exists = moved_from is not None and paths.organisation(moved_from).get(transaction=transaction).exists
             document = profile.to_document()
             if user_snapshot.exists:  # never reset what the pipeline and the reminder job keep
                 document = {k: v for k, v in document.items() if k not in SERVER_MANAGED_PROFILE_FIELDS}
@@ -91,9 +94,8 @@ class People:
             else:
                 summary = build_summary(self.catalog, self.graph, {}, None, now)
                 transaction.set(paths.summary(profile.user_id), {SUMMARY_FIELD: summary.to_document()})
-            old_org = known.get("org_id")
-            if old_org and old_org != profile.org_id:
-                remove_row(transaction, paths, old_org, profile.user_id)
+            if moved_from:  # the old organisation loses the person's row and manager entry at once
+                leave_organisation(transaction, paths, moved_from, profile.user_id, old_org_exists)
             merged = UserProfile.model_validate({**known, **document})
             write_row(transaction, paths, merged, summary, known.get("last_active"))
 
@@ -317,9 +319,14 @@ def _blocking(data: dict[str, Any] | None, now: datetime, force: bool = False) -
     return None
 
 
-def remove_row(transaction: firestore.Transaction, paths: Paths, org_id: str, user_id: str) -> None:
-    """Delete the person's row from an organisation's roll-up (a blind write)."""
+def leave_organisation(
+    transaction: firestore.Transaction, paths: Paths, org_id: str, user_id: str, organisation_exists: bool
+) -> None:
+    """Take a person out of ``org_id`` inside the caller's transaction: their roll-up row is deleted (a
+    blind write) and, when the organisation document exists, they leave its ``managers`` list."""
     transaction.set(
         paths.rollup_shard(org_id, shard_of(user_id)), {"rows": {user_id: firestore.DELETE_FIELD}},
         merge=[FieldPath("rows", user_id)],
     )  # fmt: skip
+    if organisation_exists:
+        transaction.update(paths.organisation(org_id), {"managers": firestore.ArrayRemove([user_id])})

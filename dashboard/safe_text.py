@@ -1,0 +1,33 @@
+"""People's words on the page as text, never as markup.
+
+Anything a person typed (turns, and rationales, excerpts and answers that quote them), and
+anything that came from a profile (names), can carry Markdown: an image that fetches
+``https://…/pixel.png`` in whoever opens the page, a link, LaTeX, Streamlit's colour and icon
+directives.  Such text goes through one of these, and only these:
+
+* ``quote(text)``: a block of someone's words, rendered by ``st.text`` (no Markdown, no HTML);
+* ``md(text)``: the same text escaped for use *inside* a Markdown string the app composes
+  (``st.markdown(f"**{md(name)}**: …")``, titles, captions).
+"""
+
+from __future__ import annotations
+
+import re
+
+import streamlit as st
+
+# Every ASCII punctuation character may be backslash-escaped in CommonMark, and each of these
+# can start markup somewhere (emphasis, links, images, code, headings, lists, tables, LaTeX,
+# Streamlit directives such as :red[...] and :material/icon:).
+_MARKUP = re.compile(r"([!-/:-@\[-`{-~])")
+
+
+def md(text: object) -> str:
+    """``text`` with every Markdown-significant character escaped, line breaks kept as spaces."""
+    flat = " ".join(str(text if text is not None else "").split())
+    return _MARKUP.sub(r"\\\1", flat)
+
+
+def quote(text: object) -> None:
+    """Show someone's words as plain text (``st.text``: no Markdown, no HTML, wrapped)."""
+    st.text(str(text if text is not None else ""), wrap=True)

@@ -1,0 +1,207 @@
+"""A person's right to their data: export everything held about them, and erase it.
+
+Where a person's data lives (all of it; ``tests/factor_journal/test_privacy.py`` scans every
+collection of the database after an erasure to prove it):
+
+* ``users/{uid}`` and everything under it: profile, factors and their journals, the summary and
+  other metadata, daily snapshots, conversations and their turns;
+* their row in their organisation's roll-up shard (``organisations/{org}/rollup/shard-NN``, in
+  any organisation, including ones they have left) and their place on a ``managers`` list;
+* their link records (``resume_links``, by ``user_id``);
+* queued mail to them (``mail``, by ``user_id`` or by their address in ``to``).
+
+Organisation daily figures (``organisations/{org}/daily``) are counts and averages over people,
+not anyone's data, and stay.
+
+``PersonalData.export`` promises a JSON-ready dict of every one of those documents.
+``PersonalData.erase`` promises that afterwards none of them exists, and is **resumable**: each
+step is idempotent and the profile (which the later steps need for the person's address and
+organisation) goes last, so an interrupted erasure is finished by running it again.  Its record
+``privacy_log/{subject}`` and the log lines carry only ``subject`` (a SHA-256 of the user id),
+the steps done and document counts: no name, address, id or words.  Links are deleted first, so
+the person's open app sessions lose access on their next interaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from typing import Any
+
+from google.cloud import firestore
+from google.cloud.firestore_v1.base_query import FieldFilter
+from google.cloud.firestore_v1.field_path import FieldPath
+
+from factor_journal.errors import InvalidInputError
+from factor_journal.links import LINK_COLLECTION
+from factor_journal.rollup import shard_of
+
+LOG = logging.getLogger("factor_journal.privacy")
+EXPORT_FORMAT = "factor-journal-export/1"
+MAIL_COLLECTION = "mail"
+PRIVACY_LOG = "privacy_log"
+
+
+def subject_of(user_id: str) -> str:
+    """The pseudonymous reference used in erasure records and logs (no personal data)."""
+    return hashlib.sha256(f"factor-journal-subject:{user_id}".encode()).hexdigest()[:32]
+
+
+def _json_ready(value: Any) -> Any:
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(k): _json_ready(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_ready(v) for v in value]
+    if isinstance(value, bytes):
+        return value.hex()
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
+    return str(value)  # GeoPoint, DocumentReference, ...
+
+
+@dataclass
+class ErasureReport:
+    subject: str
+    deleted: dict[str, int] = field(default_factory=dict)
+    steps: list[str] = field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        return sum(self.deleted.values())
+
+
+class PersonalData:
+    """Export and erasure of one person's data, over the Firestore client (admin access)."""
+
+    def __init__(self, client: firestore.Client) -> None:
+        self.client = client
+
+    # Where the data is ------------------------------------------------------------------------
+
+    def _user_ref(self, user_id: str) -> firestore.DocumentReference:
+        if not isinstance(user_id, str) or not user_id or "/" in user_id:
+            raise InvalidInputError(f"user id must be a non-empty string without '/', got {user_id!r}")
+        return self.client.collection("users").document(user_id)
+
+    def _documents_under(self, reference: firestore.DocumentReference) -> Iterator[firestore.DocumentSnapshot]:
+        """Every existing document in every subcollection below ``reference``, depth first."""
+        for collection in reference.collections():
+            for child in collection.list_documents():
+                snapshot = child.get()
+                if snapshot.exists:
+                    yield snapshot
+                yield from self._documents_under(child)
+
+    def _rollup_rows(self, user_id: str) -> Iterator[tuple[firestore.DocumentReference, str, dict[str, Any]]]:
+        """(shard, organisation id, row) for every organisation whose shard holds the person's row."""
+        for organisation in self.client.collection("organisations").list_documents():
+            shard = organisation.collection("rollup").document(shard_of(user_id)).get()
+            row = ((shard.to_dict() or {}).get("rows") or {}).get(user_id) if shard.exists else None
+            if row is not None:
+                yield shard.reference, organisation.id, row
+
+    def _managed(self, user_id: str) -> list[firestore.DocumentSnapshot]:
+        query = self.client.collection("organisations").where(filter=FieldFilter("managers", "array_contains", user_id))
+        return list(query.stream())
+
+    def _links(self, user_id: str) -> list[firestore.DocumentSnapshot]:
+        query = self.client.collection(LINK_COLLECTION).where(filter=FieldFilter("user_id", "==", user_id))
+        return list(query.stream())
+
+    def _mail(self, user_id: str, email: str | None) -> list[firestore.DocumentSnapshot]:
+        mail = self.client.collection(MAIL_COLLECTION)
+        found = {s.id: s for s in mail.where(filter=FieldFilter("user_id", "==", user_id)).stream()}
+        if email:
+            to = self.client.collection(MAIL_COLLECTION).where(filter=FieldFilter("to", "array_contains", email))
+            found |= {s.id: s for s in to.stream()}
+        return list(found.values())
+
+    # Export -----------------------------------------------------------------------------------
+
+    def export(self, user_id: str, now: datetime | None = None) -> dict[str, Any]:
+        """Everything held about the person, JSON-ready (timestamps as ISO 8601), keyed by document path."""
+        user_ref = self._user_ref(user_id)
+        profile_snapshot = user_ref.get()
+        profile = profile_snapshot.to_dict() if profile_snapshot.exists else None
+        email = (profile or {}).get("email")
+        documents = {s.reference.path: s.to_dict() for s in self._documents_under(user_ref)}
+        return _json_ready({
+            "format": EXPORT_FORMAT,
+            "user_id": user_id,
+            "exported_at": now or datetime.now(UTC),
+            "profile": profile,
+            "documents": dict(sorted(documents.items())),
+            "organisation_rows": {org_id: row for _, org_id, row in self._rollup_rows(user_id)},
+            "manages": [s.id for s in self._managed(user_id)],
+            "links": {s.id: s.to_dict() for s in self._links(user_id)},
+            "mail": {s.id: s.to_dict() for s in self._mail(user_id, email)},
+        })  # fmt: skip
+
+    def export_json(self, user_id: str) -> str:
+        return json.dumps(self.export(user_id), ensure_ascii=False, indent=2)
+
+    # Erasure ----------------------------------------------------------------------------------
+
+    def erase(self, user_id: str, now: datetime | None = None) -> ErasureReport:
+        """Delete everything held about the person; safe to run again (it finishes an interrupted run)."""
+        user_ref = self._user_ref(user_id)
+        subject = subject_of(user_id)
+        report = ErasureReport(subject=subject)
+        record = self.client.collection(PRIVACY_LOG).document(subject)
+        started = now or datetime.now(UTC)
+        record.set({"subject": subject, "action": "erase", "requested_at": started, "completed_at": None}, merge=True)
+        profile = user_ref.get()
+        email = (profile.to_dict() or {}).get("email") if profile.exists else None
+        steps: list[tuple[str, Callable[[], int]]] = [
+            ("links", lambda: self._delete_all(self._links(user_id))),
+            ("mail", lambda: self._delete_all(self._mail(user_id, email))),
+            ("organisation rows", lambda: self._erase_rows(user_id)),
+            ("managers lists", lambda: self._erase_manager(user_id)),
+            ("user documents", lambda: self._erase_below(user_ref)),
+            ("profile", lambda: self._delete_profile(user_ref)),
+        ]
+        LOG.info("erasure started: subject=%s", subject)
+        for name, step in steps:
+            count = step()
+            report.deleted[name] = count
+            report.steps.append(name)
+            record.set({"steps": {name: count}, "updated_at": datetime.now(UTC)}, merge=True)
+            LOG.info("erasure step done: subject=%s step=%s documents=%d", subject, name, count)
+        record.set({"completed_at": datetime.now(UTC), "total": report.total}, merge=True)
+        LOG.info("erasure complete: subject=%s documents=%d", subject, report.total)
+        return report
+
+    def _delete_all(self, snapshots: list[firestore.DocumentSnapshot]) -> int:
+        for snapshot in snapshots:
+            snapshot.reference.delete()
+        return len(snapshots)
+
+    def _erase_rows(self, user_id: str) -> int:
+        count = 0
+        for shard, _, _ in self._rollup_rows(user_id):
+            shard.update({FieldPath("rows", user_id).to_api_repr(): firestore.DELETE_FIELD})
+            count += 1
+        return count
+
+    def _erase_manager(self, user_id: str) -> int:
+        managed = self._managed(user_id)
+        for organisation in managed:
+            organisation.reference.update({"managers": firestore.ArrayRemove([user_id])})
+        return len(managed)
+
+    def _erase_below(self, user_ref: firestore.DocumentReference) -> int:
+        count = 0
+        for collection in user_ref.collections():
+            count += self.client.recursive_delete(collection)
+        return count
+
+    def _delete_profile(self, user_ref: firestore.DocumentReference) -> int:
+        existed = user_ref.get().exists
+        user_ref.delete()
+        return int(existed)

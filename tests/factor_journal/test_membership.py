@@ -1,0 +1,93 @@
+"""Who manages whom and who belongs where, under change (on the emulator).
+
+The organisation's ``managers`` list alone makes a manager; a move to another organisation takes
+the person's roll-up row (and their place on the managers list) out of the old organisation in the
+same transaction as the move.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from factor_journal.models import InferredUpdate
+from factor_journal.organisation import NotAManagerError, OrganisationDirectory
+from factor_journal.rollup import shard_of
+
+
+def reading(factor: str, value: float) -> InferredUpdate:
+    return InferredUpdate(factor_id=factor, value=value, confidence=0.7, rationale="said so")
+
+
+@pytest.fixture
+def orgs(small_store, make_user):
+    directory = OrganisationDirectory(small_store)
+    a, b = f"org-a-{uuid.uuid4().hex[:6]}", f"org-b-{uuid.uuid4().hex[:6]}"
+    directory.create(a, "Alpha")
+    directory.create(b, "Beta")
+    manager_a = make_user(small_store, org_id=a, display_name="Manager A")
+    directory.assign_manager(a, manager_a)
+    manager_b = make_user(small_store, org_id=b, display_name="Manager B")
+    directory.assign_manager(b, manager_b)
+    return directory, a, b, manager_a, manager_b
+
+
+def test_a_role_without_a_place_on_the_list_manages_nothing(small_store, make_user, orgs):
+    directory, a, _, manager_a, _ = orgs
+    pretender = make_user(small_store, org_id=a, role="manager")  # never added to the list
+    with pytest.raises(NotAManagerError):
+        directory.require_manager(pretender, a)
+    with pytest.raises(NotAManagerError):
+        directory.team(pretender, a)
+    assert directory.require_manager(manager_a, a).user_id == manager_a
+
+
+def test_removing_a_manager_takes_effect_at_once(small_store, orgs):
+    directory, a, _, manager_a, _ = orgs
+    directory.team(manager_a, a)
+    directory.remove_manager(a, manager_a)
+    with pytest.raises(NotAManagerError):
+        directory.require_manager(manager_a, a)
+    assert small_store.get_user(manager_a).role == "member"
+    assert manager_a not in directory.get(a).managers
+
+
+def test_a_list_entry_left_behind_after_the_role_changed_is_still_the_truth(small_store, orgs):
+    """The role on the profile is display only: a manager whose profile was edited stays one until removed."""
+    directory, a, _, manager_a, _ = orgs
+    small_store.client.document(f"users/{manager_a}").update({"role": "member"})
+    assert directory.require_manager(manager_a, a).user_id == manager_a
+
+
+def test_moving_a_person_removes_their_row_from_the_old_organisation(small_store, make_user, orgs):
+    directory, a, b, manager_a, manager_b = orgs
+    person = make_user(small_store, org_id=a, display_name="Mover", email="mover@example.com")
+    small_store.record_inference(person, reading("quality", 65))
+    assert person in {p.user_id for p in directory.team(manager_a, a).people}
+
+    profile = small_store.get_user(person)
+    small_store.register_user(profile.model_copy(update={"org_id": b}))
+
+    assert person not in {p.user_id for p in directory.team(manager_a, a).people}
+    shard = small_store.org_ref(a).collection("rollup").document(shard_of(person)).get().to_dict() or {}
+    assert person not in shard.get("rows", {}) and "mover@example.com" not in str(shard)
+    moved = next(p for p in directory.team(manager_b, b).people if p.user_id == person)
+    assert moved.assessed == 1  # the row went with them
+
+
+def test_a_manager_who_moves_leaves_the_old_managers_list(small_store, orgs):
+    directory, a, b, manager_a, _ = orgs
+    profile = small_store.get_user(manager_a)
+    small_store.register_user(profile.model_copy(update={"org_id": b, "role": "member"}))
+    assert manager_a not in directory.get(a).managers
+    with pytest.raises(NotAManagerError):
+        directory.require_manager(manager_a, a)
+
+
+def test_a_move_out_of_an_organisation_that_has_no_document_still_removes_the_row(small_store, make_user):
+    person = make_user(small_store, org_id=f"undocumented-{uuid.uuid4().hex[:6]}")
+    old = small_store.get_user(person).org_id
+    small_store.register_user(small_store.get_user(person).model_copy(update={"org_id": None}))
+    shard = small_store.org_ref(old).collection("rollup").document(shard_of(person)).get().to_dict() or {}
+    assert person not in shard.get("rows", {})
+    assert not small_store.org_ref(old).get().exists  # no organisation document is conjured up

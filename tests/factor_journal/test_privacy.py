@@ -1,0 +1,185 @@
+"""Export and erasure of everything held about a person, on the emulator.
+
+These tests use a database of their own (``fj-privacy``), so that after an erasure every
+document of every collection can be scanned for anything of the erased person.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+import pytest
+from factor_journal import cli, runtime
+from factor_journal.links import LinkSigner
+from factor_journal.models import UserProfile
+from factor_journal.organisation import OrganisationDirectory
+from factor_journal.pipeline import TurnProcessor
+from factor_journal.privacy import PRIVACY_LOG, PersonalData, subject_of
+from factor_journal.rollup import PersonRow, shard_of
+from factor_journal.store import FactorJournalStore
+from google.cloud import firestore
+
+DATABASE = "fj-privacy"
+PROJECT_ID = os.environ.get("GCLOUD_PROJECT", "demo-factor-journal")
+SECRET_WORDS = "Zorblax data lake"  # what the person said, to be found nowhere afterwards
+
+
+pytestmark = pytest.mark.emulator
+
+@pytest.fixture
+def client() -> firestore.Client:
+    httpx.delete(f"http://{os.environ['FIRESTORE_EMULATOR_HOST']}/emulator/v1/projects/{PROJECT_ID}/databases/{DATABASE}/documents").raise_for_status()
+    return firestore.Client(project=PROJECT_ID, database=DATABASE)
+
+
+def every_document(client: firestore.Client) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(path, data) of every document in the database, however deep."""
+
+    def below(collection: firestore.CollectionReference) -> Iterator[tuple[str, dict[str, Any]]]:
+        for reference in collection.list_documents():
+            snapshot = reference.get()
+            if snapshot.exists:
+                yield reference.path, snapshot.to_dict() or {}
+            for sub in reference.collections():
+                yield from below(sub)
+
+    for collection in client.collections():
+        yield from below(collection)
+
+
+@pytest.fixture
+def person(client, catalog):
+    """Someone with everything a person can have: an assessment from real turns, a manager's role,
+    a past organisation's stale row, links and queued mail; and a colleague who must be untouched."""
+    store = FactorJournalStore(client, catalog)
+    directory = OrganisationDirectory(store)
+    org, old_org = f"org-{uuid.uuid4().hex[:6]}", f"old-{uuid.uuid4().hex[:6]}"
+    directory.create(org, "Current")
+    directory.create(old_org, "Former")
+    uid = f"p-{uuid.uuid4().hex[:10]}"
+    email = f"{uid}@example.com"
+    store.register_user(UserProfile(user_id=uid, display_name="Petra Privatova", email=email, org_id=org))
+    directory.assign_manager(org, uid)
+    colleague = f"c-{uuid.uuid4().hex[:10]}"
+    store.register_user(UserProfile(user_id=colleague, display_name="Colin", email="colin@example.com", org_id=org))
+
+    processor = TurnProcessor(store, runtime.make_extractor("offline"))
+    session = store.start_session(uid)
+    for text in [f"Honestly our data is all over the place, 5 different systems and a {SECRET_WORDS}.",
+                 "We have two data scientists in BI."]:  # fmt: skip
+        turn = store.add_turn(uid, session, "user", text, created_at=datetime.now(UTC))
+        processor.process(uid, session, turn)
+    colleague_session = store.start_session(colleague)
+    turn = store.add_turn(colleague, colleague_session, "user", "Two data scientists.", created_at=datetime.now(UTC))
+    processor.process(colleague, colleague_session, turn)
+    assert store.summary(uid).overall.total_factors_assessed >= 1
+
+    stale = PersonRow(user_id=uid, display_name="Petra Privatova", email=email).to_document()  # an old, stale row
+    store.org_ref(old_org).collection("rollup").document(shard_of(uid)).set({"rows": {uid: stale}}, merge=True)
+    signer = LinkSigner(client)
+    signer.issue(uid, session)
+    signer.issue(uid, kind="manager", org_id=org)
+    signer.issue(colleague)
+    client.collection("mail").add({"to": [email], "user_id": uid, "message": {"subject": "Hi Petra"}})
+    client.collection("mail").add({"to": [email], "message": {"subject": "sent by hand"}})
+    client.collection("mail").add({"to": ["colin@example.com"], "user_id": colleague, "message": {"subject": "Hi"}})
+    return store, uid, email, colleague, org, old_org
+
+
+def traces(uid: str, email: str) -> list[str]:
+    return [uid, email, "Petra", "Privatova", "Zorblax"]
+
+
+def test_export_holds_everything_about_the_person(client, person):
+    store, uid, email, colleague, org, old_org = person
+    exported = json.loads(PersonalData(client).export_json(uid))
+    assert exported["profile"]["email"] == email
+    paths = exported["documents"]
+    kinds = {path.split("/")[2] for path in paths}
+    assert {"factors", "metadata", "snapshots", "conversations"} <= kinds
+    assert any("/journal/" in p for p in paths) and any("/turns/" in p for p in paths)
+    assert any(SECRET_WORDS in json.dumps(doc) for path, doc in paths.items() if "/turns/" in path)
+    assert set(exported["organisation_rows"]) == {org, old_org}
+    assert exported["manages"] == [org]
+    assert len(exported["links"]) == 2 and len(exported["mail"]) == 2
+    assert colleague not in json.dumps(exported)  # nobody else's data
+
+
+def test_erasure_leaves_nothing_of_the_person_anywhere(client, person, caplog):
+    store, uid, email, colleague, org, old_org = person
+    before = sum(1 for _ in every_document(client))
+    with caplog.at_level(logging.INFO, logger="factor_journal.privacy"):
+        report = PersonalData(client).erase(uid)
+    assert report.total > 10 and report.deleted["links"] == 2 and report.deleted["mail"] == 2
+    assert report.deleted["organisation rows"] == 2 and report.deleted["managers lists"] == 1
+
+    left = list(every_document(client))
+    for path, data in left:
+        blob = path + json.dumps(data, default=str)
+        for trace in traces(uid, email):
+            assert trace not in blob, f"{trace!r} left in {path}"
+    edited = report.deleted["organisation rows"] + report.deleted["managers lists"]  # shards and orgs stay
+    assert len(left) == before - (report.total - edited) + 1  # + the erasure's own record
+    # Everyone else's data is untouched.
+    assert store.get_user(colleague) is not None and store.summary(colleague) is not None
+    assert colleague in {p.user_id for p in OrganisationDirectory(store).rows(org)}
+    # The erasure is logged, without personal data.
+    record = client.collection(PRIVACY_LOG).document(subject_of(uid)).get().to_dict()
+    assert record["completed_at"] is not None and record["total"] == report.total
+    logged = "\n".join(r.getMessage() for r in caplog.records) + json.dumps(record, default=str)
+    assert "erasure complete" in logged
+    for trace in traces(uid, email):
+        assert trace not in logged
+
+
+def test_an_interrupted_erasure_is_finished_by_running_it_again(client, person, monkeypatch):
+    store, uid, email, *_ = person
+    data = PersonalData(client)
+    real = data._erase_below
+
+    def crash_half_way(user_ref):
+        first = next(iter(user_ref.collections()))
+        client.recursive_delete(first)
+        raise ConnectionError("the process was killed")
+
+    monkeypatch.setattr(data, "_erase_below", crash_half_way)
+    with pytest.raises(ConnectionError):
+        data.erase(uid)
+    record = client.collection(PRIVACY_LOG).document(subject_of(uid)).get().to_dict()
+    assert record["completed_at"] is None
+    assert store.get_user(uid) is not None  # the profile goes last: a re-run still knows the address
+
+    monkeypatch.setattr(data, "_erase_below", real)
+    data.erase(uid)
+    for path, document in every_document(client):
+        blob = path + json.dumps(document, default=str)
+        assert not any(trace in blob for trace in traces(uid, email)), path
+    assert data.erase(uid).total == 0  # and once more: nothing left to do
+
+
+def test_the_command_line_exports_and_erases(client, person, monkeypatch, tmp_path, capsys):
+    store, uid, email, *_ = person
+    monkeypatch.setenv("FJ_FIRESTORE_DATABASE", DATABASE)
+    runtime.firestore_client.cache_clear()
+    runtime.store.cache_clear()
+    try:
+        out = tmp_path / "export.json"
+        assert cli.main(["export", "--user", uid, "--out", str(out)]) == 0
+        assert json.loads(out.read_text())["profile"]["email"] == email
+        assert cli.main(["erase", "--user", uid]) == 2  # not without --yes
+        assert store.get_user(uid) is not None
+        capsys.readouterr()
+        assert cli.main(["erase", "--user", uid, "--yes"]) == 0
+        printed = capsys.readouterr()
+        assert "erased subject" in printed.out and uid not in printed.out + printed.err
+        assert store.get_user(uid) is None
+    finally:
+        runtime.firestore_client.cache_clear()
+        runtime.store.cache_clear()
