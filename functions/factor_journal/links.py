@@ -30,17 +30,19 @@ import threading
 import warnings
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal
+from typing import Literal
 from urllib.parse import urlencode
 
-from google.cloud import firestore
 from itsdangerous import BadSignature, TimestampSigner, URLSafeTimedSerializer
 from pydantic import BaseModel, ValidationError
 
 from factor_journal.errors import FactorJournalError, UnknownUserError
+from factor_journal.repositories.client import FirestoreClient
+from factor_journal.repositories.links import LINK_COLLECTION, LinkRecord, LinkRecords
+from factor_journal.settings import settings
 
-DEFAULT_TTL = timedelta(days=14)
-LINK_COLLECTION = "resume_links"
+DEFAULT_TTL = settings().link_ttl  # FJ_LINK_TTL_DAYS (14 days unless configured)
+__all__ = ["DEFAULT_TTL", "LINK_COLLECTION", "LinkSigner", "link_url"]
 DEMO_SECRET = "factor-journal-demo-secret-not-for-production"
 MIN_SECRET_LENGTH = 32
 RECORD_TTL = timedelta(seconds=5)
@@ -113,17 +115,18 @@ def link_secret(secret: str | None = None) -> str:
 
 class LinkSigner:
     def __init__(
-        self, client: firestore.Client, secret: str | None = None, *,
+        self, client: FirestoreClient, secret: str | None = None, *,
         clock: Clock | None = None, record_ttl: timedelta = RECORD_TTL,
     ) -> None:  # fmt: skip
         """``clock`` gives the current time (UTC) for signing, expiry and the record cache."""
         self.client = client
+        self.records = LinkRecords(client)
         secret = link_secret(secret)
         if secret == DEMO_SECRET:
             warnings.warn("signing links with the demo secret (emulators only)", stacklevel=2)
         self.clock: Clock = clock or system_clock
         self.record_ttl = record_ttl
-        self._records: dict[str, tuple[datetime, dict[str, Any] | None]] = {}
+        self._records: dict[str, tuple[datetime, LinkRecord | None]] = {}
         self._records_guard = threading.Lock()
         signer = self
 
@@ -132,9 +135,6 @@ class LinkSigner:
                 return int(signer.clock().timestamp())
 
         self.serializer = URLSafeTimedSerializer(secret, salt=_SALT, signer=_ClockedSigner)
-
-    def _record(self, link_id: str) -> firestore.DocumentReference:
-        return self.client.collection(LINK_COLLECTION).document(link_id)
 
     def issue(
         self,
@@ -146,7 +146,7 @@ class LinkSigner:
         org_id: str | None = None,
     ) -> str:
         """A new signed token for the user (and session); recorded so it can be revoked."""
-        if not self.client.collection("users").document(user_id).get().exists:
+        if not self.records.user_exists(user_id):
             raise UnknownUserError(user_id)
         if ttl <= timedelta(0):
             raise LinkError("a link's lifetime must be positive")
@@ -155,9 +155,7 @@ class LinkSigner:
             ttl_seconds=int(ttl.total_seconds()), org_id=org_id,
         )  # fmt: skip
         now = self.clock()
-        self._record(claims.link_id).set(
-            {**claims.model_dump(), "created_at": now, "expires_at": now + ttl, "revoked_at": None}
-        )
+        self.records.create(LinkRecord(**claims.model_dump(), created_at=now, expires_at=now + ttl))
         return self.serializer.dumps(claims.model_dump())
 
     def verify(self, token: str | None) -> LinkClaims:
@@ -172,24 +170,22 @@ class LinkSigner:
         now = self.clock()
         if now - signed_at > timedelta(seconds=claims.ttl_seconds):
             raise ExpiredLinkError()
-        data = self._record_data(claims.link_id, now)
-        if data is None or data.get("user_id") != claims.user_id or data.get("kind") != claims.kind:
+        record = self._record_data(claims.link_id, now)
+        if record is None or record.user_id != claims.user_id or record.kind != claims.kind:
             raise InvalidLinkError()
-        if data.get("revoked_at") is not None:
+        if record.revoked_at is not None:
             raise RevokedLinkError()
-        expires_at = data.get("expires_at")
-        if not isinstance(expires_at, datetime) or now >= expires_at:
+        if record.expires_at is None or now >= record.expires_at:
             raise ExpiredLinkError()
         return claims
 
-    def _record_data(self, link_id: str, now: datetime) -> dict[str, Any] | None:
+    def _record_data(self, link_id: str, now: datetime) -> LinkRecord | None:
         """The link's record, read at most once per ``record_ttl`` (one document read)."""
         with self._records_guard:
             cached = self._records.get(link_id)
         if cached is not None and timedelta(0) <= now - cached[0] < self.record_ttl:
             return cached[1]
-        snapshot = self._record(link_id).get()
-        data = snapshot.to_dict() if snapshot.exists else None
+        data = self.records.get(link_id)
         with self._records_guard:
             if len(self._records) > 10_000:  # a bound, not a policy: old entries are simply re-read
                 self._records.clear()
@@ -201,10 +197,8 @@ class LinkSigner:
         link_id = token_or_link_id
         with contextlib.suppress(BadSignature, ValidationError, TypeError, ValueError):
             link_id = LinkClaims.model_validate(self.serializer.loads(token_or_link_id)).link_id
-        record = self._record(link_id)
-        if not record.get().exists:
+        if not self.records.revoke(link_id, self.clock()):
             raise InvalidLinkError()
-        record.update({"revoked_at": self.clock()})
         with self._records_guard:
             self._records.pop(link_id, None)
 
