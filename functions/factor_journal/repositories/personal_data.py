@@ -37,7 +37,7 @@ from google.cloud.firestore_v1.base_query import FieldFilter
 from google.cloud.firestore_v1.field_path import FieldPath
 
 from factor_journal.errors import InvalidInputError
-from factor_journal.links import LINK_COLLECTION
+from factor_journal.repositories.links import LINK_COLLECTION
 from factor_journal.rollup import shard_of
 
 LOG = logging.getLogger("factor_journal.privacy")
