@@ -16,10 +16,13 @@ import streamlit as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # `streamlit run` puts only dashboard/ on the path
 
-from dashboard import context  # noqa: E402
+from dashboard import brand  # noqa: E402  (light: Streamlit only)
 
-st.set_page_config(page_title="Factor Journal", page_icon=":material/explore:", layout="wide")
+brand.set_page()
+loading = st.empty()  # a first paint at once: the skeleton stays until the page is about to draw
+loading.markdown(brand.SKELETON, unsafe_allow_html=True)
 
+from dashboard import charts, context  # noqa: E402, F401  (the heavy imports, under the skeleton)
 
 
 def page(name: str, title: str, icon: str, **options: object) -> st.Page:
@@ -52,6 +55,12 @@ def no_access() -> None:
     st.caption("Links expire after 14 days. If yours has, reply to the email to get a new one.")
 
 
+if "u" in st.query_params:  # a one-click unsubscribe link from a reminder email: honoured without signing in
+    loading.empty()
+    st.navigation([st.Page("screens/unsubscribe.py", title="Reminder emails", url_path="unsubscribe", default=True)],
+                  position="hidden").run()  # fmt: skip
+    st.stop()
+
 viewer = context.sign_in_from_link()
 if viewer is None:
     navigation = st.navigation([st.Page(no_access, title="Factor Journal", url_path="welcome", default=True)])
@@ -61,4 +70,5 @@ elif viewer.kind == "resume":
 else:
     st.sidebar.caption(f"Manager view · **{viewer.display_name}**")
     navigation = st.navigation(MANAGER_PAGES)
+loading.empty()
 navigation.run()

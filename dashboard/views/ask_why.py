@@ -6,7 +6,7 @@ import streamlit as st
 from factor_journal.extraction.base import ExtractionError
 from factor_journal.questions import answer_question
 
-from dashboard import context
+from dashboard import context, labels
 
 EXAMPLES = [
     "Why is data quality only this low?",
@@ -39,6 +39,6 @@ def render() -> None:
         for citation in answer.citations:
             with st.container(border=True):
                 st.markdown(f"**{citation.date:%d %b %Y}** · {citation.factor_name} · {citation.change}")
-                st.write(citation.rationale)
+                st.write(labels.names_in(citation.rationale, labels.factor_names(store.catalog)))
                 if citation.excerpt:
                     st.text(citation.excerpt)

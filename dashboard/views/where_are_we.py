@@ -8,7 +8,9 @@ from __future__ import annotations
 import streamlit as st
 from factor_journal.guidance import next_best_questions, next_tier_statement
 
-from dashboard import charts, context
+from factor_journal.models import AssessmentSummary
+
+from dashboard import charts, context, labels
 
 
 def render() -> None:
@@ -46,5 +48,47 @@ def render() -> None:
             st.write("Every factor is assessed with good confidence.")
         for suggestion in suggestions:
             st.markdown(f"- **{suggestion.question}**  \n  _{suggestion.factor_name}: {suggestion.reason}_")
-        if summary.unconfirmed_inferences and not subject.read_only:
-            st.caption(f"{len(summary.unconfirmed_inferences)} inferences wait for your review on the Review page.")
+    what_we_know(store.catalog, summary, read_only=subject.read_only)
+
+
+def what_we_know(catalog, summary: AssessmentSummary, read_only: bool) -> None:
+    """Every assessed factor by category: name, band and value, confidence, who stands behind it, when said.
+
+    From the summary alone (no further reads); the unconfirmed ones are one click from Review."""
+    st.subheader("What we know")
+    assessed = {fid: state for fid, state in summary.factors.items() if state.is_assessed}
+    if not assessed:
+        st.write("Nothing yet: what you tell us in the conversation will be listed here, factor by factor.")
+        return
+    by_status: dict[str, int] = {}
+    for fid, state in assessed.items():
+        label = "computed" if catalog.factor(fid).is_composite else labels.status_label(state.inference_status)
+        by_status[label] = by_status.get(label, 0) + 1
+    order = ["unconfirmed", "confirmed", "yours", "computed"]
+    st.caption(
+        f"{len(assessed)} factor{'s' if len(assessed) != 1 else ''} assessed: "
+        + ", ".join(f"{by_status[s]} {s}" for s in order if s in by_status)
+        + ". Unconfirmed means the assistant read it from the conversation and you have not checked it yet."
+    )
+    unconfirmed = len(summary.unconfirmed_inferences)
+    if unconfirmed and not read_only:
+        st.page_link("screens/review.py", label=f"Review the {unconfirmed} unconfirmed", icon=":material/task_alt:")
+    groups = [
+        (category, sorted((catalog.factor(fid).name, fid) for fid, s in assessed.items() if s.category == category.id))
+        for category in catalog.categories
+    ]
+    groups = [(category, factors) for category, factors in groups if factors]
+    columns = st.columns(2)
+    for index, (category, factors) in enumerate(groups):
+        rows = ["| Factor | Level | Confidence | Status | Last said |", "|---|---|---|---|---|"]
+        for name, fid in factors:
+            state = assessed[fid]
+            status = "computed" if catalog.factor(fid).is_composite else labels.status_label(state.inference_status)
+            value = state.current_value or 0.0
+            rows.append(
+                f"| {name} | {labels.band(catalog, fid, value)} · {value:.0f} | {state.current_confidence:.0%} "
+                f"| {status} | {labels.day(state.observed_at)} |"
+            )
+        with columns[index % 2]:
+            st.markdown(f"**{category.name}** · {len(factors)} assessed")
+            st.markdown("\n".join(rows))

@@ -187,8 +187,49 @@ def blockers(catalog: Catalog, people: list[PersonRow]) -> Blockers:
     return Blockers(archetypes=archetypes, factors=by_factor.most_common())
 
 
+class TeamFilter(BaseModel):
+    """What a manager narrows the team page to: tiers (empty: all), only people gone quiet, a name search."""
+
+    tiers: frozenset[str] = frozenset()
+    quiet_only: bool = False
+    search: str = ""
+
+
+def filter_people(team: TeamView, chosen: TeamFilter) -> list[PersonRow]:
+    """The team's people matching every part of ``chosen`` (case-insensitive name or e-mail search), in team order."""
+    needle = chosen.search.strip().casefold()
+    quiet = {row.user_id for row in team.quiet} if chosen.quiet_only else set()
+    return [
+        row for row in team.people
+        if (not chosen.tiers or row.decision_tier in chosen.tiers)
+        and (not chosen.quiet_only or row.user_id in quiet)
+        and (not needle or needle in row.display_name.casefold() or needle in row.email.casefold() or needle in row.user_id.casefold())
+    ]  # fmt: skip
+
+
+MAPPED_BUCKETS = ("0–19%", "20–39%", "40–59%", "60–79%", "80–100%")
+
+
+def mapped_distribution(catalog: Catalog, people: list[PersonRow]) -> dict[str, list[int]]:
+    """Per category id (catalog order): how many people have mapped it to each of ``MAPPED_BUCKETS``."""
+    counts = {category.id: [0] * len(MAPPED_BUCKETS) for category in catalog.categories}
+    last = len(MAPPED_BUCKETS) - 1
+    for row in people:
+        for category_id, row_counts in counts.items():
+            row_counts[min(last, int(row.categories.get(category_id, 0.0) * 100 + 1e-9) // 20)] += 1
+    return counts
+
+
+def people_held_back(people: list[PersonRow]) -> list[tuple[str, int]]:
+    """Blocking factor id -> how many distinct people it holds back from at least one capability, most first."""
+    counts: Counter[str] = Counter()
+    for row in people:
+        counts.update({factor for blocked in row.blocked for factor in blocked.blockers})
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+
+
 CSV_COLUMNS = ["user_id", "display_name", "email", "completeness", "avg_confidence", "assessed", "total",
-               "decision_tier", "unconfirmed", "conflicts", "last_active"]  # fmt: skip
+               "decision_tier", "unconfirmed", "conflicts", "needs_attention", "last_active"]  # fmt: skip
 
 
 def team_csv(people: list[PersonRow]) -> str:

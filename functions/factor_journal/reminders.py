@@ -6,6 +6,12 @@ resume link and a short "where we were".  Promises: a person gets at most one
 reminder per ``window`` (checked and recorded in one transaction with the mail
 document), never one after opting out, and never one with a complete
 assessment.
+
+Every reminder carries a signed one-click unsubscribe link (in the text and as
+``List-Unsubscribe`` / ``List-Unsubscribe-Post`` in ``message.headers``).  The
+link names only the person, is signed with the link secret under its own salt
+(so it can never open the app), does not expire, and is honoured without
+signing in: ``unsubscribe`` sets ``reminders_opt_out`` on the profile.
 """
 
 from __future__ import annotations
@@ -14,15 +20,70 @@ import html
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from urllib.parse import urlencode
+
 from google.cloud import firestore
 from google.cloud.firestore_v1.base_query import FieldFilter
+from itsdangerous import BadSignature, URLSafeSerializer
 
+from factor_journal.errors import UnknownUserError
 from factor_journal.guidance import next_best_questions
-from factor_journal.links import LinkSigner, link_url
+from factor_journal.links import InvalidLinkError, LinkSigner, link_secret, link_url
 from factor_journal.models import AssessmentSummary, UserProfile
 from factor_journal.store import FactorJournalStore
 
 MAIL_COLLECTION = "mail"
+UNSUBSCRIBE_PAGE = "unsubscribe"  # the app's page that honours the link (url path)
+_UNSUBSCRIBE_SALT = "factor-journal.unsubscribe.v1"
+
+
+class UnsubscribeLinks:
+    """Signed unsubscribe tokens: ``{"u": user_id}`` under their own salt, no expiry (an old email must still work)."""
+
+    def __init__(self, secret: str | bytes | None = None) -> None:
+        self.serializer = URLSafeSerializer(secret or link_secret(), salt=_UNSUBSCRIBE_SALT)
+
+    @classmethod
+    def like(cls, signer: LinkSigner) -> UnsubscribeLinks:
+        """Unsubscribe links signed with the same secret as ``signer``'s resume links."""
+        return cls(signer.serializer.secret_keys[-1])
+
+    def token(self, user_id: str) -> str:
+        return self.serializer.dumps({"u": user_id})
+
+    def user_of(self, token: str | None) -> str:
+        """The person a token was issued for; InvalidLinkError for anything altered or not ours."""
+        if not token or not isinstance(token, str) or len(token) > 1024:
+            raise InvalidLinkError()
+        try:
+            payload = self.serializer.loads(token)
+        except (BadSignature, TypeError, ValueError):
+            raise InvalidLinkError() from None
+        user_id = payload.get("u") if isinstance(payload, dict) else None
+        if not isinstance(user_id, str) or not user_id or "/" in user_id:
+            raise InvalidLinkError()
+        return user_id
+
+    def url(self, base_url: str, user_id: str) -> str:
+        return f"{base_url.rstrip('/')}/{UNSUBSCRIBE_PAGE}?{urlencode({'u': self.token(user_id)})}"
+
+
+def unsubscribe(store: FactorJournalStore, links: UnsubscribeLinks, token: str | None, now: datetime | None = None) -> UserProfile:
+    """Honour an unsubscribe link: set ``reminders_opt_out`` (idempotent) and return the profile.
+
+    Raises InvalidLinkError for a bad token and UnknownUserError when the person no longer exists;
+    nothing is written then."""
+    user_id = links.user_of(token)
+    user_ref = store.client.collection("users").document(user_id)
+    snapshot = user_ref.get()
+    store.stats.reads += 1
+    if not snapshot.exists:
+        raise UnknownUserError(user_id)
+    profile = UserProfile.model_validate(snapshot.to_dict())
+    if not profile.reminders_opt_out:
+        user_ref.set({"reminders_opt_out": True, "reminders_opt_out_at": now or datetime.now(UTC)}, merge=True)
+        store.stats.writes += 1
+    return profile.model_copy(update={"reminders_opt_out": True})
 
 
 @dataclass(frozen=True)
@@ -50,8 +111,11 @@ def _candidates(store: FactorJournalStore, cutoff: datetime, limit: int) -> list
     return [p for p in found.values() if p.role != "manager" and p.email and not p.reminders_opt_out]
 
 
-def compose(profile: UserProfile, summary: AssessmentSummary, url: str, next_question: str | None) -> dict[str, str]:
-    """Subject and HTML of a reminder: where we were, progress, the next question, the link."""
+def compose(
+    profile: UserProfile, summary: AssessmentSummary, url: str, next_question: str | None, unsubscribe_url: str,
+) -> dict[str, object]:  # fmt: skip
+    """The mail's ``message``: subject, HTML (where we were, progress, the next question, the resume link,
+    the one-click unsubscribe link) and the ``List-Unsubscribe`` headers (RFC 2369 / RFC 8058)."""
     name = html.escape(profile.display_name.split(" (")[0] or "there")
     overall = summary.overall
     lines = [f"<p>Hello {name},</p>"]
@@ -71,8 +135,15 @@ def compose(profile: UserProfile, summary: AssessmentSummary, url: str, next_que
     if next_question:
         lines.append(f"<p>Next, we would like to ask: <em>{html.escape(next_question)}</em></p>")
     lines.append(f'<p><a href="{html.escape(url, quote=True)}">Pick up where we left off</a> (the link is valid for 14 days).</p>')
-    lines.append("<p>To stop these reminders, reply with \"unsubscribe\".</p>")
-    return {"subject": "Pick up your AI-readiness assessment where we left off", "html": "\n".join(lines)}
+    lines.append(
+        f'<p style="color:#64748b;font-size:small">Don\'t want these reminders? '
+        f'<a href="{html.escape(unsubscribe_url, quote=True)}">Unsubscribe with one click</a>.</p>'
+    )
+    return {
+        "subject": "Pick up your AI-readiness assessment where we left off",
+        "html": "\n".join(lines),
+        "headers": {"List-Unsubscribe": f"<{unsubscribe_url}>", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"},
+    }
 
 
 def send_due_reminders(
@@ -112,7 +183,10 @@ def _send_once(
             return None
         if "token" not in token_box:
             token_box["token"] = signer.issue(profile.user_id, session_id)
-        message = compose(current, summary, link_url(base_url, token_box["token"]), questions[0].question if questions else None)
+        message = compose(
+            current, summary, link_url(base_url, token_box["token"]), questions[0].question if questions else None,
+            UnsubscribeLinks.like(signer).url(base_url, profile.user_id),
+        )  # fmt: skip
         transaction.set(
             mail_ref,
             {"to": [current.email], "message": message, "user_id": profile.user_id, "kind": "resume_reminder", "created_at": now},

@@ -54,6 +54,7 @@ class PersonRow(DocumentModel):
     decision_tier: str = "exploratory"
     unconfirmed: int = 0
     conflicts: int = 0
+    needs_attention: int = 0  # turns whose analysis gave up after retries (written by the pipeline)
     last_active: datetime | None = None
     categories: dict[str, float] = Field(default_factory=dict)  # category -> completeness
     can_evaluate: list[str] = Field(default_factory=list)
