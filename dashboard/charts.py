@@ -1,4 +1,7 @@
-"""Plotly figures built from domain values (pure: no Streamlit, no Firestore)."""
+"""Plotly figures built from domain values (pure: no Streamlit, no Firestore).
+
+Time axes are by day of observation (never hours or milliseconds); count axes have whole numbers only.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from datetime import date, datetime, timedelta
 import plotly.graph_objects as go
 from factor_journal.models import AssessmentSummary, BlockedCapability, JournalEntry
 
+PLOT_CONFIG = {"displayModeBar": False}  # a reading view: no zoom/pan toolbar over the charts
 PALETTE = {"value": "#2563eb", "confidence": "#f59e0b", "gap": "#ef4444", "met": "#10b981", "muted": "#cbd5e1"}
 
 
@@ -26,7 +30,7 @@ def category_progress(summary: AssessmentSummary) -> go.Figure:
     )  # fmt: skip
     figure.update_layout(
         barmode="group", height=60 + 55 * len(names), margin={"l": 10, "r": 10, "t": 30, "b": 10},
-        xaxis={"range": [0, 100], "ticksuffix": "%"}, legend={"orientation": "h", "y": 1.08}, yaxis={"autorange": "reversed"},
+        xaxis={"range": [0, 100], "ticksuffix": "%", "dtick": 25}, legend={"orientation": "h", "y": 1.1, "x": 0}, yaxis={"autorange": "reversed"},
     )  # fmt: skip
     return figure
 
@@ -154,8 +158,9 @@ def mapped_distribution(categories: Sequence[str], buckets: Sequence[str], count
         )  # fmt: skip
     largest = max((sum(row) for row in counts), default=0)
     figure.update_layout(
-        barmode="stack", height=80 + 40 * len(categories), margin={"l": 10, "r": 10, "t": 30, "b": 10},
-        legend={"orientation": "h", "y": 1.12, "title": {"text": "mapped"}}, yaxis={"autorange": "reversed"},
+        barmode="stack", height=110 + 40 * len(categories), margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0, "title": {"text": "mapped "}, "traceorder": "normal"},
+        yaxis={"autorange": "reversed"},
         xaxis={"title": "people", **count_axis(largest)},
     )  # fmt: skip
     return figure

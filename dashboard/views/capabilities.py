@@ -21,7 +21,8 @@ def render() -> None:
         label = f"{rank}. {capability.name} — {capability.met}/{capability.total} prerequisites met, {capability.closeness:.0%} of the way"
         with st.expander(label, expanded=rank <= 2):
             st.caption(store.catalog.archetype(capability.archetype_id).description)
-            st.plotly_chart(charts.capability_gaps(capability), width="stretch", key=f"gap-{capability.archetype_id}")
+            st.plotly_chart(charts.capability_gaps(capability), width="stretch", key=f"gap-{capability.archetype_id}",
+                            config=charts.PLOT_CONFIG)  # fmt: skip
             for blocker in capability.blockers:
                 now = "not assessed yet" if blocker.value is None else f"{blocker.value:g} at {blocker.confidence:.0%} confidence"
                 st.markdown(

@@ -92,9 +92,11 @@ def render() -> None:
         st.rerun()  # the notice of the last answer, if any, is shown on that run
 
     _show(turns)
-    last_user = next((data for _, data in reversed(turns) if data.get("role") != "assistant"), None)
-    if last_user is not None and (last_user.get("extraction") or {}).get("status") in (None, "processing", "failed"):
-        st.button("Check again", key="conversation_refresh", icon=":material/refresh:")
+    pending = [d for _, d in turns[-SHOWN_TURNS:] if d.get("role") != "assistant" and (d.get("extraction") or {}).get("status")
+               in (*PENDING, "failed")]  # fmt: skip
+    if pending:
+        st.button("Check again", key="conversation_refresh", icon=":material/refresh:",
+                  help="Answers being analysed or waiting for a retry: see whether they are done")  # fmt: skip
 
     answer = st.chat_input("Your answer")
     if answer:

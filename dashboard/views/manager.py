@@ -13,7 +13,13 @@ import pandas as pd
 import streamlit as st
 from factor_journal.errors import FactorJournalError
 from factor_journal.organisation import (
-    MAPPED_BUCKETS, OrganisationDirectory, TeamFilter, blockers, filter_people, mapped_distribution, people_held_back,
+    MAPPED_BUCKETS,
+    OrganisationDirectory,
+    TeamFilter,
+    blockers,
+    filter_people,
+    mapped_distribution,
+    people_held_back,
     team_csv,
 )  # fmt: skip
 
@@ -90,7 +96,7 @@ def _table(people: list, now: datetime) -> list:
         },
     )  # fmt: skip
     first = (page - 1) * TABLE_PAGE + 1 if shown else 0
-    st.caption(f"People {first}–{first + len(shown) - 1 if shown else 0} of {len(ordered)}, sorted by {order.lower()}.")
+    st.caption(f"People {first:,}–{first + len(shown) - 1:,} of {len(ordered):,}, sorted by {order.lower()}.")
     return shown
 
 
@@ -138,20 +144,23 @@ def team_progress() -> None:
         st.subheader("Decision tiers")
         tiers = {labels.tier_name(catalog, t.id): 0 for t in catalog.decision_tiers}
         for person in selected:
-            tiers[labels.tier_name(catalog, person.decision_tier)] = tiers.get(labels.tier_name(catalog, person.decision_tier), 0) + 1
-        st.plotly_chart(charts.tier_distribution(tiers), width="stretch", key="team_tiers_chart")
+            name = labels.tier_name(catalog, person.decision_tier)
+            tiers[name] = tiers.get(name, 0) + 1
+        st.plotly_chart(charts.tier_distribution(tiers), width="stretch", key="team_tiers_chart",
+                        config=charts.PLOT_CONFIG)  # fmt: skip
     with right:
         st.subheader("Mapped by category")
         counts = mapped_distribution(catalog, selected)
         st.plotly_chart(
             charts.mapped_distribution([catalog.category(c).name for c in counts], MAPPED_BUCKETS, list(counts.values())),
-            width="stretch", key="team_mapped_chart",
+            width="stretch", key="team_mapped_chart", config=charts.PLOT_CONFIG,
         )  # fmt: skip
     st.subheader("What holds people back")
     held = people_held_back(selected)[:10]
     if held:
         st.caption("How many people each factor keeps from evaluating at least one kind of AI project.")
-        st.plotly_chart(charts.held_back([(store.graph.name(f), n) for f, n in held]), width="stretch", key="team_held_chart")
+        st.plotly_chart(charts.held_back([(store.graph.name(f), n) for f, n in held]), width="stretch",
+                        key="team_held_chart", config=charts.PLOT_CONFIG)  # fmt: skip
     else:
         st.write("No capability is blocked for anyone shown.")
 
@@ -159,7 +168,8 @@ def team_progress() -> None:
     days = directory().history(team.organisation.org_id)
     if len(days) > 1:
         series = [(date.fromisoformat(d.date), d.avg_completeness, d.avg_confidence) for d in days]
-        st.plotly_chart(charts.progress_over_time(series), width="stretch", key="team_trend_chart")
+        st.plotly_chart(charts.progress_over_time(series), width="stretch", key="team_trend_chart",
+                        config=charts.PLOT_CONFIG)  # fmt: skip
     elif days:
         only = days[0]
         st.write(
@@ -173,8 +183,8 @@ def team_progress() -> None:
     if not team.quiet:
         st.write("Everyone with an open assessment has been active this week.")
     for person in team.quiet[:QUIET_LISTED]:
-        st.markdown(f"- **{person.display_name or person.user_id}**: {person.completeness:.0%} mapped, "
-                    f"last active {labels.ago(person.last_active, now, empty='not yet')}")  # fmt: skip
+        when = f"last active {labels.ago(person.last_active, now)}" if person.last_active else "not active yet"
+        st.markdown(f"- **{person.display_name or person.user_id}**: {person.completeness:.0%} mapped, {when}")
     if len(team.quiet) > QUIET_LISTED:
         st.caption(f"… and {len(team.quiet) - QUIET_LISTED:,} more: switch on “Gone quiet” above to list them all in the table.")
 
@@ -191,7 +201,7 @@ def organisation_blockers() -> None:
     top = found.factors[:10]
     st.caption("How many times each factor blocks a person from a kind of AI project (person × project type).")
     st.plotly_chart(charts.held_back([(store.graph.name(f), n) for f, n in top], label="blocked (person × project type)"),
-                    width="stretch")  # fmt: skip
+                    width="stretch", config=charts.PLOT_CONFIG)  # fmt: skip
     for item in found.archetypes:
         factors = ", ".join(f"{store.graph.name(f)} ({n})" for f, n in list(item.factors.items())[:4])
         st.markdown(f"- **{item.name}** is blocked for {item.blocked_people:,} of {len(team.people):,}: {factors}")

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import streamlit as st
 from factor_journal.guidance import next_best_questions, next_tier_statement
-
 from factor_journal.models import AssessmentSummary
 
 from dashboard import charts, context, labels
@@ -32,7 +31,7 @@ def render() -> None:
     left, right = st.columns([3, 2])
     with left:
         st.subheader("Progress by category")
-        st.plotly_chart(charts.category_progress(summary), width="stretch")
+        st.plotly_chart(charts.category_progress(summary), width="stretch", config=charts.PLOT_CONFIG)
     with right:
         st.subheader("Where we were")
         last = summary.last_conversation
@@ -80,15 +79,22 @@ def what_we_know(catalog, summary: AssessmentSummary, read_only: bool) -> None:
     groups = [(category, factors) for category, factors in groups if factors]
     columns = st.columns(2)
     for index, (category, factors) in enumerate(groups):
-        rows = ["| Factor | Level | Confidence | Status | Last said |", "|---|---|---|---|---|"]
+        lines = []
         for name, fid in factors:
             state = assessed[fid]
-            status = "computed" if catalog.factor(fid).is_composite else labels.status_label(state.inference_status)
+            composite = catalog.factor(fid).composite
             value = state.current_value or 0.0
-            rows.append(
-                f"| {name} | {labels.band(catalog, fid, value)} · {value:.0f} | {state.current_confidence:.0%} "
-                f"| {status} | {labels.day(state.observed_at)} |"
+            if composite:  # computed when its parts change: it was "said" when its latest part was
+                said = max((summary.factors[c].observed_at for c in composite if c in summary.factors
+                            and summary.factors[c].is_assessed and summary.factors[c].observed_at), default=None)  # fmt: skip
+                status = "computed"
+            else:
+                said, status = state.observed_at, labels.status_label(state.inference_status)
+            lines.append(
+                f"- **{name}**: {labels.band(catalog, fid, value)} ({value:.0f}) · {state.current_confidence:.0%} sure "
+                f"· {status} · said {labels.day(said)}"
             )
         with columns[index % 2]:
-            st.markdown(f"**{category.name}** · {len(factors)} assessed")
-            st.markdown("\n".join(rows))
+            st.markdown(f"**{category.name}** · {len(factors)} of "
+                        f"{sum(1 for f in catalog.factors if f.category == category.id)} assessed")  # fmt: skip
+            st.markdown("\n".join(lines))

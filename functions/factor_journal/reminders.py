@@ -19,7 +19,6 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-
 from urllib.parse import urlencode
 
 from google.cloud import firestore
