@@ -13,7 +13,7 @@ from factor_journal.models import UserProfile
 from factor_journal.organisation import OrganisationDirectory
 from factor_journal.reminders import UnsubscribeLinks
 from factor_journal.rollup import PersonRow, shard_of
-from test_app import app_database, assessed_user, infer, open_app, signer, texts  # noqa: F401  (fixtures)
+from test_app import infer, open_app, texts
 
 from dashboard import charts
 
