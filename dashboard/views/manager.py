@@ -22,6 +22,7 @@ from factor_journal.organisation import (
     people_held_back,
     team_csv,
 )  # fmt: skip
+from factor_journal.rollup import PersonRow
 
 from dashboard import charts, context, labels
 
@@ -30,10 +31,28 @@ def directory() -> OrganisationDirectory:
     return OrganisationDirectory(context.store())
 
 
+ROWS_KEPT_SECONDS = 60
+
+
+@st.cache_resource(ttl=ROWS_KEPT_SECONDS, max_entries=64, show_spinner=False)
+def _rows(org_id: str) -> tuple[datetime, list[PersonRow]]:
+    """The organisation's roll-up rows, kept a minute for the filter, sort and paging reruns (read-only)."""
+    return datetime.now(UTC), directory().rows(org_id)
+
+
 def _team():
+    """The team view for the signed-in manager and when its rows were read; ``team`` checks the manager
+    before the rows are read or reused."""
     viewer = st.session_state["viewer"]
+    read_at: list[datetime] = []
+
+    def load_rows(org_id: str) -> list[PersonRow]:
+        at, rows = _rows(org_id)
+        read_at.append(at)
+        return rows
+
     try:
-        return directory().team(viewer.user_id, viewer.org_id)
+        return directory().team(viewer.user_id, viewer.org_id, load_rows=load_rows), read_at[0]
     except FactorJournalError as error:
         st.error(str(error))
         st.stop()
@@ -101,10 +120,15 @@ def _table(people: list, now: datetime) -> list:
 
 
 def team_progress() -> None:
-    team = _team()
+    team, read_at = _team()
     store = context.store()
     catalog = store.catalog
     st.title(f"{team.organisation.name}: team progress")
+    when, refresh = st.columns([4, 1], vertical_alignment="center")
+    when.caption(f"Figures as of {read_at:%H:%M:%S} UTC.")
+    if refresh.button("Refresh", key="team_refresh", icon=":material/refresh:"):
+        _rows.clear()
+        st.rerun()
     people = team.people
     if not people:
         st.info("Nobody in this organisation has been invited yet.")
@@ -136,7 +160,7 @@ def team_progress() -> None:
         if member and st.button("Open", key="drill_open"):
             st.session_state["drill_user"] = member
             st.switch_page("screens/overview.py")
-    export.download_button("Export (CSV)", team_csv(selected), file_name=f"{team.organisation.org_id}-team.csv",
+    export.download_button("Export (CSV)", lambda: team_csv(selected), file_name=f"{team.organisation.org_id}-team.csv",
                            mime="text/csv", help="The people matching the filters, every column")  # fmt: skip
 
     left, right = st.columns(2)
@@ -190,7 +214,7 @@ def team_progress() -> None:
 
 
 def organisation_blockers() -> None:
-    team = _team()
+    team, _ = _team()
     store = context.store()
     st.title("Blockers across the organisation")
     found = blockers(store.catalog, team.people)

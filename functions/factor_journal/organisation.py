@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 from collections import Counter
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from google.cloud import firestore
@@ -103,20 +104,23 @@ class OrganisationDirectory:
         """Every person's row, read from the organisation's shard documents (constant reads)."""
         snapshots = list(self.store.org_ref(org_id).collection("rollup").stream())
         self.store.stats.reads += max(1, len(snapshots))
-        people = [
-            PersonRow.model_validate(row)
-            for snapshot in snapshots
-            for row in (snapshot.to_dict() or {}).get("rows", {}).values()
-        ]
+        people = [PersonRow.model_validate(row) for snapshot in snapshots for row in _rows_of(snapshot).values()]
         return sorted(people, key=lambda row: (row.display_name.lower(), row.user_id))
 
-    def team(self, manager_id: str, org_id: str, now: datetime | None = None, quiet_after: timedelta = QUIET_AFTER) -> TeamView:
-        """The team page's data for a manager of ``org_id``."""
+    def team(
+        self, manager_id: str, org_id: str, now: datetime | None = None, quiet_after: timedelta = QUIET_AFTER,
+        load_rows: Callable[[str], list[PersonRow]] | None = None,
+    ) -> TeamView:  # fmt: skip
+        """The team page's data for a manager of ``org_id`` (NotAManagerError before anything else is read).
+
+        ``load_rows(org_id)`` gives the organisation's rows when the caller keeps them for a while (the app
+        does, for filter reruns); ``rows(org_id)`` reads them from the shards otherwise."""
         self.require_manager(manager_id, org_id)
         organisation = self.get(org_id)
         if organisation is None:
             raise FactorJournalError(f"unknown organisation {org_id!r}")
-        people = [row for row in self.rows(org_id) if row.user_id not in organisation.managers]
+        rows = (load_rows or self.rows)(org_id)
+        people = [row for row in rows if row.user_id not in organisation.managers]
         now = now or datetime.now(UTC)
         quiet = [
             row for row in people
@@ -163,6 +167,15 @@ class OrganisationDirectory:
         snapshots = list(self.client.collection("organisations").select([]).stream())
         self.store.stats.reads += max(1, len(snapshots))
         return [snapshot.id for snapshot in snapshots]
+
+
+def _rows_of(snapshot: firestore.DocumentSnapshot) -> dict:
+    """A shard's ``rows`` map, read without ``to_dict()``'s deep copy (thousands of nested rows, read-only here)."""
+    data = getattr(snapshot, "_data", None)  # the decoded document; to_dict() returns a deep copy of it
+    if not isinstance(data, dict):
+        data = snapshot.to_dict() or {}
+    rows = data.get("rows")
+    return rows if isinstance(rows, dict) else {}
 
 
 def blockers(catalog: Catalog, people: list[PersonRow]) -> Blockers:

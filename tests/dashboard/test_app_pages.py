@@ -247,3 +247,12 @@ def test_a_bad_unsubscribe_link_changes_nothing_and_cannot_open_the_app(app_data
     assert store.get_user(user).reminders_opt_out is False
     signed_in = open_app(token)  # an unsubscribe token is no sign-in
     assert "not valid" in texts(signed_in) and not signed_in.metric
+
+
+def test_rows_kept_for_reruns_are_never_shown_to_someone_no_longer_a_manager(app_database, signer, store):
+    org, manager = seed_team(store, 30)
+    app = open_app(signer.issue(manager, kind="manager", org_id=org))
+    assert "Showing all 30 people." in texts(app)
+    store.register_user(store.get_user(manager).model_copy(update={"role": "member"}))
+    app.run()  # the rows are still kept in the process; the manager check runs first
+    assert "does not manage" in texts(app) and not app.dataframe
