@@ -57,8 +57,11 @@ def no_access() -> None:
 
 if "u" in st.query_params:  # a one-click unsubscribe link from a reminder email: honoured without signing in
     loading.empty()
-    st.navigation([st.Page("screens/unsubscribe.py", title="Reminder emails", url_path="unsubscribe", default=True)],
-                  position="hidden").run()  # fmt: skip
+    st.navigation(
+        [st.Page("screens/unsubscribe.py", title="Reminder emails", url_path="reminders", default=True),
+         st.Page("screens/unsubscribe.py", title="Reminder emails", url_path="unsubscribe")],  # /unsubscribe?u=…
+        position="hidden",
+    ).run()  # fmt: skip
     st.stop()
 
 viewer = context.sign_in_from_link()

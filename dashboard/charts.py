@@ -17,20 +17,22 @@ PALETTE = {"value": "#2563eb", "confidence": "#f59e0b", "gap": "#ef4444", "met":
 
 
 def category_progress(summary: AssessmentSummary) -> go.Figure:
-    """Completeness and average confidence per category, side by side."""
-    names = [c.name for c in summary.categories.values()]
+    """Completeness and average confidence per category, side by side; the best-mapped category first."""
+    categories = sorted(summary.categories.values(), key=lambda c: (-c.completeness, -c.avg_confidence, c.name))
+    names = [c.name for c in categories]
     figure = go.Figure()
     figure.add_bar(
-        name="Mapped", y=names, x=[c.completeness * 100 for c in summary.categories.values()], orientation="h",
-        marker_color=PALETTE["value"], text=[f"{c.factor_count}/{c.total_factors}" for c in summary.categories.values()],
+        name="Mapped", y=names, x=[c.completeness * 100 for c in categories], orientation="h",
+        marker_color=PALETTE["value"], text=[f"{c.factor_count}/{c.total_factors}" for c in categories],
     )  # fmt: skip
     figure.add_bar(
-        name="Confidence", y=names, x=[c.avg_confidence * 100 for c in summary.categories.values()], orientation="h",
+        name="Confidence", y=names, x=[c.avg_confidence * 100 for c in categories], orientation="h",
         marker_color=PALETTE["confidence"],
     )  # fmt: skip
     figure.update_layout(
         barmode="group", height=60 + 55 * len(names), margin={"l": 10, "r": 10, "t": 30, "b": 10},
-        xaxis={"range": [0, 100], "ticksuffix": "%", "dtick": 25}, legend={"orientation": "h", "y": 1.1, "x": 0}, yaxis={"autorange": "reversed"},
+        xaxis={"range": [0, 100], "ticksuffix": "%", "dtick": 25}, legend={"orientation": "h", "y": 1.1, "x": 0},
+        yaxis={"categoryorder": "array", "categoryarray": names, "autorange": "reversed"},
     )  # fmt: skip
     return figure
 
