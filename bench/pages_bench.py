@@ -157,7 +157,7 @@ def _first_content(token: str) -> dict[str, Any]:
             painted = first = ready = None
             while time.perf_counter() - started < 90 and ready is None:
                 if painted is None and driver.execute_script(
-                    "const r = document.getElementById('root'); return !!(r && r.firstElementChild && r.offsetHeight);"
+                    "const r = document.getElementById('root'); return !!(r && r.querySelectorAll('div').length > 3);"
                 ):
                     painted = (time.perf_counter() - started) * 1000  # Streamlit's own skeleton, before the script runs
                 main = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stMain"]')

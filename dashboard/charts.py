@@ -143,7 +143,7 @@ def tier_distribution(counts: Mapping[str, int]) -> go.Figure:
     return figure
 
 
-BUCKET_COLOURS = ["#dbeafe", "#93c5fd", "#60a5fa", "#2563eb", "#1e3a8a"]
+BUCKET_COLOURS = ["#cbd5e1", "#93c5fd", "#3b82f6", "#1d4ed8", "#1e3a8a"]  # grey for "barely mapped", then blues
 
 
 def mapped_distribution(categories: Sequence[str], buckets: Sequence[str], counts: Sequence[Sequence[int]]) -> go.Figure:

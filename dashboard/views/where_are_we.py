@@ -27,6 +27,7 @@ def render() -> None:
     columns[3].metric("Can evaluate", len(summary.capabilities.can_evaluate), "project types", delta_color="off", delta_arrow="off")
     st.progress(min(1.0, overall.completeness))
     st.markdown(f"**Next decision tier.** {next_tier_statement(summary)}")
+    what_we_know(store.catalog, summary, read_only=subject.read_only)  # the answer to "what do you make of us?"
 
     left, right = st.columns([3, 2])
     with left:
@@ -47,7 +48,6 @@ def render() -> None:
             st.write("Every factor is assessed with good confidence.")
         for suggestion in suggestions:
             st.markdown(f"- **{suggestion.question}**  \n  _{suggestion.factor_name}: {suggestion.reason}_")
-    what_we_know(store.catalog, summary, read_only=subject.read_only)
 
 
 def what_we_know(catalog, summary: AssessmentSummary, read_only: bool) -> None:
