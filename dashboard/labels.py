@@ -107,3 +107,11 @@ def most_recently_changed(catalog: Catalog, factors: Mapping[str, FactorState]) 
         if (state.evidence_count or state.last_entry_id) and not catalog.factor(fid).is_composite
     ]
     return max(touched)[1] if touched else None
+
+
+def shortfall(missing: list[str]) -> str:
+    """What a prerequisite lacks, in words: 'not assessed yet', 'value too low', 'value and confidence too low'."""
+    if "unassessed" in missing:
+        return "not assessed yet"
+    parts = [part for part in ("value", "confidence") if part in missing]
+    return f"{' and '.join(parts)} too low" if parts else "met"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import charts, context
+from dashboard import charts, context, labels
 
 
 def render() -> None:
@@ -27,5 +27,5 @@ def render() -> None:
                 now = "not assessed yet" if blocker.value is None else f"{blocker.value:g} at {blocker.confidence:.0%} confidence"
                 st.markdown(
                     f"- **{blocker.factor_name}**: {now}; needs ≥ {blocker.min_value:g} at ≥ {blocker.min_confidence:.0%} "
-                    f"(short on {', '.join(blocker.missing)})"
+                    f"({labels.shortfall(blocker.missing)})"
                 )

@@ -7,16 +7,18 @@ reminder per ``window`` (checked and recorded in one transaction with the mail
 document), never one after opting out, and never one with a complete
 assessment.
 
-Every reminder carries a signed one-click unsubscribe link (in the text and as
-``List-Unsubscribe`` / ``List-Unsubscribe-Post`` in ``message.headers``).  The
-link names only the person, is signed with the link secret under its own salt
-(so it can never open the app), does not expire, and is honoured without
-signing in: ``unsubscribe`` sets ``reminders_opt_out`` on the profile.
+Every reminder carries a signed one-click unsubscribe link: in the text, to the
+app's page that confirms it, and as ``List-Unsubscribe`` / ``List-Unsubscribe-Post``
+in ``message.headers``, to the ``unsubscribe`` HTTP function that mail clients
+POST to (RFC 8058).  The token names only the person, is signed with the link
+secret under its own salt (so it can never open the app), does not expire, and
+is honoured without signing in: ``unsubscribe`` sets ``reminders_opt_out``.
 """
 
 from __future__ import annotations
 
 import html
+import os
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from urllib.parse import urlencode
@@ -63,8 +65,40 @@ class UnsubscribeLinks:
             raise InvalidLinkError()
         return user_id
 
-    def url(self, base_url: str, user_id: str) -> str:
-        return f"{base_url.rstrip('/')}/{UNSUBSCRIBE_PAGE}?{urlencode({'u': self.token(user_id)})}"
+    def url(self, base_url: str, user_id: str, page: str = UNSUBSCRIBE_PAGE) -> str:
+        """``{base_url}/{page}?u=…`` (the app's confirming page by default; ``page=""`` for an endpoint)."""
+        path = f"{base_url.rstrip('/')}/{page}" if page else base_url.rstrip("/")
+        return f"{path}?{urlencode({'u': self.token(user_id)})}"
+
+
+FUNCTIONS_REGION = "europe-west1"  # where functions/main.py deploys the ``unsubscribe`` HTTP function
+
+
+def one_click_endpoint(project_id: str) -> str:
+    """The address mail clients POST to for a one-click unsubscribe (RFC 8058): the ``unsubscribe`` HTTP
+    function; ``FJ_UNSUBSCRIBE_URL`` overrides it (for example behind your own domain)."""
+    return os.environ.get("FJ_UNSUBSCRIBE_URL") or f"https://{FUNCTIONS_REGION}-{project_id}.cloudfunctions.net/unsubscribe"
+
+
+ONE_CLICK_DONE = (
+    "<!doctype html><meta charset='utf-8'><title>Unsubscribed · Factor Journal</title>"
+    "<p style='font-family:sans-serif'>You are unsubscribed: we will not send you any more reminder emails.</p>"
+)
+
+
+def one_click_response(store: FactorJournalStore, links: UnsubscribeLinks, method: str, token: str | None) -> tuple[int, str]:
+    """(HTTP status, HTML) for a request to the ``unsubscribe`` function: POST (a mail client's one-click,
+    body ``List-Unsubscribe=One-Click``) or GET (a person following the header's link) both opt out;
+    a bad token is 400 and changes nothing; other methods are 405."""
+    if method not in ("GET", "POST"):
+        return 405, "Method not allowed"
+    try:
+        unsubscribe(store, links, token)
+    except InvalidLinkError as error:
+        return 400, html.escape(str(error))
+    except UnknownUserError:
+        return 200, ONE_CLICK_DONE  # nobody left to send reminders to
+    return 200, ONE_CLICK_DONE
 
 
 def unsubscribe(store: FactorJournalStore, links: UnsubscribeLinks, token: str | None, now: datetime | None = None) -> UserProfile:
@@ -112,9 +146,11 @@ def _candidates(store: FactorJournalStore, cutoff: datetime, limit: int) -> list
 
 def compose(
     profile: UserProfile, summary: AssessmentSummary, url: str, next_question: str | None, unsubscribe_url: str,
+    one_click_url: str | None = None,
 ) -> dict[str, object]:  # fmt: skip
     """The mail's ``message``: subject, HTML (where we were, progress, the next question, the resume link,
-    the one-click unsubscribe link) and the ``List-Unsubscribe`` headers (RFC 2369 / RFC 8058)."""
+    the unsubscribe link to the app's confirming page) and the ``List-Unsubscribe`` headers (RFC 2369 /
+    RFC 8058: ``one_click_url`` accepts the mail client's POST; without it the header names the page)."""
     name = html.escape(profile.display_name.split(" (")[0] or "there")
     overall = summary.overall
     lines = [f"<p>Hello {name},</p>"]
@@ -141,7 +177,10 @@ def compose(
     return {
         "subject": "Pick up your AI-readiness assessment where we left off",
         "html": "\n".join(lines),
-        "headers": {"List-Unsubscribe": f"<{unsubscribe_url}>", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"},
+        "headers": (
+            {"List-Unsubscribe": f"<{one_click_url}>", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"}
+            if one_click_url else {"List-Unsubscribe": f"<{unsubscribe_url}>"}
+        ),
     }
 
 
@@ -171,6 +210,7 @@ def _send_once(
     questions = next_best_questions(store.catalog, store.graph, summary, limit=1)
     mail_ref = store.client.collection(MAIL_COLLECTION).document()
     token_box: dict[str, str] = {}
+    unsubscribe_links = UnsubscribeLinks.like(signer)
 
     @firestore.transactional
     def run(transaction: firestore.Transaction) -> str | None:
@@ -184,7 +224,8 @@ def _send_once(
             token_box["token"] = signer.issue(profile.user_id, session_id)
         message = compose(
             current, summary, link_url(base_url, token_box["token"]), questions[0].question if questions else None,
-            UnsubscribeLinks.like(signer).url(base_url, profile.user_id),
+            unsubscribe_links.url(base_url, profile.user_id),
+            unsubscribe_links.url(one_click_endpoint(store.client.project), profile.user_id, page=""),
         )  # fmt: skip
         transaction.set(
             mail_ref,

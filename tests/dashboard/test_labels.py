@@ -101,3 +101,9 @@ def test_count_axes_only_have_whole_numbers():
         assert isinstance(axis["dtick"], int) and axis["dtick"] >= 1 and axis["tickformat"] == ",d"
     figure = charts.tier_distribution({"Exploratory": 2, "Low-risk pilots": 1})
     assert figure.layout.yaxis.dtick == 1 and figure.layout.yaxis.tickformat == ",d"
+
+
+def test_a_blockers_shortfall_reads_as_words():
+    assert labels.shortfall(["unassessed"]) == "not assessed yet"
+    assert labels.shortfall(["value"]) == "value too low"
+    assert labels.shortfall(["value", "confidence"]) == "value and confidence too low"
