@@ -169,8 +169,9 @@ def _first_content(token: str) -> dict[str, Any]:
                 time.sleep(0.05)
             visits[visit] = {"first_paint_ms": round(painted or -1, 1), "first_content_ms": round(first or -1, 1),
                              "page_ready_ms": round(ready or -1, 1)}  # fmt: skip
-            print(f"  pages: overview in Chromium ({visit} server): skeleton {visits[visit]['first_paint_ms']} ms, first "
-                  f"text {visits[visit]['first_content_ms']} ms, page ready {visits[visit]['page_ready_ms']} ms")  # fmt: skip
+            figures = visits[visit]
+            print(f"  pages: overview in Chromium ({visit} server): skeleton {figures['first_paint_ms']} ms, "
+                  f"first text {figures['first_content_ms']} ms, page ready {figures['page_ready_ms']} ms")  # fmt: skip
         return visits
     finally:
         if driver is not None:

@@ -75,7 +75,8 @@ def day_axis(days: Sequence[date]) -> dict:
     pad = timedelta(hours=12)
     return {
         "type": "date", "tickformat": "%d %b %Y" if span > 120 else "%d %b", "dtick": step,
-        "range": [datetime.combine(first, datetime.min.time()) - pad, datetime.combine(last, datetime.min.time()) + pad],
+        "range": [datetime.combine(first, datetime.min.time()) - pad,
+                  datetime.combine(last, datetime.min.time()) + pad],
     }  # fmt: skip
 
 
@@ -102,7 +103,8 @@ def factor_timeline(entries: Sequence[JournalEntry], describe: Callable[[str], s
     figure.add_scatter(
         x=days, y=[e.value_after for e in timeline], mode="lines+markers",
         name="Value", line={"shape": "hv", "color": PALETTE["value"]}, marker={"size": 9},
-        text=[describe(e.change_rationale) for e in timeline], hovertemplate="%{x|%d %b %Y}: %{y}<br>%{text}<extra></extra>",
+        text=[describe(e.change_rationale) for e in timeline],
+        hovertemplate="%{x|%d %b %Y}: %{y}<br>%{text}<extra></extra>",
     )  # fmt: skip
     figure.add_scatter(
         x=days, y=[e.confidence_after * 100 for e in timeline], mode="lines+markers",
@@ -146,7 +148,9 @@ def tier_distribution(counts: Mapping[str, int]) -> go.Figure:
 BUCKET_COLOURS = ["#cbd5e1", "#93c5fd", "#3b82f6", "#1d4ed8", "#1e3a8a"]  # grey for "barely mapped", then blues
 
 
-def mapped_distribution(categories: Sequence[str], buckets: Sequence[str], counts: Sequence[Sequence[int]]) -> go.Figure:
+def mapped_distribution(
+    categories: Sequence[str], buckets: Sequence[str], counts: Sequence[Sequence[int]]
+) -> go.Figure:
     """How many people sit in each mapped-% bucket, per category (one stacked bar per category).
 
     ``counts[i][j]``: people whose category ``i`` is in bucket ``j``.  Readable at any team size.
@@ -161,7 +165,8 @@ def mapped_distribution(categories: Sequence[str], buckets: Sequence[str], count
     largest = max((sum(row) for row in counts), default=0)
     figure.update_layout(
         barmode="stack", height=110 + 40 * len(categories), margin={"l": 10, "r": 10, "t": 60, "b": 10},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0, "title": {"text": "mapped "}, "traceorder": "normal"},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0, "title": {"text": "mapped "},
+                "traceorder": "normal"},
         yaxis={"autorange": "reversed"},
         xaxis={"title": "people", **count_axis(largest)},
     )  # fmt: skip
@@ -171,7 +176,8 @@ def mapped_distribution(categories: Sequence[str], buckets: Sequence[str], count
 def held_back(items: Sequence[tuple[str, int]], label: str = "people held back") -> go.Figure:
     """Horizontal bars of (name, people), largest first; whole-number axis."""
     figure = go.Figure(go.Bar(y=[n for n, _ in items], x=[c for _, c in items], orientation="h",
-                              marker_color=PALETTE["gap"], text=[c for _, c in items], textposition="auto"))  # fmt: skip
+                              marker_color=PALETTE["gap"], text=[c for _, c in items],
+                              textposition="auto"))  # fmt: skip
     figure.update_layout(
         height=60 + 32 * len(items), margin={"l": 10, "r": 10, "t": 10, "b": 10}, yaxis={"autorange": "reversed"},
         xaxis={"title": label, **count_axis(max((c for _, c in items), default=0))},

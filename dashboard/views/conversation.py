@@ -43,7 +43,8 @@ def _wait_until_settled(store, user_id: str, session_id: str, turn_id: str) -> N
     deadline = time.monotonic() + WAIT_FOR_ANALYSIS_SECONDS
     with st.spinner("Reading your answer…"):
         while time.monotonic() < deadline:
-            if ((store.turn_data(user_id, session_id, turn_id) or {}).get("extraction") or {}).get("status") not in PENDING:
+            extraction = (store.turn_data(user_id, session_id, turn_id) or {}).get("extraction") or {}
+            if extraction.get("status") not in PENDING:
                 return
             time.sleep(0.25)
 
@@ -92,8 +93,10 @@ def render() -> None:
         st.rerun()  # the notice of the last answer, if any, is shown on that run
 
     _show(turns)
-    pending = [d for _, d in turns[-SHOWN_TURNS:] if d.get("role") != "assistant" and (d.get("extraction") or {}).get("status")
-               in (*PENDING, "failed")]  # fmt: skip
+    pending = [
+        d for _, d in turns[-SHOWN_TURNS:]
+        if d.get("role") != "assistant" and (d.get("extraction") or {}).get("status") in (*PENDING, "failed")
+    ]  # fmt: skip
     if pending:
         st.button("Check again", key="conversation_refresh", icon=":material/refresh:",
                   help="Answers being analysed or waiting for a retry: see whether they are done")  # fmt: skip

@@ -34,7 +34,7 @@ def directory() -> OrganisationDirectory:
 ROWS_KEPT_SECONDS = 60
 
 
-@st.cache_resource(ttl=ROWS_KEPT_SECONDS, max_entries=64, show_spinner=False)
+@st.cache_resource(ttl=ROWS_KEPT_SECONDS, max_entries=64, show_spinner="Reading the team's figures…")
 def _rows(org_id: str) -> tuple[datetime, list[PersonRow]]:
     """The organisation's roll-up rows, kept a minute for the filter, sort and paging reruns (read-only)."""
     return datetime.now(UTC), directory().rows(org_id)
@@ -87,7 +87,9 @@ def _table(people: list, now: datetime) -> list:
     order = sort_col.selectbox("Sort", list(SORTS), key="team_sort")
     ordered = sorted(people, key=SORTS[order])
     pages = max(1, -(-len(ordered) // TABLE_PAGE))
-    page = page_col.number_input(f"Page (of {pages})", min_value=1, max_value=pages, step=1, key="team_page") if pages > 1 else 1
+    page = 1
+    if pages > 1:
+        page = page_col.number_input(f"Page (of {pages})", min_value=1, max_value=pages, step=1, key="team_page")
     page = min(int(page), pages)
     shown = ordered[(page - 1) * TABLE_PAGE : page * TABLE_PAGE]
     table = pd.DataFrame(
@@ -141,7 +143,8 @@ def team_progress() -> None:
     columns[2].metric("Average confidence", f"{sum(p.avg_confidence for p in people) / len(people):.0%}")
     columns[3].metric("Gone quiet", f"{len(team.quiet):,}")
     if attention:
-        columns[4].metric("Answers needing attention", f"{attention:,}", help="Turns whose analysis failed after retries")
+        columns[4].metric("Answers needing attention", f"{attention:,}",
+                          help="Answers whose analysis failed after retries")  # fmt: skip
 
     chosen = _filters(team)
     selected = filter_people(team, chosen)
@@ -154,7 +157,8 @@ def team_progress() -> None:
     pick, export = st.columns([3, 1], vertical_alignment="bottom")
     with pick:
         member = st.selectbox(
-            "Open a person's pages (read-only)", [p.user_id for p in shown], index=None, placeholder="Choose someone on this page",
+            "Open a person's pages (read-only)", [p.user_id for p in shown], index=None,
+            placeholder="Choose someone on this page",
             format_func={p.user_id: p.display_name or p.user_id for p in shown}.get, key="drill_choice",
         )  # fmt: skip
         if member and st.button("Open", key="drill_open"):
@@ -176,7 +180,9 @@ def team_progress() -> None:
         st.subheader("Mapped by category")
         counts = mapped_distribution(catalog, selected)
         st.plotly_chart(
-            charts.mapped_distribution([catalog.category(c).name for c in counts], MAPPED_BUCKETS, list(counts.values())),
+            charts.mapped_distribution(
+                [catalog.category(c).name for c in counts], MAPPED_BUCKETS, list(counts.values())
+            ),
             width="stretch", key="team_mapped_chart", config=charts.PLOT_CONFIG,
         )  # fmt: skip
     st.subheader("What holds people back")
@@ -197,8 +203,9 @@ def team_progress() -> None:
     elif days:
         only = days[0]
         st.write(
-            f"One day recorded so far ({labels.day(date.fromisoformat(only.date))}): {only.avg_completeness:.0%} mapped "
-            f"on average, confidence {only.avg_confidence:.0%}, {only.people:,} people. The chart starts with the second day."
+            f"One day recorded so far ({labels.day(date.fromisoformat(only.date))}): "
+            f"{only.avg_completeness:.0%} mapped on average, confidence {only.avg_confidence:.0%}, "
+            f"{only.people:,} people. The chart starts with the second day."
         )
     else:
         st.caption("Daily figures start with the first nightly roll-up.")
@@ -210,7 +217,8 @@ def team_progress() -> None:
         when = f"last active {labels.ago(person.last_active, now)}" if person.last_active else "not active yet"
         st.markdown(f"- **{person.display_name or person.user_id}**: {person.completeness:.0%} mapped, {when}")
     if len(team.quiet) > QUIET_LISTED:
-        st.caption(f"… and {len(team.quiet) - QUIET_LISTED:,} more: switch on “Gone quiet” above to list them all in the table.")
+        st.caption(f"… and {len(team.quiet) - QUIET_LISTED:,} more: switch on “Gone quiet” above "
+                   "to list them all in the table.")  # fmt: skip
 
 
 def organisation_blockers() -> None:
@@ -224,7 +232,8 @@ def organisation_blockers() -> None:
     st.subheader("Invest here first")
     top = found.factors[:10]
     st.caption("How many times each factor blocks a person from a kind of AI project (person × project type).")
-    st.plotly_chart(charts.held_back([(store.graph.name(f), n) for f, n in top], label="blocked (person × project type)"),
+    top_named = [(store.graph.name(f), n) for f, n in top]
+    st.plotly_chart(charts.held_back(top_named, label="blocked (person × project type)"),
                     width="stretch", config=charts.PLOT_CONFIG)  # fmt: skip
     for item in found.archetypes:
         factors = ", ".join(f"{store.graph.name(f)} ({n})" for f, n in list(item.factors.items())[:4])

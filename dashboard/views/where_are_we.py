@@ -85,8 +85,8 @@ def what_we_know(catalog, summary: AssessmentSummary, read_only: bool) -> None:
             composite = catalog.factor(fid).composite
             value = state.current_value or 0.0
             if composite:  # computed when its parts change: it was "said" when its latest part was
-                said = max((summary.factors[c].observed_at for c in composite if c in summary.factors
-                            and summary.factors[c].is_assessed and summary.factors[c].observed_at), default=None)  # fmt: skip
+                parts = [summary.factors[c] for c in composite if c in summary.factors]
+                said = max((p.observed_at for p in parts if p.is_assessed and p.observed_at), default=None)
                 status = "computed"
             else:
                 said, status = state.observed_at, labels.status_label(state.inference_status)

@@ -216,7 +216,7 @@ def filter_people(team: TeamView, chosen: TeamFilter) -> list[PersonRow]:
         row for row in team.people
         if (not chosen.tiers or row.decision_tier in chosen.tiers)
         and (not chosen.quiet_only or row.user_id in quiet)
-        and (not needle or needle in row.display_name.casefold() or needle in row.email.casefold() or needle in row.user_id.casefold())
+        and (not needle or any(needle in text.casefold() for text in (row.display_name, row.email, row.user_id)))
     ]  # fmt: skip
 
 

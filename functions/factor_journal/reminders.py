@@ -77,7 +77,8 @@ FUNCTIONS_REGION = "europe-west1"  # where functions/main.py deploys the ``unsub
 def one_click_endpoint(project_id: str) -> str:
     """The address mail clients POST to for a one-click unsubscribe (RFC 8058): the ``unsubscribe`` HTTP
     function; ``FJ_UNSUBSCRIBE_URL`` overrides it (for example behind your own domain)."""
-    return os.environ.get("FJ_UNSUBSCRIBE_URL") or f"https://{FUNCTIONS_REGION}-{project_id}.cloudfunctions.net/unsubscribe"
+    default = f"https://{FUNCTIONS_REGION}-{project_id}.cloudfunctions.net/unsubscribe"
+    return os.environ.get("FJ_UNSUBSCRIBE_URL") or default
 
 
 ONE_CLICK_DONE = (
@@ -86,7 +87,9 @@ ONE_CLICK_DONE = (
 )
 
 
-def one_click_response(store: FactorJournalStore, links: UnsubscribeLinks, method: str, token: str | None) -> tuple[int, str]:
+def one_click_response(
+    store: FactorJournalStore, links: UnsubscribeLinks, method: str, token: str | None
+) -> tuple[int, str]:
     """(HTTP status, HTML) for a request to the ``unsubscribe`` function: POST (a mail client's one-click,
     body ``List-Unsubscribe=One-Click``) or GET (a person following the header's link) both opt out;
     a bad token is 400 and changes nothing; other methods are 405."""
@@ -101,7 +104,9 @@ def one_click_response(store: FactorJournalStore, links: UnsubscribeLinks, metho
     return 200, ONE_CLICK_DONE
 
 
-def unsubscribe(store: FactorJournalStore, links: UnsubscribeLinks, token: str | None, now: datetime | None = None) -> UserProfile:
+def unsubscribe(
+    store: FactorJournalStore, links: UnsubscribeLinks, token: str | None, now: datetime | None = None
+) -> UserProfile:
     """Honour an unsubscribe link: set ``reminders_opt_out`` (idempotent) and return the profile.
 
     Raises InvalidLinkError for a bad token and UnknownUserError when the person no longer exists;
