@@ -30,8 +30,9 @@ def category_progress(summary: AssessmentSummary) -> go.Figure:
         marker_color=PALETTE["confidence"],
     )  # fmt: skip
     figure.update_layout(
-        barmode="group", height=60 + 55 * len(names), margin={"l": 10, "r": 10, "t": 30, "b": 10},
-        xaxis={"range": [0, 100], "ticksuffix": "%", "dtick": 25}, legend={"orientation": "h", "y": 1.1, "x": 0},
+        barmode="group", height=60 + 55 * len(names), margin={"l": 10, "r": 30, "t": 30, "b": 10},
+        xaxis={"range": [0, 100], "autorange": False, "ticksuffix": "%", "dtick": 25},
+        legend={"orientation": "h", "y": 1.1, "x": 0},
         yaxis={"categoryorder": "array", "categoryarray": names, "autorange": "reversed"},
     )  # fmt: skip
     return figure
@@ -54,7 +55,7 @@ def capability_gaps(capability: BlockedCapability) -> go.Figure:
     )  # fmt: skip
     figure.update_layout(
         height=50 + 45 * len(names), margin={"l": 10, "r": 10, "t": 10, "b": 10}, showlegend=False,
-        xaxis={"range": [0, 100]}, yaxis={"autorange": "reversed"},
+        xaxis={"range": [0, 100], "autorange": False}, yaxis={"autorange": "reversed"},
     )  # fmt: skip
     return figure
 

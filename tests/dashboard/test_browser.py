@@ -224,7 +224,10 @@ def test_a_person_reads_every_page_on_a_desktop_and_a_phone(app_url, browser, st
         wait_for_text(browser, "Your question")
         go_to(browser, "Continue the conversation")
         wait_for_text(browser, "smart_toy")  # the assistant's next question
-        assert browser.find_elements(By.CSS_SELECTOR, "textarea[placeholder='Your answer']")
+        deadline = time.monotonic() + 20
+        while not browser.find_elements(By.CSS_SELECTOR, "textarea[placeholder='Your answer']"):
+            assert time.monotonic() < deadline, "the answer box did not appear"
+            time.sleep(0.3)
         assert_product_chrome(browser, "Continue the conversation")
 
 
