@@ -100,13 +100,16 @@ def factor_names(catalog: Catalog) -> dict[str, str]:
 
 
 def most_recently_changed(catalog: Catalog, factors: Mapping[str, FactorState]) -> str | None:
-    """The factor the person changed last (derived composites excluded), or None when none has a history."""
+    """The factor the person changed last: the latest said (``observed_at``; a confirmation or correction
+    counts), then the latest updated; derived composites and system-only changes such as re-check flags do
+    not count.  None when no factor has a history."""
+    never = datetime.min.replace(tzinfo=UTC)
     touched = [
-        (state.last_updated or state.observed_at or datetime.min.replace(tzinfo=UTC), fid)
+        (state.observed_at or never, state.last_updated or never, fid)
         for fid, state in factors.items()
         if (state.evidence_count or state.last_entry_id) and not catalog.factor(fid).is_composite
     ]
-    return max(touched)[1] if touched else None
+    return max(touched)[2] if touched else None
 
 
 def shortfall(missing: list[str]) -> str:

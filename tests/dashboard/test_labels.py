@@ -64,6 +64,10 @@ def test_the_default_history_factor_is_the_one_changed_last_never_a_composite():
         "sensor_data": FactorState(factor_id="sensor_data", category="data_readiness"),
     }  # fmt: skip
     assert labels.most_recently_changed(CATALOG, states) == "ml_expertise"
+    said_later = states["data_quality"].model_copy(update={"observed_at": base + timedelta(days=5)})
+    flagged = states["ml_expertise"].model_copy(update={"observed_at": base, "last_updated": base + timedelta(days=9)})
+    mixed = {**states, "data_quality": said_later, "ml_expertise": flagged}  # a re-check flag is no change by the person
+    assert labels.most_recently_changed(CATALOG, mixed) == "data_quality"
     assert labels.most_recently_changed(CATALOG, {"sensor_data": states["sensor_data"]}) is None
 
 
