@@ -33,12 +33,13 @@ def render() -> None:
     except ValueError as error:
         st.error(str(error))
         return
-    st.markdown(answer.text)
+    names = labels.factor_names(store.catalog)
+    st.markdown(labels.names_in(answer.text, names))
     if answer.citations:
         st.subheader("Evidence")
         for citation in answer.citations:
             with st.container(border=True):
                 st.markdown(f"**{citation.date:%d %b %Y}** · {citation.factor_name} · {citation.change}")
-                st.write(labels.names_in(citation.rationale, labels.factor_names(store.catalog)))
+                st.write(labels.names_in(citation.rationale, names))
                 if citation.excerpt:
                     st.text(citation.excerpt)

@@ -143,6 +143,11 @@ def test_team_table_speaks_in_names_and_counts_are_whole_numbers(app_database, s
     assert [bar["y"][0] for bar in held["data"]] == [store.graph.name("data_quality")]  # names, people held back
     assert held["data"][0]["x"][:2] == [6, 6]
     assert "not active yet" in texts(app)  # the gone-quiet list for someone never active
+    assert app.selectbox(key="drill_choice").options[0] == "Person 0000"
+    store.register_user(UserProfile(user_id=f"{org}-p0000", display_name="Person 0000", org_id=org))
+    app.selectbox(key="drill_choice").select(f"{org}-p0000").run()
+    app.button(key="drill_open").click().run()
+    assert "Person 0000 · Where are we" in texts(app)  # the person's pages, read-only
 
 
 def test_the_team_page_without_needs_attention_rows_hides_the_column(app_database, signer, store):
