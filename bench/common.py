@@ -65,8 +65,9 @@ def app_on_fresh_database(database: str) -> firestore.Client:
     return client
 
 
-def measure_page(token: str, page: str | None = None) -> tuple[int, float]:
-    """(document reads, server-side render ms) of one page view through AppTest, after sign-in."""
+def measure_page(token: str, page: str | None = None, before: Callable[[], object] | None = None) -> tuple[int, float]:
+    """(document reads, server-side render ms) of one page view through AppTest, after sign-in;
+    ``before`` runs just before the measured run (e.g. to drop what the app keeps between reruns)."""
     from factor_journal import runtime
     from streamlit.testing.v1 import AppTest
 
@@ -75,6 +76,8 @@ def measure_page(token: str, page: str | None = None) -> tuple[int, float]:
     app.run()  # sign-in: the link is verified once per browser session
     if page:
         app.switch_page(f"screens/{page}.py")
+    if before is not None:
+        before()
     runtime.store().stats.reset()
     started = time.perf_counter()
     app.run()

@@ -1,18 +1,36 @@
-"""Issue 4 figures: document reads per page view, and the overview's server-side render time
-for a user with 50 assessed factors and 5,000 journal entries (rendered with Streamlit's AppTest)."""
+"""Page figures.
+
+* Issue 4: document reads per page view, and the overview's server-side render time for a user with
+  50 assessed factors and 5,000 journal entries (rendered with Streamlit's AppTest).
+* Issue 11: the team page's server-side render at 2,000 people, unfiltered and with each filter
+  (tier, gone quiet, name search, a later page of the table); and the overview's time to first
+  content in headless Chromium on a freshly started Streamlit server (cold) and again (warm): when
+  something is painted (Streamlit's skeleton), when the first text appears (the app's "Loading…"
+  skeleton or the page) and when the page's own content ("What we know") is there.
+"""
 
 from __future__ import annotations
 
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
+import httpx
 from factor_journal import runtime
 from factor_journal.links import LinkSigner
 from factor_journal.models import InferredUpdate, UserProfile
 from factor_journal.store import FactorJournalStore, entry_id_for
 
-from bench.common import app_on_fresh_database, measure_page, percentiles
+from bench.common import APP, app_on_fresh_database, measure_page, percentiles
+from bench.org_bench import _seed_org
 
 ASSESSED = 50
 JOURNAL_ENTRIES = 5000
@@ -44,6 +62,124 @@ def _seed(store: FactorJournalStore) -> str:
     return user
 
 
+TEAM_PEOPLE = 2000
+TEAM_RENDERS = 7
+TEAM_VIEWS: dict[str, Callable[[Any], None]] = {
+    "unfiltered": lambda app: None,
+    "tier filter": lambda app: app.multiselect(key="team_tiers").select("low_risk"),
+    "gone quiet": lambda app: app.toggle(key="team_quiet").set_value(True),
+    "name search": lambda app: app.text_input(key="team_search").input("Person 01"),
+    "table page 10": lambda app: app.number_input(key="team_page").set_value(10),
+}
+
+
+def _team_view(token: str, prepare: Callable[[Any], None], first_view: bool = False) -> tuple[int, list[float]]:
+    """(reads, render ms samples) of the team page with a filter applied, server side through AppTest.
+
+    ``first_view``: the organisation's rows are read from the shards on every sample (the app keeps them a
+    minute for filter, sort and paging reruns; otherwise the samples are such reruns)."""
+    from streamlit.testing.v1 import AppTest
+
+    from dashboard.views import manager
+
+    app = AppTest.from_file(APP, default_timeout=120)
+    app.query_params["t"] = token
+    app.run()  # sign-in
+    prepare(app)
+    app.run()  # the filter applied
+    samples, reads = [], 0
+    for _ in range(TEAM_RENDERS):
+        if first_view:
+            manager._rows.clear()
+        runtime.store().stats.reset()
+        started = time.perf_counter()
+        app.run()
+        samples.append((time.perf_counter() - started) * 1000)
+        reads = runtime.store().stats.reads
+        if app.exception:
+            raise RuntimeError(f"team page failed: {app.exception}")
+    return reads, samples
+
+
+def _team_page(client) -> dict[str, Any]:
+    store = runtime.store()
+    org, manager = _seed_org(store, TEAM_PEOPLE)
+    token = LinkSigner(client).issue(manager, kind="manager", org_id=org)
+    views = {}
+    for name, prepare, first_view in [("first view (rows read)", TEAM_VIEWS["unfiltered"], True),
+                                      *((n, p, False) for n, p in TEAM_VIEWS.items())]:  # fmt: skip
+        reads, samples = _team_view(token, prepare, first_view)
+        views[name] = {"reads": reads, **percentiles(samples)}
+        print(f"  pages: team page, {TEAM_PEOPLE} people, {name}: render p50 {views[name]['p50_ms']} ms "
+              f"(p95 {views[name]['p95_ms']} ms), {reads} reads")  # fmt: skip
+    return {
+        "people": TEAM_PEOPLE, "views": views, "target_ms": 300,
+        "note": "first view reads the organisation's 64 roll-up shards; filter, sort and paging reruns within a "
+                "minute reuse the rows (2 reads: the manager check and the organisation document)",
+    }  # fmt: skip
+
+
+def _first_content(token: str) -> dict[str, Any]:
+    """Time to first content of the overview in headless Chromium, on a Streamlit server started for it."""
+    if not (shutil.which("chromium") and shutil.which("chromedriver")):
+        return {"skipped": "chromium and chromedriver are not installed"}
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    root = Path(APP).resolve().parents[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", APP, "--server.headless", "true", "--server.port", str(port)],
+        cwd=root, env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium")  # type: ignore[assignment]
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-dev-shm-usage", "--window-size=1280,1000"):  # fmt: skip
+        options.add_argument(flag)
+    driver = None
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/_stcore/health", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+        visits = {}
+        for visit in ("cold", "warm"):
+            started = time.perf_counter()
+            driver.get(f"http://127.0.0.1:{port}/?t={token}")
+            painted = first = ready = None
+            while time.perf_counter() - started < 90 and ready is None:
+                if painted is None and driver.execute_script(
+                    "const r = document.getElementById('root'); return !!(r && r.querySelectorAll('div').length > 3);"
+                ):
+                    painted = (time.perf_counter() - started) * 1000  # Streamlit's own skeleton, before the script runs
+                main = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stMain"]')
+                text = main[0].text if main else ""
+                if first is None and text.strip():
+                    first = (time.perf_counter() - started) * 1000
+                if "What we know" in text:
+                    ready = (time.perf_counter() - started) * 1000
+                time.sleep(0.05)
+            visits[visit] = {"first_paint_ms": round(painted or -1, 1), "first_content_ms": round(first or -1, 1),
+                             "page_ready_ms": round(ready or -1, 1)}  # fmt: skip
+            figures = visits[visit]
+            print(f"  pages: overview in Chromium ({visit} server): skeleton {figures['first_paint_ms']} ms, "
+                  f"first text {figures['first_content_ms']} ms, page ready {figures['page_ready_ms']} ms")  # fmt: skip
+        return visits
+    finally:
+        if driver is not None:
+            driver.quit()
+        server.terminate()
+        server.wait(timeout=20)
+
+
 def run() -> dict[str, Any]:
     client = app_on_fresh_database("fj-bench")
     store = runtime.store()
@@ -54,7 +190,11 @@ def run() -> dict[str, Any]:
         reads[page], _ = measure_page(token, page)
     samples = [measure_page(token, "overview")[1] for _ in range(RENDERS)]
     assessed = store.summary(user).overall.total_factors_assessed
+    team = _team_page(client)
+    first_content = _first_content(token)
     results = {
+        "team_page_2000": team,
+        "overview_time_to_first_content": first_content,
         "user": {"assessed_factors": assessed, "journal_entries": JOURNAL_ENTRIES},
         "reads_per_page_view": reads,
         "overview_render": percentiles(samples),

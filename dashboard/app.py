@@ -18,11 +18,15 @@ import streamlit as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # `streamlit run` puts only dashboard/ on the path
 
-from dashboard import context  # noqa: E402
+from dashboard import brand  # noqa: E402  (light: Streamlit only)
+
+brand.set_page()
+loading = st.empty()  # a first paint at once: the skeleton stays until the page is about to draw
+loading.markdown(brand.SKELETON, unsafe_allow_html=True)
+
+from dashboard import charts, context  # noqa: E402, F401  (the heavy imports, under the skeleton)
 from dashboard.safe_text import md  # noqa: E402
-
-st.set_page_config(page_title="Factor Journal", page_icon=":material/explore:", layout="wide")
-
+from factor_journal.settings import settings  # noqa: E402
 
 
 PAGE_NAMES: list[str] = []  # every page's address, whoever may open it
@@ -55,7 +59,8 @@ MANAGER_PAGES = {
 def no_access() -> None:
     st.title("Factor Journal")
     st.warning(st.session_state.get("access_error", context.NO_LINK))
-    st.caption("Links expire after 14 days. If yours has, reply to the email to get a new one.")
+    days = settings().link_ttl_days
+    st.caption(f"Links expire after {days:g} days. If yours has, reply to the email to get a new one.")
 
 
 def export_offer(viewer: context.Viewer) -> None:
@@ -71,6 +76,15 @@ def export_offer(viewer: context.Viewer) -> None:
         key="export_my_data", help="Everything Factor Journal holds about you.", on_click="ignore",
     )  # fmt: skip
 
+
+if "u" in st.query_params:  # a one-click unsubscribe link from a reminder email: honoured without signing in
+    loading.empty()
+    st.navigation(
+        [st.Page("screens/unsubscribe.py", title="Reminder emails", url_path="reminders", default=True),
+         st.Page("screens/unsubscribe.py", title="Reminder emails", url_path="unsubscribe")],  # /unsubscribe?u=…
+        position="hidden",
+    ).run()  # fmt: skip
+    st.stop()
 
 viewer = context.sign_in()
 if viewer is None:
@@ -88,4 +102,5 @@ elif viewer.kind == "resume":
 else:
     st.sidebar.caption(f"Manager view · **{md(viewer.display_name)}**")
     navigation = st.navigation(MANAGER_PAGES)
+loading.empty()
 navigation.run()

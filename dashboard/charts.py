@@ -1,30 +1,39 @@
-"""Plotly figures built from domain values (pure: no Streamlit, no Firestore)."""
+"""Plotly figures built from domain values (pure: no Streamlit, no Firestore).
+
+Time axes are by day of observation (never hours or milliseconds); count axes have whole numbers only.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
+from datetime import date, datetime, timedelta
 
 import plotly.graph_objects as go
 from factor_journal.models import AssessmentSummary, BlockedCapability, JournalEntry
 
+PLOT_CONFIG = {"displayModeBar": False}  # a reading view: no zoom/pan toolbar over the charts
 PALETTE = {"value": "#2563eb", "confidence": "#f59e0b", "gap": "#ef4444", "met": "#10b981", "muted": "#cbd5e1"}
 
 
 def category_progress(summary: AssessmentSummary) -> go.Figure:
-    """Completeness and average confidence per category, side by side."""
-    names = [c.name for c in summary.categories.values()]
+    """Completeness and average confidence per category, side by side; the best-mapped category first."""
+    categories = sorted(summary.categories.values(), key=lambda c: (-c.completeness, -c.avg_confidence, c.name))
+    names = [c.name for c in categories]
     figure = go.Figure()
     figure.add_bar(
-        name="Mapped", y=names, x=[c.completeness * 100 for c in summary.categories.values()], orientation="h",
-        marker_color=PALETTE["value"], text=[f"{c.factor_count}/{c.total_factors}" for c in summary.categories.values()],
+        name="Mapped", y=names, x=[c.completeness * 100 for c in categories], orientation="h",
+        marker_color=PALETTE["value"], text=[f"{c.factor_count}/{c.total_factors}" for c in categories],
     )  # fmt: skip
     figure.add_bar(
-        name="Confidence", y=names, x=[c.avg_confidence * 100 for c in summary.categories.values()], orientation="h",
+        name="Confidence", y=names, x=[c.avg_confidence * 100 for c in categories], orientation="h",
         marker_color=PALETTE["confidence"],
     )  # fmt: skip
     figure.update_layout(
-        barmode="group", height=60 + 55 * len(names), margin={"l": 10, "r": 10, "t": 30, "b": 10},
-        xaxis={"range": [0, 100], "ticksuffix": "%"}, legend={"orientation": "h", "y": 1.08}, yaxis={"autorange": "reversed"},
+        barmode="group", height=60 + 55 * len(names), margin={"l": 10, "r": 30, "t": 30, "b": 10},
+        xaxis={"range": [0, 100], "autorange": False, "ticksuffix": "%", "dtick": 25},
+        legend={"orientation": "h", "y": 1.1, "x": 0},
+        yaxis={"categoryorder": "array", "categoryarray": names, "autorange": "reversed"},
     )  # fmt: skip
     return figure
 
@@ -46,27 +55,132 @@ def capability_gaps(capability: BlockedCapability) -> go.Figure:
     )  # fmt: skip
     figure.update_layout(
         height=50 + 45 * len(names), margin={"l": 10, "r": 10, "t": 10, "b": 10}, showlegend=False,
-        xaxis={"range": [0, 100]}, yaxis={"autorange": "reversed"},
+        xaxis={"range": [0, 100], "autorange": False}, yaxis={"autorange": "reversed"},
     )  # fmt: skip
     return figure
 
 
-def factor_timeline(entries: Sequence[JournalEntry]) -> go.Figure:
-    """Value and confidence of one factor over time; each journal entry a point with its rationale."""
-    timeline = sorted((e for e in entries if e.effective), key=lambda e: e.observed_at)
+DAY_MS = 86_400_000
+
+
+def day_axis(days: Sequence[date]) -> dict:
+    """An x axis for values by day: ticks on whole days (or weeks, months), never hours or milliseconds."""
+    first, last = min(days), max(days)
+    span = (last - first).days
+    if span <= 14:
+        step: int | str = DAY_MS
+    elif span <= 120:
+        step = 7 * DAY_MS
+    else:
+        step = "M1"
+    pad = timedelta(hours=12)
+    return {
+        "type": "date", "tickformat": "%d %b %Y" if span > 120 else "%d %b", "dtick": step,
+        "range": [datetime.combine(first, datetime.min.time()) - pad,
+                  datetime.combine(last, datetime.min.time()) + pad],
+    }  # fmt: skip
+
+
+def count_axis(largest: int) -> dict:
+    """An axis for counts of people: whole-number ticks only, from zero."""
+    step = max(1, math.ceil(largest / 6))
+    return {"tickformat": ",d", "dtick": step, "rangemode": "tozero", "range": [0, max(1, largest) * 1.08]}
+
+
+def by_day(entries: Sequence[JournalEntry]) -> list[JournalEntry]:
+    """The factor's state at the end of each day something was said (observed time), oldest first."""
+    last: dict[date, JournalEntry] = {}
+    for entry in sorted((e for e in entries if e.effective), key=lambda e: (e.observed_at, e.recorded_at)):
+        last[entry.observed_at.date()] = entry
+    return [last[d] for d in sorted(last)]
+
+
+def factor_timeline(entries: Sequence[JournalEntry], describe: Callable[[str], str] = str) -> go.Figure:
+    """Value and confidence of one factor by day of observation (the last state of each day);
+    ``describe`` turns a rationale into display text (ids into names)."""
+    timeline = by_day(entries)
+    days = [e.observed_at.date() for e in timeline]
     figure = go.Figure()
     figure.add_scatter(
-        x=[e.observed_at for e in timeline], y=[e.value_after for e in timeline], mode="lines+markers",
-        name="Value", line={"shape": "hv", "color": PALETTE["value"]},
-        text=[e.change_rationale for e in timeline], hovertemplate="%{x|%d %b %Y}: %{y}<br>%{text}<extra></extra>",
+        x=days, y=[e.value_after for e in timeline], mode="lines+markers",
+        name="Value", line={"shape": "hv", "color": PALETTE["value"]}, marker={"size": 9},
+        text=[describe(e.change_rationale) for e in timeline],
+        hovertemplate="%{x|%d %b %Y}: %{y}<br>%{text}<extra></extra>",
     )  # fmt: skip
     figure.add_scatter(
-        x=[e.observed_at for e in timeline], y=[e.confidence_after * 100 for e in timeline], mode="lines+markers",
+        x=days, y=[e.confidence_after * 100 for e in timeline], mode="lines+markers",
         name="Confidence %", yaxis="y2", line={"shape": "hv", "dash": "dot", "color": PALETTE["confidence"]},
     )  # fmt: skip
     figure.update_layout(
         height=320, margin={"l": 10, "r": 10, "t": 30, "b": 10}, legend={"orientation": "h", "y": 1.12},
         yaxis={"range": [0, 100], "title": "value"},
         yaxis2={"range": [0, 100], "overlaying": "y", "side": "right", "title": "confidence %"},
+        xaxis=day_axis(days) if days else {},
+    )  # fmt: skip
+    return figure
+
+
+def progress_over_time(days: Sequence[tuple[date, float, float]]) -> go.Figure:
+    """The organisation's average mapped % and confidence % per day: (day, mapped 0-1, confidence 0-1)."""
+    figure = go.Figure()
+    x = [d for d, _, _ in days]
+    figure.add_scatter(x=x, y=[m * 100 for _, m, _ in days], mode="lines+markers", name="Mapped %",
+                       line={"color": PALETTE["value"]})  # fmt: skip
+    figure.add_scatter(x=x, y=[c * 100 for _, _, c in days], mode="lines+markers", name="Confidence %",
+                       line={"color": PALETTE["confidence"], "dash": "dot"})  # fmt: skip
+    figure.update_layout(
+        height=300, margin={"l": 10, "r": 10, "t": 30, "b": 10}, legend={"orientation": "h", "y": 1.12},
+        yaxis={"range": [0, 100], "ticksuffix": "%"}, xaxis=day_axis(x) if x else {},
+    )  # fmt: skip
+    return figure
+
+
+def tier_distribution(counts: Mapping[str, int]) -> go.Figure:
+    """People per decision tier (tier names as labels); the count axis has whole numbers only."""
+    figure = go.Figure(go.Bar(x=list(counts), y=list(counts.values()), marker_color=PALETTE["value"],
+                              text=list(counts.values()), textposition="auto"))  # fmt: skip
+    figure.update_layout(
+        height=300, margin={"l": 10, "r": 10, "t": 10, "b": 10},
+        yaxis={"title": "people", **count_axis(max(counts.values(), default=0))},
+    )  # fmt: skip
+    return figure
+
+
+BUCKET_COLOURS = ["#cbd5e1", "#93c5fd", "#3b82f6", "#1d4ed8", "#1e3a8a"]  # grey for "barely mapped", then blues
+
+
+def mapped_distribution(
+    categories: Sequence[str], buckets: Sequence[str], counts: Sequence[Sequence[int]]
+) -> go.Figure:
+    """How many people sit in each mapped-% bucket, per category (one stacked bar per category).
+
+    ``counts[i][j]``: people whose category ``i`` is in bucket ``j``.  Readable at any team size.
+    """
+    figure = go.Figure()
+    for j, bucket in enumerate(buckets):
+        figure.add_bar(
+            y=list(categories), x=[row[j] for row in counts], orientation="h", name=bucket,
+            marker_color=BUCKET_COLOURS[j % len(BUCKET_COLOURS)],
+            hovertemplate="%{y}: %{x} people mapped " + bucket + "<extra></extra>",
+        )  # fmt: skip
+    largest = max((sum(row) for row in counts), default=0)
+    figure.update_layout(
+        barmode="stack", height=110 + 40 * len(categories), margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0, "title": {"text": "mapped "},
+                "traceorder": "normal"},
+        yaxis={"autorange": "reversed"},
+        xaxis={"title": "people", **count_axis(largest)},
+    )  # fmt: skip
+    return figure
+
+
+def held_back(items: Sequence[tuple[str, int]], label: str = "people held back") -> go.Figure:
+    """Horizontal bars of (name, people), largest first; whole-number axis."""
+    figure = go.Figure(go.Bar(y=[n for n, _ in items], x=[c for _, c in items], orientation="h",
+                              marker_color=PALETTE["gap"], text=[c for _, c in items],
+                              textposition="auto"))  # fmt: skip
+    figure.update_layout(
+        height=60 + 32 * len(items), margin={"l": 10, "r": 10, "t": 10, "b": 10}, yaxis={"autorange": "reversed"},
+        xaxis={"title": label, **count_axis(max((c for _, c in items), default=0))},
     )  # fmt: skip
     return figure

@@ -1,8 +1,9 @@
 """Cloud Functions entry points: wiring only; the work lives in the factor_journal package."""
 
-from firebase_functions import firestore_fn, options, params, scheduler_fn
+from firebase_functions import firestore_fn, https_fn, options, params, scheduler_fn
 
 from factor_journal import runtime
+from factor_journal.reminders import UnsubscribeLinks, one_click_response
 
 options.set_global_options(region="europe-west1", memory=options.MemoryOption.MB_512, timeout_sec=120)
 
@@ -34,3 +35,10 @@ def recover_turns(event: scheduler_fn.ScheduledEvent) -> None:
 def nightly_rollups_and_reminders(event: scheduler_fn.ScheduledEvent) -> None:
     """Record each organisation's daily figures and queue reminder emails for people who went quiet."""
     runtime.daily_jobs()
+
+
+@https_fn.on_request()
+def unsubscribe(request: https_fn.Request) -> https_fn.Response:
+    """One-click unsubscribe from a reminder's List-Unsubscribe header (RFC 8058 POST, or GET); no sign-in."""
+    status, body = one_click_response(runtime.store(), UnsubscribeLinks(), request.method, request.args.get("u"))
+    return https_fn.Response(body, status=status, mimetype="text/html")

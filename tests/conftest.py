@@ -15,10 +15,11 @@ from pathlib import Path
 
 import httpx
 import pytest
+from google.cloud import firestore
+
 from factor_journal.catalog import Catalog, load_catalog
 from factor_journal.models import UserProfile
 from factor_journal.store import FactorJournalStore
-from google.cloud import firestore
 
 PROJECT_ID = os.environ.get("GCLOUD_PROJECT", "demo-factor-journal")
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -54,6 +55,19 @@ def firestore_client() -> firestore.Client:
 def trigger_client() -> firestore.Client:
     """The emulator's default database, where the Functions emulator's trigger listens."""
     return _fresh_client("(default)")
+
+
+def own_database(prefix: str) -> firestore.Client:
+    """A client on a database of the emulator of its own (named databases are created on first use):
+    collection-group queries in it see only what its test wrote."""
+    _emulator_host()
+    return firestore.Client(project=PROJECT_ID, database=f"{prefix}-{uuid.uuid4().hex[:10]}")
+
+
+@pytest.fixture
+def database() -> firestore.Client:
+    """This test's own emulator database."""
+    return own_database("fj-own")
 
 
 @pytest.fixture(scope="session")

@@ -1,3 +1,5 @@
+from dashboard import brand
 from dashboard.views import capabilities
 
+brand.set_page("Capabilities")
 capabilities.render()

@@ -1,3 +1,5 @@
+from dashboard import brand
 from dashboard.views import review
 
+brand.set_page("Review")
 review.render()

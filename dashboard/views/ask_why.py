@@ -6,7 +6,7 @@ import streamlit as st
 from factor_journal.extraction.base import ExtractionError
 from factor_journal.questions import answer_question
 
-from dashboard import context
+from dashboard import context, labels
 from dashboard.safe_text import quote
 
 EXAMPLES = [
@@ -37,12 +37,13 @@ def render() -> None:
     except ValueError as error:
         st.error(str(error))
         return
-    quote(answer.text)
+    names = labels.factor_names(store.catalog)
+    quote(labels.names_in(answer.text, names))
     if answer.citations:
         st.subheader("Evidence")
         for citation in answer.citations:
             with st.container(border=True):
                 st.markdown(f"**{citation.date:%d %b %Y}** · {citation.factor_name} · {citation.change}")
-                quote(citation.rationale)
+                quote(labels.names_in(citation.rationale, names))
                 if citation.excerpt:
                     st.text(citation.excerpt)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import charts, context
+from dashboard import charts, context, labels
 
 
 def render() -> None:
@@ -21,10 +21,11 @@ def render() -> None:
         label = f"{rank}. {capability.name} — {capability.met}/{capability.total} prerequisites met, {capability.closeness:.0%} of the way"
         with st.expander(label, expanded=rank <= 2):
             st.caption(store.catalog.archetype(capability.archetype_id).description)
-            st.plotly_chart(charts.capability_gaps(capability), width="stretch", key=f"gap-{capability.archetype_id}")
+            st.plotly_chart(charts.capability_gaps(capability), width="stretch", key=f"gap-{capability.archetype_id}",
+                            config=charts.PLOT_CONFIG)  # fmt: skip
             for blocker in capability.blockers:
                 now = "not assessed yet" if blocker.value is None else f"{blocker.value:g} at {blocker.confidence:.0%} confidence"
                 st.markdown(
                     f"- **{blocker.factor_name}**: {now}; needs ≥ {blocker.min_value:g} at ≥ {blocker.min_confidence:.0%} "
-                    f"(short on {', '.join(blocker.missing)})"
+                    f"({labels.shortfall(blocker.missing)})"
                 )

@@ -7,13 +7,14 @@ on; the page waits briefly for the trigger so the other pages reflect them.
 from __future__ import annotations
 
 import contextlib
+import time
 
 import streamlit as st
 from factor_journal.conversation import MAX_TURN_TEXT_CHARS, turn_text_problem
 from factor_journal.extraction.base import ExtractionError
 from factor_journal.guidance import next_best_questions
 
-from dashboard import context
+from dashboard import context, labels
 from dashboard.safe_text import quote
 
 WAIT_FOR_ANALYSIS_SECONDS = 8.0
@@ -35,10 +36,35 @@ def _session_id(store, subject, viewer) -> str:
     return chosen
 
 
+DONE = frozenset({"processed", "no_update"})
+PENDING = (None, "processing")
+
+
+def _wait_until_settled(store, user_id: str, session_id: str, turn_id: str) -> None:
+    """Wait (at most WAIT_FOR_ANALYSIS_SECONDS) until the trigger has finished with the turn, whatever the outcome."""
+    deadline = time.monotonic() + WAIT_FOR_ANALYSIS_SECONDS
+    with st.spinner("Reading your answer…"):
+        while time.monotonic() < deadline:
+            extraction = (store.turn_data(user_id, session_id, turn_id) or {}).get("extraction") or {}
+            if extraction.get("status") not in PENDING:
+                return
+            time.sleep(0.25)
+
+
 def _show(turns: list[tuple[str, dict]]) -> None:
-    for _, data in turns[-SHOWN_TURNS:]:
+    """The last turns; under a user's answer, what became of it (always for the latest answer, otherwise
+    only when it is not simply done)."""
+    users = [tid for tid, data in turns if data.get("role") != "assistant"]
+    latest = users[-1] if users else None
+    for turn_id, data in turns[-SHOWN_TURNS:]:
         with st.chat_message("assistant" if data.get("role") == "assistant" else "user"):
             quote(data["text"])
+            if data.get("role") == "assistant":
+                continue
+            extraction = data.get("extraction") or {}
+            status = extraction.get("status")
+            if turn_id == latest or status not in DONE:
+                st.caption(labels.turn_status_message(status, extraction.get("next_attempt_at")))
 
 
 def render() -> None:
@@ -68,10 +94,14 @@ def render() -> None:
         store.add_turn(subject.user_id, session_id, "assistant", question)
         st.rerun()  # the notice of the last answer, if any, is shown on that run
 
-    notice = st.session_state.pop("conversation_notice", None)
-    if notice:
-        st.caption(notice)
     _show(turns)
+    pending = [
+        d for _, d in turns[-SHOWN_TURNS:]
+        if d.get("role") != "assistant" and (d.get("extraction") or {}).get("status") in (*PENDING, "failed")
+    ]  # fmt: skip
+    if pending:
+        st.button("Check again", key="conversation_refresh", icon=":material/refresh:",
+                  help="Answers being analysed or waiting for a retry: see whether they are done")  # fmt: skip
 
     answer = st.chat_input("Your answer", max_chars=MAX_TURN_TEXT_CHARS)
     if answer is not None:
@@ -80,11 +110,5 @@ def render() -> None:
             st.warning(f"Your answer was not sent: {problem}.")
             return
         turn_id = store.add_turn(subject.user_id, session_id, "user", answer)
-        status = store.wait_for_analysis(subject.user_id, session_id, turn_id, WAIT_FOR_ANALYSIS_SECONDS)
-        st.session_state["conversation_notice"] = {
-            "processed": "Noted: your assessment has been updated.",
-            "no_update": "Noted.",
-            "failed": "Your answer was saved, but could not be analysed; it will be retried.",
-            None: "Your answer was saved; the assessment will update in a moment.",
-        }[status]
-        st.rerun()
+        _wait_until_settled(store, subject.user_id, session_id, turn_id)
+        st.rerun()  # the answer and what became of it are shown from the turn itself

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, time
 
 import streamlit as st
 
-from dashboard import charts, context
+from dashboard import charts, context, labels
 from dashboard.safe_text import quote
 
 HISTORY_PAGE = 25
@@ -20,14 +20,25 @@ def render() -> None:
         st.info("No factor has a history yet: histories begin with the first conversation.")
         return
     names = {fid: store.graph.name(fid) for fid in touched}
+    every_name = labels.factor_names(store.catalog)
+
+    def humane(text: str) -> str:
+        return labels.names_in(text, every_name)
+
     chosen = st.query_params.get("factor")
+    if chosen not in touched:
+        chosen = labels.most_recently_changed(store.catalog, summary.factors)  # what the person changed last
     options = sorted(touched, key=lambda fid: names[fid])
     if chosen in options and st.session_state.get("history_factor_linked") != chosen:  # an "Inferred from" link
         st.session_state["history_factor_linked"] = st.session_state["history_factor"] = chosen
     factor_id = st.selectbox("Factor", options, format_func=names.get, key="history_factor")
     state = summary.factors[factor_id]
-    shown = "not assessed" if state.current_value is None else f"{state.current_value:g}"
-    st.markdown(f"**Now:** {shown} · confidence {state.current_confidence:.0%} · {str(state.inference_status).replace('_', ' ')}")
+    if state.current_value is None:
+        shown = "not assessed"
+    else:
+        shown = f"{state.current_value:g} ({labels.band(store.catalog, factor_id, state.current_value)})"
+    status = "computed from its parts" if store.catalog.factor(factor_id).is_composite else labels.status_label(state.inference_status)
+    st.markdown(f"**Now:** {shown} · confidence {state.current_confidence:.0%} · {status} · last said {labels.day(state.observed_at)}")
     pages = st.session_state.setdefault("history_pages", {})
     shown = pages.get(factor_id, 1)
     entries, cursor = [], None
@@ -37,15 +48,20 @@ def render() -> None:
         cursor = page.next_cursor
         if cursor is None:
             break
-    st.plotly_chart(charts.factor_timeline(entries), width="stretch")
+    said_on = {e.observed_at.date() for e in entries if e.effective}
+    if len(said_on) > 1:
+        st.plotly_chart(charts.factor_timeline(entries, describe=humane), width="stretch", config=charts.PLOT_CONFIG)
+    elif said_on:
+        st.caption(f"Everything below was said on {labels.day(min(said_on))}: the chart begins when a second day adds to it.")
     for entry in entries:
         before = "—" if entry.previous_value is None else f"{entry.previous_value:g}"
         after = "unassessed" if entry.new_value is None else f"{entry.new_value:g}"
         flags = "" if entry.applied else (" · held as a conflict" if entry.kind == "conflict" else " · recorded, not applied")
         with st.container(border=True):
-            st.markdown(f"**{entry.observed_at:%d %b %Y %H:%M}** · {before} → {after} · confidence {entry.confidence:.0%} · {entry.kind} by {entry.source}{flags}")
+            kind = labels.KIND_LABELS.get(str(entry.kind), str(entry.kind))
+            st.markdown(f"**{entry.observed_at:%d %b %Y %H:%M}** · {before} → {after} · confidence {entry.confidence:.0%} · {kind}{flags}")
             if not subject.read_only:  # rationales and excerpts quote the person: theirs alone (README, Security)
-                quote(entry.change_rationale)
+                quote(humane(entry.change_rationale))
                 if entry.conversation_excerpt:
                     quote(entry.conversation_excerpt)
             if entry.inferred_from:
@@ -64,11 +80,12 @@ def render() -> None:
         then = store.summary_as_of(subject.user_id, moment)
         st.markdown(
             f"On **{day:%d %b %Y}**: {then.overall.total_factors_assessed}/{then.overall.total_factors} factors mapped, "
-            f"confidence {then.overall.avg_confidence:.0%}, tier **{then.overall.decision_tier_name}**, "
+            f"confidence {then.overall.avg_confidence:.0%}, decision tier **{then.overall.decision_tier_name}**, "
             f"{len(then.capabilities.can_evaluate)} project types evaluable."
         )
         rows = [
-            {"factor": store.graph.name(fid), "value": s.current_value, "confidence": round(s.current_confidence, 2)}
+            {"Factor": store.graph.name(fid), "Value": s.current_value, "Confidence": f"{s.current_confidence:.0%}",
+             "Status": labels.status_label(s.inference_status)}
             for fid, s in sorted(then.factors.items()) if s.is_assessed
         ]  # fmt: skip
         if rows:

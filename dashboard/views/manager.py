@@ -7,16 +7,24 @@ against the organisation before anything is read.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 import pandas as pd
-import plotly.express as px
-import plotly.graph_objects as go
 import streamlit as st
 from factor_journal.errors import FactorJournalError
-from factor_journal.organisation import OrganisationDirectory, blockers, team_csv
+from factor_journal.organisation import (
+    MAPPED_BUCKETS,
+    OrganisationDirectory,
+    TeamFilter,
+    blockers,
+    filter_people,
+    mapped_distribution,
+    people_held_back,
+    team_csv,
+)  # fmt: skip
+from factor_journal.rollup import PersonRow
 
-from dashboard import context
+from dashboard import charts, context, labels
 from dashboard.safe_text import md
 
 
@@ -24,102 +32,198 @@ def directory() -> OrganisationDirectory:
     return OrganisationDirectory(context.store())
 
 
+ROWS_KEPT_SECONDS = 60
+
+
+@st.cache_resource(ttl=ROWS_KEPT_SECONDS, max_entries=64, show_spinner="Reading the team's figures…")
+def _rows(org_id: str) -> tuple[datetime, list[PersonRow]]:
+    """The organisation's roll-up rows, kept a minute for the filter, sort and paging reruns (read-only)."""
+    return datetime.now(UTC), directory().rows(org_id)
+
+
 def _team():
+    """The team view for the signed-in manager and when its rows were read; ``team`` checks the manager
+    before the rows are read or reused."""
     viewer = st.session_state["viewer"]
+    read_at: list[datetime] = []
+
+    def load_rows(org_id: str) -> list[PersonRow]:
+        at, rows = _rows(org_id)
+        read_at.append(at)
+        return rows
+
     try:
-        return directory().team(viewer.user_id, viewer.org_id)
+        return directory().team(viewer.user_id, viewer.org_id, load_rows=load_rows), read_at[0]
     except FactorJournalError as error:
         st.error(str(error))
         st.stop()
 
 
-def team_progress() -> None:
-    team = _team()
-    store = context.store()
-    st.title(f"{team.organisation.name}: team progress")
-    people = team.people
-    if not people:
-        st.info("Nobody in this organisation has been invited yet.")
-        return
-    now = datetime.now(UTC)
-    columns = st.columns(4)
-    columns[0].metric("People", len(people))
-    columns[1].metric("Average mapped", f"{sum(p.completeness for p in people) / len(people):.0%}")
-    columns[2].metric("Average confidence", f"{sum(p.avg_confidence for p in people) / len(people):.0%}")
-    columns[3].metric("Gone quiet", len(team.quiet))
+TABLE_PAGE = 25
+QUIET_LISTED = 15
+SORTS = {
+    "Name": lambda p: ((p.display_name or p.user_id).casefold(),),
+    "Least mapped first": lambda p: (p.completeness, (p.display_name or p.user_id).casefold()),
+    "Longest quiet first": lambda p: (p.last_active is not None, p.last_active or datetime.min.replace(tzinfo=UTC)),
+    "Most unconfirmed first": lambda p: (-p.unconfirmed, (p.display_name or p.user_id).casefold()),
+}
 
+
+def _filters(team) -> TeamFilter:
+    """The filter row: name search, tiers, only those gone quiet (widget state per browser session)."""
+    catalog = context.store().catalog
+    tier_names = {t.id: t.name for t in catalog.decision_tiers}
+    search, tiers, quiet = st.columns([2, 2, 1], vertical_alignment="bottom")
+    text = search.text_input("Search by name", key="team_search", placeholder="Name or e-mail")
+    chosen = tiers.multiselect("Decision tier", list(tier_names), format_func=tier_names.get, key="team_tiers",
+                               placeholder="All tiers")  # fmt: skip
+    quiet_only = quiet.toggle(f"Gone quiet ({len(team.quiet)})", key="team_quiet")
+    return TeamFilter(tiers=frozenset(chosen), quiet_only=quiet_only, search=text)
+
+
+def _table(people: list, now: datetime) -> list:
+    """The paged, sorted team table; returns the people on the page shown."""
+    catalog = context.store().catalog
+    sort_col, page_col = st.columns([2, 1], vertical_alignment="bottom")
+    order = sort_col.selectbox("Sort", list(SORTS), key="team_sort")
+    ordered = sorted(people, key=SORTS[order])
+    pages = max(1, -(-len(ordered) // TABLE_PAGE))
+    page = 1
+    if pages > 1:
+        page = page_col.number_input(f"Page (of {pages})", min_value=1, max_value=pages, step=1, key="team_page")
+    page = min(int(page), pages)
+    shown = ordered[(page - 1) * TABLE_PAGE : page * TABLE_PAGE]
     table = pd.DataFrame(
         [
             {
                 "Person": p.display_name or p.user_id,
                 "Mapped": p.completeness * 100,
                 "Confidence": p.avg_confidence * 100,
-                "Tier": p.decision_tier.replace("_", " "),
+                "Tier": labels.tier_name(catalog, p.decision_tier),
                 "Unconfirmed": p.unconfirmed,
-                "Last active": p.last_active,
-                "user_id": p.user_id,
+                "Needs attention": p.needs_attention,
+                "Last active": labels.day(p.last_active),
             }
-            for p in people
-        ]
+            for p in shown
+        ],
+        columns=["Person", "Mapped", "Confidence", "Tier", "Unconfirmed", "Needs attention", "Last active"],
     )
+    if not any(p.needs_attention for p in people):
+        table = table.drop(columns=["Needs attention"])
     st.dataframe(
-        table.drop(columns=["user_id"]),
-        hide_index=True,
-        width="stretch",
+        table, hide_index=True, width="stretch",
         column_config={
             "Mapped": st.column_config.ProgressColumn(format="%.0f%%", min_value=0, max_value=100),
             "Confidence": st.column_config.ProgressColumn(format="%.0f%%", min_value=0, max_value=100),
-            "Last active": st.column_config.DatetimeColumn(format="D MMM YYYY"),
         },
-    )
-    st.download_button("Export the team table (CSV)", team_csv(people), file_name=f"{team.organisation.org_id}-team.csv", mime="text/csv")
-
-    chosen = st.selectbox(
-        "Open a person's pages (read-only)", [None, *[p.user_id for p in people]],
-        format_func=lambda uid: "—" if uid is None else next(p.display_name or uid for p in people if p.user_id == uid),
-        key="drill_choice",
     )  # fmt: skip
-    if chosen and st.button("Open", key="drill_open"):
-        st.session_state["drill_user"] = chosen
-        st.switch_page("screens/overview.py")
+    first = (page - 1) * TABLE_PAGE + 1 if shown else 0
+    st.caption(f"People {first:,}–{first + len(shown) - 1:,} of {len(ordered):,}, sorted by {order.lower()}.")
+    return shown
+
+
+def team_progress() -> None:
+    team, read_at = _team()
+    store = context.store()
+    catalog = store.catalog
+    st.title(f"{team.organisation.name}: team progress")
+    when, refresh = st.columns([4, 1], vertical_alignment="center")
+    when.caption(f"Figures as of {read_at:%H:%M:%S} UTC.")
+    if refresh.button("Refresh", key="team_refresh", icon=":material/refresh:"):
+        _rows.clear()
+        st.rerun()
+    people = team.people
+    if not people:
+        st.info("Nobody in this organisation has been invited yet.")
+        return
+    now = datetime.now(UTC)
+    attention = sum(p.needs_attention for p in people)
+    columns = st.columns(5 if attention else 4)
+    columns[0].metric("People", f"{len(people):,}")
+    columns[1].metric("Average mapped", f"{sum(p.completeness for p in people) / len(people):.0%}")
+    columns[2].metric("Average confidence", f"{sum(p.avg_confidence for p in people) / len(people):.0%}")
+    columns[3].metric("Gone quiet", f"{len(team.quiet):,}")
+    if attention:
+        columns[4].metric("Answers needing attention", f"{attention:,}",
+                          help="Answers whose analysis failed after retries")  # fmt: skip
+
+    chosen = _filters(team)
+    selected = filter_people(team, chosen)
+    st.caption(f"Showing {len(selected):,} of {len(people):,} people." if len(selected) != len(people) else
+               f"Showing all {len(people):,} people.")  # fmt: skip
+    if not selected:
+        st.info("Nobody matches these filters.")
+        return
+    shown = _table(selected, now)
+    pick, export = st.columns([3, 1], vertical_alignment="bottom")
+    with pick:
+        member = st.selectbox(
+            "Open a person's pages (read-only)", [p.user_id for p in shown], index=None,
+            placeholder="Choose someone on this page",
+            format_func={p.user_id: p.display_name or p.user_id for p in shown}.get, key="drill_choice",
+        )  # fmt: skip
+        if member and st.button("Open", key="drill_open"):
+            st.session_state["drill_user"] = member
+            st.switch_page("screens/overview.py")
+    export.download_button("Export (CSV)", lambda: team_csv(selected), file_name=f"{team.organisation.org_id}-team.csv",
+                           mime="text/csv", help="The people matching the filters, every column")  # fmt: skip
 
     left, right = st.columns(2)
     with left:
         st.subheader("Decision tiers")
-        tiers = {k.replace("_", " "): v for k, v in team.tier_distribution.items()}
-        st.plotly_chart(px.bar(x=list(tiers), y=list(tiers.values()), labels={"x": "", "y": "people"}), width="stretch")
+        tiers = {labels.tier_name(catalog, t.id): 0 for t in catalog.decision_tiers}
+        for person in selected:
+            name = labels.tier_name(catalog, person.decision_tier)
+            tiers[name] = tiers.get(name, 0) + 1
+        st.plotly_chart(charts.tier_distribution(tiers), width="stretch", key="team_tiers_chart",
+                        config=charts.PLOT_CONFIG)  # fmt: skip
     with right:
         st.subheader("Mapped by category")
-        categories = [c.id for c in store.catalog.categories]
-        heat = go.Figure(
-            go.Heatmap(
-                z=[[p.categories.get(c, 0) * 100 for c in categories] for p in people],
-                x=[store.catalog.category(c).name for c in categories],
-                y=[p.display_name or p.user_id for p in people],
-                zmin=0, zmax=100, colorscale="Blues", colorbar={"ticksuffix": "%"},
-            )  # fmt: skip
-        )
-        heat.update_layout(height=120 + 22 * len(people), margin={"l": 10, "r": 10, "t": 10, "b": 10})
-        st.plotly_chart(heat, width="stretch")
+        counts = mapped_distribution(catalog, selected)
+        st.plotly_chart(
+            charts.mapped_distribution(
+                [catalog.category(c).name for c in counts], MAPPED_BUCKETS, list(counts.values())
+            ),
+            width="stretch", key="team_mapped_chart", config=charts.PLOT_CONFIG,
+        )  # fmt: skip
+    st.subheader("What holds people back")
+    held = people_held_back(selected)[:10]
+    if held:
+        st.caption("How many people each factor keeps from evaluating at least one kind of AI project.")
+        st.plotly_chart(charts.held_back([(store.graph.name(f), n) for f, n in held]), width="stretch",
+                        key="team_held_chart", config=charts.PLOT_CONFIG)  # fmt: skip
+    else:
+        st.write("No capability is blocked for anyone shown.")
 
     st.subheader("Progress over time")
     days = directory().history(team.organisation.org_id)
-    if days:
-        trend = pd.DataFrame([{"date": d.date, "Mapped": d.avg_completeness * 100, "Confidence": d.avg_confidence * 100} for d in days])
-        st.plotly_chart(px.line(trend, x="date", y=["Mapped", "Confidence"], markers=True), width="stretch")
+    if len(days) > 1:
+        series = [(date.fromisoformat(d.date), d.avg_completeness, d.avg_confidence) for d in days]
+        st.plotly_chart(charts.progress_over_time(series), width="stretch", key="team_trend_chart",
+                        config=charts.PLOT_CONFIG)  # fmt: skip
+    elif days:
+        only = days[0]
+        st.write(
+            f"One day recorded so far ({labels.day(date.fromisoformat(only.date))}): "
+            f"{only.avg_completeness:.0%} mapped on average, confidence {only.avg_confidence:.0%}, "
+            f"{only.people:,} people. The chart starts with the second day."
+        )
     else:
         st.caption("Daily figures start with the first nightly roll-up.")
 
     st.subheader("Gone quiet")
     if not team.quiet:
         st.write("Everyone with an open assessment has been active this week.")
-    for person in team.quiet:
-        since = "never active" if person.last_active is None else f"last active {(now - person.last_active).days} days ago"
-        st.markdown(f"- **{md(person.display_name or person.user_id)}**: {person.completeness:.0%} mapped, {since}")
+    for person in team.quiet[:QUIET_LISTED]:
+        when = f"last active {labels.ago(person.last_active, now)}" if person.last_active else "not active yet"
+        st.markdown(f"- **{md(person.display_name or person.user_id)}**: {person.completeness:.0%} mapped, {when}")
+    if len(team.quiet) > QUIET_LISTED:
+        st.caption(f"… and {len(team.quiet) - QUIET_LISTED:,} more: switch on “Gone quiet” above "
+                   "to list them all in the table.")  # fmt: skip
 
 
 def organisation_blockers() -> None:
-    team = _team()
+    team, _ = _team()
     store = context.store()
     st.title("Blockers across the organisation")
     found = blockers(store.catalog, team.people)
@@ -128,11 +232,10 @@ def organisation_blockers() -> None:
         return
     st.subheader("Invest here first")
     top = found.factors[:10]
-    st.plotly_chart(
-        px.bar(x=[n for _, n in top], y=[store.graph.name(f) for f, _ in top], orientation="h",
-               labels={"x": "blocked (person × capability)", "y": ""}).update_yaxes(autorange="reversed"),
-        width="stretch",
-    )  # fmt: skip
+    st.caption("How many times each factor blocks a person from a kind of AI project (person × project type).")
+    top_named = [(store.graph.name(f), n) for f, n in top]
+    st.plotly_chart(charts.held_back(top_named, label="blocked (person × project type)"),
+                    width="stretch", config=charts.PLOT_CONFIG)  # fmt: skip
     for item in found.archetypes:
         factors = ", ".join(f"{store.graph.name(f)} ({n})" for f, n in list(item.factors.items())[:4])
-        st.markdown(f"- **{item.name}** is blocked for {item.blocked_people} of {len(team.people)}: {factors}")
+        st.markdown(f"- **{item.name}** is blocked for {item.blocked_people:,} of {len(team.people):,}: {factors}")

@@ -12,7 +12,7 @@ from functools import partial
 import streamlit as st
 from factor_journal.errors import FactorJournalError
 
-from dashboard import context
+from dashboard import context, labels
 from dashboard.safe_text import quote
 
 REVIEW_PAGE = 10
@@ -23,6 +23,7 @@ def render() -> None:
     notice = st.session_state.pop("review_notice", None)
     if notice:
         st.success(notice)
+    names = labels.factor_names(store.catalog)
     if not summary.unconfirmed_inferences and not summary.conflicts:
         st.info("Nothing to review: every assessed value is confirmed or was given by you.")
         return
@@ -33,7 +34,7 @@ def render() -> None:
                 f"**{conflict.factor_name}**: you said **{conflict.current_value:g}**, but a later conversation "
                 f"suggests **{conflict.proposed_value:g}** ({conflict.observed_at:%d %b %Y})."
             )
-            quote(conflict.rationale)
+            quote(labels.names_in(conflict.rationale, names))
             keep, take = st.columns(2)
             if keep.button("Keep my value", key=f"keep-{conflict.factor_id}", disabled=subject.read_only):
                 _act(partial(store.resolve_conflict, subject.user_id, conflict.factor_id, accept=False,
@@ -46,12 +47,13 @@ def render() -> None:
     for item in summary.unconfirmed_inferences[:limit]:
         with st.container(border=True):
             st.markdown(
-                f"**{item.factor_name}**: {item.value:g}/100 at {item.confidence:.0%} confidence "
+                f"**{item.factor_name}**: {labels.band(store.catalog, item.factor_id, item.value)} · {item.value:g}/100 "
+                f"at {item.confidence:.0%} confidence "
                 f"· {item.evidence_count} piece{'s' if item.evidence_count != 1 else ''} of evidence"
             )
             latest = store.history(subject.user_id, item.factor_id, page_size=1).entries
             if latest:
-                quote(latest[0].change_rationale)
+                quote(labels.names_in(latest[0].change_rationale, names))
                 if latest[0].conversation_excerpt:
                     quote(latest[0].conversation_excerpt)
             if subject.read_only:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 from collections import Counter
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from google.cloud import firestore
@@ -118,20 +119,23 @@ class OrganisationDirectory:
     def rows(self, org_id: str) -> list[PersonRow]:
         """Every person's row, read from the organisation's shard documents (constant reads)."""
         snapshots = list(self.store.org_ref(org_id).collection("rollup").stream())
-        people = [
-            PersonRow.model_validate(row)
-            for snapshot in snapshots
-            for row in (snapshot.to_dict() or {}).get("rows", {}).values()
-        ]
+        people = [PersonRow.model_validate(row) for snapshot in snapshots for row in _rows_of(snapshot).values()]
         return sorted(people, key=lambda row: (row.display_name.lower(), row.user_id))
 
-    def team(self, manager_id: str, org_id: str, now: datetime | None = None, quiet_after: timedelta = QUIET_AFTER) -> TeamView:
-        """The team page's data for a manager of ``org_id``."""
+    def team(
+        self, manager_id: str, org_id: str, now: datetime | None = None, quiet_after: timedelta = QUIET_AFTER,
+        load_rows: Callable[[str], list[PersonRow]] | None = None,
+    ) -> TeamView:  # fmt: skip
+        """The team page's data for a manager of ``org_id`` (NotAManagerError before anything else is read).
+
+        ``load_rows(org_id)`` gives the organisation's rows when the caller keeps them for a while (the app
+        does, for filter reruns); ``rows(org_id)`` reads them from the shards otherwise."""
         self.require_manager(manager_id, org_id)
         organisation = self.get(org_id)
         if organisation is None:
             raise FactorJournalError(f"unknown organisation {org_id!r}")
-        people = [row for row in self.rows(org_id) if row.user_id not in organisation.managers]
+        rows = (load_rows or self.rows)(org_id)
+        people = [row for row in rows if row.user_id not in organisation.managers]
         now = now or datetime.now(UTC)
         quiet = [
             row for row in people
@@ -177,6 +181,15 @@ class OrganisationDirectory:
         return [snapshot.id for snapshot in snapshots]
 
 
+def _rows_of(snapshot: firestore.DocumentSnapshot) -> dict:
+    """A shard's ``rows`` map, read without ``to_dict()``'s deep copy (thousands of nested rows, read-only here)."""
+    data = getattr(snapshot, "_data", None)  # the decoded document; to_dict() returns a deep copy of it
+    if not isinstance(data, dict):
+        data = snapshot.to_dict() or {}
+    rows = data.get("rows")
+    return rows if isinstance(rows, dict) else {}
+
+
 def blockers(catalog: Catalog, people: list[PersonRow]) -> Blockers:
     """Across people: which capabilities are blocked most often, and by which factors."""
     by_archetype: dict[str, Counter[str]] = {}
@@ -199,8 +212,49 @@ def blockers(catalog: Catalog, people: list[PersonRow]) -> Blockers:
     return Blockers(archetypes=archetypes, factors=by_factor.most_common())
 
 
+class TeamFilter(BaseModel):
+    """What a manager narrows the team page to: tiers (empty: all), only people gone quiet, a name search."""
+
+    tiers: frozenset[str] = frozenset()
+    quiet_only: bool = False
+    search: str = ""
+
+
+def filter_people(team: TeamView, chosen: TeamFilter) -> list[PersonRow]:
+    """The team's people matching every part of ``chosen`` (case-insensitive name or e-mail search), in team order."""
+    needle = chosen.search.strip().casefold()
+    quiet = {row.user_id for row in team.quiet} if chosen.quiet_only else set()
+    return [
+        row for row in team.people
+        if (not chosen.tiers or row.decision_tier in chosen.tiers)
+        and (not chosen.quiet_only or row.user_id in quiet)
+        and (not needle or any(needle in text.casefold() for text in (row.display_name, row.email, row.user_id)))
+    ]  # fmt: skip
+
+
+MAPPED_BUCKETS = ("0–19%", "20–39%", "40–59%", "60–79%", "80–100%")
+
+
+def mapped_distribution(catalog: Catalog, people: list[PersonRow]) -> dict[str, list[int]]:
+    """Per category id (catalog order): how many people have mapped it to each of ``MAPPED_BUCKETS``."""
+    counts = {category.id: [0] * len(MAPPED_BUCKETS) for category in catalog.categories}
+    last = len(MAPPED_BUCKETS) - 1
+    for row in people:
+        for category_id, row_counts in counts.items():
+            row_counts[min(last, int(row.categories.get(category_id, 0.0) * 100 + 1e-9) // 20)] += 1
+    return counts
+
+
+def people_held_back(people: list[PersonRow]) -> list[tuple[str, int]]:
+    """Blocking factor id -> how many distinct people it holds back from at least one capability, most first."""
+    counts: Counter[str] = Counter()
+    for row in people:
+        counts.update({factor for blocked in row.blocked for factor in blocked.blockers})
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+
+
 CSV_COLUMNS = ["user_id", "display_name", "email", "completeness", "avg_confidence", "assessed", "total",
-               "decision_tier", "unconfirmed", "conflicts", "last_active"]  # fmt: skip
+               "decision_tier", "unconfirmed", "conflicts", "needs_attention", "last_active"]  # fmt: skip
 
 
 def team_csv(people: list[PersonRow]) -> str:

@@ -1,7 +1,9 @@
-"""A real browser: headless Chromium opens the app from a resume link and reads the overview.
+"""A real browser: headless Chromium opens every page from a resume link and a manager link, on a
+desktop and at 390 px wide, and checks what a person reads (issue 11), not only that pages load.
 
-The Streamlit server runs as it does in ``make demo``, against the emulator;
-the screenshot is kept at docs/overview.png when FJ_UPDATE_SCREENSHOT=1.
+The Streamlit server runs as it does in ``make demo`` (with the repository's .streamlit/config.toml),
+against the emulator; the screenshots in docs/ (shown in the README) are refreshed with
+FJ_UPDATE_SCREENSHOT=1.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
@@ -88,35 +91,200 @@ def wait_for_text(driver, needle: str, timeout: float = 45.0) -> str:
     raise AssertionError(f"{needle!r} did not appear; the page said:\n{body[:2000]}")
 
 
-def test_resume_link_opens_the_overview_in_a_browser(app_url, browser, store, make_user, firestore_client, tmp_path):
-    user = make_user(store, display_name="Anna Berg")
-    for factor, value, confidence, why in [
-        ("data_governance", 15, 0.7, "No data catalog, nobody owns the data"),
-        ("data_quality", 20, 0.75, "Data scattered across 5 systems"),
-        ("sensor_data", 60, 0.8, "Telemetry from the newest presses"),
+DESKTOP, PHONE = 1400, 390
+SHOTS = {  # screenshots kept in docs/ (FJ_UPDATE_SCREENSHOT=1) and shown in the README
+    ("overview", DESKTOP): "overview.png", ("overview", PHONE): "overview-phone.png", ("history", DESKTOP): "history.png",
+    ("team", DESKTOP): "team.png", ("team", PHONE): "team-phone.png", ("team-dark", DESKTOP): "team-dark.png",
+}
+
+
+def go_to(driver, label: str) -> None:
+    """Open a page from the sidebar (opening the sidebar first when it is collapsed, as on a phone)."""
+    from selenium.webdriver.common.by import By
+
+    def links():
+        return [e for e in driver.find_elements(By.CSS_SELECTOR, '[data-testid="stSidebarNavLink"]') if e.is_displayed()]
+
+    if not links():
+        driver.find_element(By.CSS_SELECTOR, '[data-testid="stExpandSidebarButton"]').click()
+        time.sleep(0.8)
+    next(e for e in links() if e.text.strip().splitlines()[-1] == label).click()
+
+
+def shoot(driver, name: str, width: int, tmp_path: Path) -> None:
+    """A full-page screenshot; kept in docs/ when it is one of SHOTS and FJ_UPDATE_SCREENSHOT is set."""
+    time.sleep(1.5)  # let the charts draw
+    height = driver.execute_script(
+        "return Math.max(document.body.scrollHeight, ...Array.from(document.querySelectorAll("
+        "'[data-testid=stMain], [data-testid=stMainBlockContainer]')).map(e => e.scrollHeight))"
+    )
+    driver.set_window_size(width, min(max(height + 120, 900), 7000))
+    time.sleep(1.0)
+    shot = tmp_path / f"{name}-{width}.png"
+    driver.save_screenshot(str(shot))
+    assert shot.stat().st_size > 10_000
+    driver.set_window_size(width, 1000)
+    kept = SHOTS.get((name, width))
+    if kept and os.environ.get("FJ_UPDATE_SCREENSHOT"):
+        shutil.copy(shot, ROOT / "docs" / kept)
+
+
+def tick_labels(driver, axis: str) -> list[str]:
+    """The tick labels plotly drew on every chart's ``axis`` ("xtick" or "ytick")."""
+    from selenium.webdriver.common.by import By
+
+    return [e.text for e in driver.find_elements(By.CSS_SELECTOR, f"g.{axis} text") if e.text]
+
+
+def assert_product_chrome(driver, title: str) -> None:
+    """Item 7: the page's own browser title and favicon, no Deploy button, no developer menu."""
+    from selenium.webdriver.common.by import By
+
+    deadline = time.monotonic() + 10
+    while driver.title != f"{title} · Factor Journal" and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert driver.title == f"{title} · Factor Journal"
+    assert not driver.find_elements(By.CSS_SELECTOR, '[data-testid="stAppDeployButton"], [data-testid="stMainMenu"]')
+    icon = driver.execute_script("return document.querySelector(\"link[rel~='icon']\").href")
+    assert "/media/" in icon or icon.startswith("data:image/png")  # the app's own favicon, not Streamlit's
+
+
+@pytest.fixture
+def organisation(store, make_user):
+    """Anna (talked on several days), Nils (never active) and their manager, with two days of figures."""
+    from factor_journal.organisation import OrganisationDirectory
+    from factor_journal.rollup import PersonRow, shard_of
+
+    directory = OrganisationDirectory(store)
+    org = f"org-browser-{make_user(store)}"
+    directory.create(org, "Browser Org")
+    anna = make_user(store, org_id=org, display_name="Anna Berg", email="anna@example.com")
+    now = datetime.now(UTC)
+    for factor, value, confidence, days_ago, why in [
+        ("data_governance", 15, 0.7, 20, "No data catalog, nobody owns the data"),
+        ("sensor_data", 60, 0.8, 10, "Telemetry from the newest presses"),
+        ("data_quality", 20, 0.75, 6, "Data scattered across 5 systems"),
+        ("data_quality", 35, 0.8, 1, "They started deduplicating customers"),
     ]:
         store.record_inference(
-            user, InferredUpdate(factor_id=factor, value=value, confidence=confidence, rationale=why,
-                                 conversation_excerpt=f"User: {why}", session_id="kickoff"),
+            anna, InferredUpdate(factor_id=factor, value=value, confidence=confidence, rationale=why,
+                                 conversation_excerpt=f"User: {why}", session_id="kickoff",
+                                 observed_at=now - timedelta(days=days_ago)),
         )  # fmt: skip
-    token = LinkSigner(firestore_client).issue(user, "kickoff")
-    summary = store.summary(user)
+    nils = make_user(store, org_id=org, display_name="Nils Never", email="nils@example.com")
+    store.org_ref(org).collection("rollup").document(shard_of(nils)).set(
+        {"rows": {nils: PersonRow(user_id=nils, display_name="Nils Never", total=52).to_document()}}, merge=True
+    )
+    manager = make_user(store, org_id=org, display_name="Maria Manager")
+    directory.assign_manager(org, manager)
+    directory.record_day(org, now - timedelta(days=2))
+    directory.record_day(org, now)
+    return {"org": org, "anna": anna, "nils": nils, "manager": manager}
+
+
+def test_a_person_reads_every_page_on_a_desktop_and_a_phone(app_url, browser, store, organisation, firestore_client, tmp_path):
+    anna = organisation["anna"]
+    token = LinkSigner(firestore_client).issue(anna, "kickoff")
+    summary = store.summary(anna)
+    governance = summary.factors["data_governance"]
+    for width in (DESKTOP, PHONE):
+        browser.set_window_size(width, 1000)
+        browser.get(link_url(app_url, token))
+        # 1. What we know, on the overview: each factor's name, band and value, confidence, status, when said
+        for expected in ("Where are we", f"{summary.overall.completeness:.0%}", summary.overall.decision_tier_name,
+                         "What we know", "Data readiness · 3 of",
+                         f"Data governance: low (15) · 70% sure · unconfirmed · said {governance.observed_at:%d %b %Y}",
+                         "Sensor and machine data: mid (60) · 80% sure", "Review the 3 unconfirmed"):  # fmt: skip
+            wait_for_text(browser, expected)
+        assert "None" not in wait_for_text(browser, "What we know")
+        assert_product_chrome(browser, "Where are we")
+        shoot(browser, "overview", width, tmp_path)
+        # ... the unconfirmed ones one click from Review
+        from selenium.webdriver.common.by import By
+
+        next(e for e in browser.find_elements(By.CSS_SELECTOR, '[data-testid="stPageLink-NavLink"]')
+             if "Review the 3 unconfirmed" in e.text).click()  # fmt: skip
+        wait_for_text(browser, "Sensor and machine data")
+        wait_for_text(browser, "Confirm")
+        assert_product_chrome(browser, "Review")
+        # 2. Factor history: the factor changed last, plotted by day of the conversation
+        go_to(browser, "Factor history")
+        body = wait_for_text(browser, "They started deduplicating customers")
+        assert "Data scattered across 5 systems" in body and "inferred from the conversation" in body
+        assert_product_chrome(browser, "Factor history")
+        deadline = time.monotonic() + 20
+        while not tick_labels(browser, "xtick") and time.monotonic() < deadline:
+            time.sleep(0.3)
+        days = tick_labels(browser, "xtick")
+        assert days and all(":" not in label and any(m in label for m in MONTHS) for label in days), days
+        shoot(browser, "history", width, tmp_path)
+        go_to(browser, "Capabilities")
+        wait_for_text(browser, "Next unlocks")
+        go_to(browser, "Ask why")
+        wait_for_text(browser, "Your question")
+        go_to(browser, "Continue the conversation")
+        wait_for_text(browser, "smart_toy")  # the assistant's next question
+        deadline = time.monotonic() + 20
+        while not browser.find_elements(By.CSS_SELECTOR, "textarea[placeholder='Your answer']"):
+            assert time.monotonic() < deadline, "the answer box did not appear"
+            time.sleep(0.3)
+        assert_product_chrome(browser, "Continue the conversation")
+
+
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def test_a_manager_reads_the_team_on_a_desktop_a_phone_and_in_dark_mode(app_url, browser, store, organisation,
+                                                                         firestore_client, tmp_path):  # fmt: skip
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    token = LinkSigner(firestore_client).issue(organisation["manager"], kind="manager", org_id=organisation["org"])
+    for width in (DESKTOP, PHONE):
+        browser.set_window_size(width, 1000)
+        browser.get(link_url(app_url, token))
+        for expected in ("Browser Org: team progress", "Showing all 2 people.", "Decision tiers", "Mapped by category",
+                         "What holds people back", "Progress over time", "Nils Never: 0% mapped, not active yet"):  # fmt: skip
+            wait_for_text(browser, expected)
+        assert_product_chrome(browser, "Team progress")
+        deadline = time.monotonic() + 20
+        while len(tick_labels(browser, "ytick")) < 3 and time.monotonic() < deadline:
+            time.sleep(0.3)
+        # 3. counts are whole numbers; 4. tiers by name; 2. the progress chart on days, never times of day
+        counts = [label for label in tick_labels(browser, "ytick") if label.replace(",", "").isdigit() or "." in label]
+        assert counts and all("." not in label for label in counts), counts
+        xs = tick_labels(browser, "xtick")
+        assert "Exploratory" in xs and "exploratory" not in xs
+        assert all(":" not in label for label in xs), xs
+        shoot(browser, "team", width, tmp_path)
+        # 5. filters: a name search narrows the table
+        search = next(e for e in browser.find_elements(By.CSS_SELECTOR, "input") if e.get_attribute("placeholder") == "Name or e-mail")
+        search.send_keys("Nils", Keys.ENTER)
+        wait_for_text(browser, "Showing 1 of 2 people.")
+        go_to(browser, "Blockers")
+        wait_for_text(browser, "Invest here first")
+        assert_product_chrome(browser, "Blockers")
+
+    # 7. the theme reads in dark mode too: the app's own dark background when the browser prefers dark
+    browser.set_window_size(DESKTOP, 1000)
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
     browser.get(link_url(app_url, token))
-    for expected in (
-        "Where are we",
-        "Signed in as Anna Berg",
-        f"{summary.overall.completeness:.0%}",
-        summary.overall.decision_tier_name,
-        store.graph.name("sensor_data"),  # the where-were-we card names the last topic
-        "Next best questions",
-    ):
-        wait_for_text(browser, expected)  # the page streams in: wait for each part
-    time.sleep(2)  # let the charts draw
-    shot = tmp_path / "overview.png"
-    browser.save_screenshot(str(shot))
-    assert shot.stat().st_size > 10_000
-    if os.environ.get("FJ_UPDATE_SCREENSHOT"):
-        shutil.copy(shot, ROOT / "docs" / "overview.png")
+    wait_for_text(browser, "Showing all 2 people.")
+    background = browser.execute_script(
+        "return getComputedStyle(document.querySelector('[data-testid=stApp]')).backgroundColor"
+    )
+    assert background == "rgb(11, 18, 32)", background
+    shoot(browser, "team-dark", DESKTOP, tmp_path)
+
+
+def test_the_unsubscribe_link_works_in_a_browser_without_signing_in(app_url, browser, store, organisation):
+    from factor_journal.reminders import UnsubscribeLinks
+
+    url = UnsubscribeLinks().url(app_url, organisation["anna"])
+    browser.get(url)
+    body = wait_for_text(browser, "You are unsubscribed")
+    assert "Page not found" not in body and "What we know" not in body
+    assert store.get_user(organisation["anna"]).reminders_opt_out is True
 
 
 def test_a_tampered_link_shows_a_message_in_the_browser(app_url, browser):

@@ -14,10 +14,8 @@ import threading
 import uuid
 from datetime import UTC, datetime, timedelta
 
-import pytest
 from google.cloud import firestore
 
-from conftest import PROJECT_ID
 from doubles import Clock, ReadingsByText, reading
 from factor_journal.models import UserProfile
 from factor_journal.pipeline import TurnProcessor, recover_due_turns
@@ -38,11 +36,6 @@ SESSION_B = [
     ("Sensor data has gaps, maybe half the machines.", [reading("sensor_data", 45, 0.5)]),
 ]
 READINGS = {text: readings for text, readings in SESSION_A + SESSION_B}
-
-
-@pytest.fixture(scope="module")
-def database() -> firestore.Client:
-    return firestore.Client(project=PROJECT_ID, database=f"fj-order-{uuid.uuid4().hex[:8]}")
 
 
 def seed(store: FactorJournalStore) -> tuple[str, list[tuple[str, str, str]]]:

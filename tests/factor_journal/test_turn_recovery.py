@@ -4,25 +4,16 @@ themselves).  Separate clients stand in for separate function instances."""
 from __future__ import annotations
 
 import threading
-import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from google.cloud import firestore
 
-from conftest import PROJECT_ID
 from doubles import Clock, ReadingsByText, ScriptedExtractor, reading
 from factor_journal.extraction.base import ExtractionError
 from factor_journal.pipeline import TurnProcessor, recover_due_turns
 from factor_journal.settings import Settings
 from factor_journal.store import FactorJournalStore
-
-
-@pytest.fixture
-def database() -> firestore.Client:
-    """A database of the emulator of this test's own: the recovery sweep's collection-group queries see
-    only this test's turns."""
-    return firestore.Client(project=PROJECT_ID, database=f"fj-recovery-{uuid.uuid4().hex[:10]}")
 
 
 @pytest.fixture

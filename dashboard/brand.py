@@ -1,0 +1,30 @@
+"""The app's look: favicon, per-page browser titles, the skeleton shown before the first content."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+FAVICON = str(Path(__file__).resolve().parent / "assets" / "favicon.png")
+APP_NAME = "Factor Journal"
+
+# Shown the moment the script starts (before the heavy imports and the first Firestore read), then cleared.
+SKELETON = """
+<div class="fj-skeleton" role="status" aria-live="polite">
+  <p style="font-size:1.05rem;margin:0 0 .8rem 0">Loading your Factor Journal…</p>
+  <div class="fj-bar" style="width:55%"></div><div class="fj-bar" style="width:80%"></div>
+  <div class="fj-bar" style="width:70%"></div><div class="fj-bar" style="width:40%"></div>
+</div>
+<style>
+.fj-skeleton .fj-bar{height:.9rem;margin:.55rem 0;border-radius:.4rem;
+  background:linear-gradient(90deg,rgba(128,128,128,.15),rgba(128,128,128,.32),rgba(128,128,128,.15));
+  background-size:200% 100%;animation:fj-shimmer 1.2s infinite linear}
+@keyframes fj-shimmer{from{background-position:200% 0}to{background-position:-200% 0}}
+</style>
+"""
+
+
+def set_page(title: str | None = None) -> None:
+    """Browser tab title ('Where are we · Factor Journal') and favicon for the page being shown."""
+    st.set_page_config(page_title=f"{title} · {APP_NAME}" if title else APP_NAME, page_icon=FAVICON, layout="wide")

@@ -1,0 +1,120 @@
+"""Human labels for domain values: what a person reads instead of ids, enums and ``None``.
+
+Pure functions over the catalog (no Streamlit, no Firestore), unit-tested in
+``tests/dashboard/test_labels.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import UTC, date, datetime
+
+from factor_journal.catalog import Catalog
+from factor_journal.models import FactorState
+
+NOT_YET = "not yet"
+
+STATUS_LABELS = {
+    "unassessed": "not assessed",
+    "unconfirmed": "unconfirmed",
+    "confirmed": "confirmed",
+    "user_provided": "yours",
+}
+
+KIND_LABELS = {
+    "inferred": "inferred from the conversation",
+    "confirmed": "confirmed by you",
+    "corrected": "corrected by you",
+    "retracted": "withdrawn",
+    "conflict": "a disagreeing reading, held for you",
+    "conflict_resolved": "disagreement settled by you",
+    "derived": "recomputed from its parts",
+}
+
+# What the conversation page says about an answer, by the pipeline's ``extraction.status`` on its turn.
+TURN_STATUS_MESSAGES = {
+    "processing": "Being analysed…",
+    "processed": "Noted: your assessment has been updated.",
+    "no_update": "Noted. This answer did not change the assessment.",
+    "failed": "Saved. Analysing it failed for a moment; it will be retried automatically.",
+    "needs_attention": "Saved, but it could not be analysed after several tries. The team will look at it.",
+    "invalid": "Saved, but this text could not be analysed, so it will not change the assessment.",
+    "rate_limited": "Saved, but not analysed: you have sent many answers in a short time. Take a short break.",
+    None: "Saved: the assessment will update in a moment.",
+}
+
+
+def turn_status_message(status: str | None, next_attempt_at: datetime | None = None) -> str:
+    """The sentence shown for a turn's analysis status (any unknown status reads as 'saved, pending')."""
+    message = TURN_STATUS_MESSAGES.get(status, TURN_STATUS_MESSAGES[None])
+    if status == "failed" and next_attempt_at is not None:
+        message = message.removesuffix(".") + f" (next try around {next_attempt_at.astimezone(UTC):%H:%M} UTC)."
+    return message
+
+
+def tier_name(catalog: Catalog, tier_id: str | None) -> str:
+    """A decision tier's name ('Low-risk pilots'), or the id made readable when the catalog lacks it."""
+    for tier in catalog.decision_tiers:
+        if tier.id == tier_id:
+            return tier.name
+    return (tier_id or NOT_YET).replace("_", " ")
+
+
+def status_label(status: object) -> str:
+    return STATUS_LABELS.get(str(status), str(status).replace("_", " "))
+
+
+def band(catalog: Catalog, factor_id: str, value: float) -> str:
+    """low / mid / high: the rubric level nearest the value on the factor's scale."""
+    levels = {str(level): catalog.level_value(factor_id, level) for level in catalog.levels}
+    return min(levels, key=lambda level: (abs(levels[level] - value), level))
+
+
+def day(moment: datetime | date | None, empty: str = NOT_YET) -> str:
+    """'12 Nov 2026', or ``empty`` (default 'not yet') for nothing."""
+    return empty if moment is None else f"{moment:%d %b %Y}"
+
+
+def ago(moment: datetime | None, now: datetime, empty: str = "never active yet") -> str:
+    """'today', '1 day ago', '12 days ago'; ``empty`` for nothing."""
+    if moment is None:
+        return empty
+    days = (now - moment).days
+    return "today" if days <= 0 else ("1 day ago" if days == 1 else f"{days} days ago")
+
+
+_IDENTIFIER = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
+
+
+def names_in(text: str, names: Mapping[str, str]) -> str:
+    """``text`` with every known factor id (``data_governance``) replaced by its name ('Data governance').
+
+    Only whole snake_case words that are ids in ``names`` change; all other text is left as it is.
+    """
+    return _IDENTIFIER.sub(lambda match: names.get(match.group(0), match.group(0)), text)
+
+
+def factor_names(catalog: Catalog) -> dict[str, str]:
+    return {factor.id: factor.name for factor in catalog.factors}
+
+
+def most_recently_changed(catalog: Catalog, factors: Mapping[str, FactorState]) -> str | None:
+    """The factor the person changed last: the latest said (``observed_at``; a confirmation or correction
+    counts), then the latest updated; derived composites and system-only changes such as re-check flags do
+    not count.  None when no factor has a history."""
+    never = datetime.min.replace(tzinfo=UTC)
+    touched = [
+        (state.observed_at or never, state.last_updated or never, fid)
+        for fid, state in factors.items()
+        if (state.evidence_count or state.last_entry_id) and not catalog.factor(fid).is_composite
+    ]
+    return max(touched)[2] if touched else None
+
+
+def shortfall(missing: list[str]) -> str:
+    """What a prerequisite lacks, in words: 'not assessed yet', 'value too low', 'value and confidence too low'."""
+    if "unassessed" in missing:
+        return "not assessed yet"
+    parts = [part for part in ("value", "confidence") if part in missing]
+    return f"{' and '.join(parts)} too low" if parts else "met"

@@ -1,0 +1,17 @@
+"""A person's right to their data: export everything held about them, and erase it.
+
+The work is Firestore-wide, so it lives with the repositories
+(``factor_journal.repositories.personal_data``, which says where a person's data lives and what
+export and erasure promise); this module is the domain's name for it.
+"""
+
+from factor_journal.repositories.personal_data import (
+    EXPORT_FORMAT,
+    MAIL_COLLECTION,
+    PRIVACY_LOG,
+    ErasureReport,
+    PersonalData,
+    subject_of,
+)
+
+__all__ = ["EXPORT_FORMAT", "MAIL_COLLECTION", "PRIVACY_LOG", "ErasureReport", "PersonalData", "subject_of"]

@@ -1,0 +1,263 @@
+"""Issue 11 through AppTest on the emulator: what we know, time axes, human labels, the team page at
+2,000 people, turn statuses on the conversation page, the one-click unsubscribe page."""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections import defaultdict
+from datetime import UTC, datetime, timedelta
+
+from factor_journal.models import UserProfile
+from factor_journal.organisation import OrganisationDirectory
+from factor_journal.reminders import UnsubscribeLinks
+from factor_journal.rollup import PersonRow, shard_of
+from test_app import infer, open_app, texts
+
+from dashboard import charts
+
+
+def figures(app) -> list[dict]:
+    return [json.loads(chart.proto.spec) for chart in app.get("plotly_chart")]
+
+
+# Where are we: what we know ----------------------------------------------------------------------
+
+
+def test_what_we_know_lists_each_factor_by_category_from_the_summary_alone(app_database, signer, store, assessed_user):
+    store.confirm(assessed_user, "sensor_data")
+    app = open_app(signer.issue(assessed_user))
+    shown = texts(app)
+    assert "What we know" in shown
+    assert "**Data readiness** · 4 of" in shown  # grouped by category, with how many of the category are known
+    assert "**Data governance**: low (15) · 70% sure · unconfirmed · said" in shown
+    confirmed = store.factor(assessed_user, "sensor_data")
+    assert f"**Sensor and machine data**: mid (60) · {confirmed.current_confidence:.0%} sure · confirmed" in shown
+    said = (datetime.now(UTC) - timedelta(days=20)).strftime("%d %b %Y")
+    assert f"Data governance**: low (15) · 70% sure · unconfirmed · said {said}" in shown  # when it was said
+    assert "AI readiness score" in shown and "computed" in shown
+    [link] = app.get("page_link")
+    assert "Review the 4 unconfirmed" in link.proto.label and link.proto.page.endswith("review")
+    stats_before = __import__("factor_journal").runtime.store().stats
+    stats_before.reset()
+    app.run()
+    assert stats_before.reads == 1  # still one document read
+
+
+def test_what_we_know_in_the_empty_state(app_database, signer, store, make_user):
+    app = open_app(signer.issue(make_user(store, display_name="New Person")))
+    assert "Nothing yet: what you tell us in the conversation will be listed here" in texts(app)
+    assert not app.get("page_link")
+
+
+def test_a_manager_reading_a_member_gets_no_review_link(app_database, signer, store, make_user, assessed_user):
+    org = f"org-{uuid.uuid4().hex[:6]}"
+    OrganisationDirectory(store).create(org, "Read-only Org")
+    store.register_user(store.get_user(assessed_user).model_copy(update={"org_id": org}))
+    manager = make_user(store, org_id=org, display_name="Mia Manager")
+    OrganisationDirectory(store).assign_manager(org, manager)
+    app = open_app(signer.issue(manager, kind="manager", org_id=org))
+    app.session_state["drill_user"] = assessed_user
+    app.switch_page("screens/overview.py").run()
+    assert "What we know" in texts(app) and not app.get("page_link")
+
+
+# Factor history: default factor, day axes, names in rationales -------------------------------------
+
+
+def test_history_opens_on_the_factor_changed_last_on_a_day_axis(app_database, signer, store, assessed_user):
+    infer(store, assessed_user, "data_quality", 35, 0.8, 2, rationale="They started deduplicating customers")
+    app = open_app(signer.issue(assessed_user), "history")
+    assert app.selectbox(key="history_factor").value == "data_quality"  # not the composite, though derived later
+    [figure] = figures(app)
+    axis = figure["layout"]["xaxis"]
+    assert axis["type"] == "date" and axis["dtick"] in (charts.DAY_MS, 7 * charts.DAY_MS)
+    assert all(len(x) == 10 for x in figure["data"][0]["x"])  # whole days, never times of day
+
+
+def test_history_of_a_single_day_is_a_sentence_not_a_broken_axis(app_database, signer, store, make_user):
+    user = make_user(store, display_name="One Day")
+    infer(store, user, "data_quality", 20, 0.7, 3)
+    infer(store, user, "data_governance", 30, 0.7, 3)
+    app = open_app(signer.issue(user), "history")
+    app.selectbox(key="history_factor").select("ai_readiness_score").run()
+    shown = re.sub(r"\]\(history\?[^)]*\)", "]", texts(app))  # the text a person reads, without link targets
+    assert "Everything below was said on" in shown and not app.get("plotly_chart")
+    assert "Recomputed from Data governance, Data quality" in shown
+    assert "data_governance" not in shown and "data_quality" not in shown  # names, never ids
+    assert "recomputed from its parts" in shown  # the kind of entry, in words
+
+
+# The team page ----------------------------------------------------------------------------------
+
+
+def seed_team(store, people: int, *, days: int = 0, needs_attention: bool = False) -> tuple[str, str]:
+    """An organisation of ``people`` roll-up rows written straight into the shards (as the pipeline keeps them)."""
+    org = f"org-{people}-{uuid.uuid4().hex[:6]}"
+    directory = OrganisationDirectory(store)
+    directory.create(org, f"Org of {people}")
+    manager = f"{org}-manager"
+    store.register_user(UserProfile(user_id=manager, display_name="Maria Manager", org_id=org))
+    directory.assign_manager(org, manager)
+    tiers = [t.id for t in store.catalog.decision_tiers]
+    categories = [c.id for c in store.catalog.categories]
+    now = datetime.now(UTC)
+    shards: dict[str, dict] = defaultdict(dict)
+    for index in range(people):
+        user = f"{org}-p{index:04d}"
+        completeness = (index * 37 % 100) / 100
+        row = PersonRow(
+            user_id=user, display_name=f"Person {index:04d}", email=f"p{index}@example.com",
+            completeness=completeness, avg_confidence=0.5, assessed=int(completeness * 44), total=44,
+            decision_tier=tiers[index % len(tiers)], unconfirmed=index % 5,
+            last_active=None if index % 10 == 9 else now - timedelta(days=index % 30),
+            categories={c: ((index + i * 13) % 100) / 100 for i, c in enumerate(categories)},
+            blocked=[{"archetype_id": store.catalog.archetypes[0].id, "blockers": ["data_quality", "sensor_data"]}]
+            if index % 2 else [],
+        ).to_document()  # fmt: skip
+        if needs_attention and index == 0:
+            row["needs_attention"] = 3
+        shards[shard_of(user)][user] = row
+    writer = store.client.bulk_writer()
+    for shard, rows in shards.items():
+        writer.set(store.org_ref(org).collection("rollup").document(shard), {"rows": rows})
+    writer.close()
+    for day in range(days):
+        directory.record_day(org, now - timedelta(days=days - 1 - day))
+    return org, manager
+
+
+def test_team_table_speaks_in_names_and_counts_are_whole_numbers(app_database, signer, store):
+    org, manager = seed_team(store, 12, needs_attention=True)
+    app = open_app(signer.issue(manager, kind="manager", org_id=org))
+    table = app.dataframe[0].value
+    assert set(table["Tier"]) <= {t.name for t in store.catalog.decision_tiers}
+    assert "exploratory" not in set(table["Tier"]) and "Exploratory" in set(table["Tier"])
+    assert "not yet" in set(table["Last active"]) and "None" not in table.to_string()
+    assert table["Needs attention"].sum() == 3
+    assert any(m.label == "Answers needing attention" and m.value == "3" for m in app.metric)
+    tiers, mapped, held = figures(app)
+    assert tiers["layout"]["yaxis"]["dtick"] >= 1 and isinstance(tiers["layout"]["yaxis"]["dtick"], int)
+    assert tiers["layout"]["yaxis"]["tickformat"] == ",d" and mapped["layout"]["xaxis"]["tickformat"] == ",d"
+    assert [bar["y"][0] for bar in held["data"]] == [store.graph.name("data_quality")]  # names, people held back
+    assert held["data"][0]["x"][:2] == [6, 6]
+    assert "not active yet" in texts(app)  # the gone-quiet list for someone never active
+    assert app.selectbox(key="drill_choice").options[0] == "Person 0000"
+    store.register_user(UserProfile(user_id=f"{org}-p0000", display_name="Person 0000", org_id=org))
+    app.selectbox(key="drill_choice").select(f"{org}-p0000").run()
+    app.button(key="drill_open").click().run()
+    assert "Person 0000 · Where are we" in texts(app)  # the person's pages, read-only
+
+
+def test_the_team_page_without_needs_attention_rows_hides_the_column(app_database, signer, store):
+    org, manager = seed_team(store, 3)
+    app = open_app(signer.issue(manager, kind="manager", org_id=org))
+    assert "Needs attention" not in app.dataframe[0].value.columns
+    assert not any(m.label == "Answers needing attention" for m in app.metric)
+
+
+def test_a_team_of_2000_filters_pages_and_aggregates(app_database, signer, store):
+    org, manager = seed_team(store, 2000)
+    app = open_app(signer.issue(manager, kind="manager", org_id=org))
+    assert "Showing all 2,000 people." in texts(app)
+    assert len(app.dataframe[0].value) == 25 and "People 1–25 of 2,000" in texts(app)
+    assert len(app.get("plotly_chart")) == 3  # tiers, mapped by category, what holds people back: no per-person heat map
+    _, mapped, _ = figures(app)
+    per_category = [sum(values) for values in zip(*(bar["x"] for bar in mapped["data"]), strict=True)]
+    assert per_category == [2000] * len(store.catalog.categories)  # every person in one bucket per category
+    assert len(app.selectbox(key="drill_choice").options) == 25  # only the page's people, not 2,000 options
+
+    app.number_input(key="team_page").set_value(3).run()
+    assert "People 51–75 of 2,000" in texts(app)
+    app.text_input(key="team_search").input("Person 0042").run()
+    assert list(app.dataframe[0].value["Person"]) == ["Person 0042"] and "Showing 1 of 2,000 people." in texts(app)
+    app.text_input(key="team_search").input("").run()
+    app.multiselect(key="team_tiers").select("high_risk").run()
+    table = app.dataframe[0].value
+    assert set(table["Tier"]) == {"High-risk investments"} and "Showing 500 of 2,000 people." in texts(app)
+    app.multiselect(key="team_tiers").unselect("high_risk").run()
+    app.toggle(key="team_quiet").set_value(True).run()
+    shown = texts(app)
+    team = OrganisationDirectory(store).team(manager, org)
+    assert f"Showing {len(team.quiet):,} of 2,000 people." in shown
+    app.selectbox(key="team_sort").select("Longest quiet first").run()
+    assert app.dataframe[0].value["Last active"].iloc[0] == "not yet"
+    app.text_input(key="team_search").input("nobody like this").run()
+    assert "Nobody matches these filters." in texts(app)
+
+
+def test_progress_over_time_one_day_is_a_sentence_two_days_a_day_axis(app_database, signer, store):
+    org, manager = seed_team(store, 5, days=1)
+    shown = texts(open_app(signer.issue(manager, kind="manager", org_id=org)))
+    assert "One day recorded so far" in shown and "The chart starts with the second day" in shown
+    org, manager = seed_team(store, 5, days=3)
+    app = open_app(signer.issue(manager, kind="manager", org_id=org))
+    trend = figures(app)[-1]
+    assert trend["layout"]["xaxis"]["type"] == "date" and trend["layout"]["xaxis"]["dtick"] == charts.DAY_MS
+    assert len(trend["data"][0]["x"]) == 3 and all(len(x) == 10 for x in trend["data"][0]["x"])
+
+
+# Conversation: what became of each answer ------------------------------------------------------------
+
+
+def test_the_conversation_says_plainly_what_became_of_each_answer(app_database, signer, store, make_user):
+    user = make_user(store, display_name="Status Person")
+    session = store.start_session(user)
+    start = datetime.now(UTC) - timedelta(minutes=30)
+    retry_at = datetime.now(UTC) + timedelta(minutes=5)
+    statuses = ["processed", "processing", "failed", "needs_attention", "invalid", "rate_limited", "no_update"]
+    for index, status in enumerate(statuses):
+        extraction = {"status": status}
+        if status == "failed":
+            extraction["next_attempt_at"] = retry_at
+        store.turns(user, session).document(f"t{index}").set(
+            {"role": "user", "text": f"answer {index}", "created_at": start + timedelta(minutes=index), "extraction": extraction}
+        )
+    app = open_app(signer.issue(user, session), "conversation")
+    shown = "\n".join(c.value for c in app.caption)
+    assert "Being analysed" in shown
+    assert "it will be retried automatically" in shown and f"{retry_at:%H:%M} UTC" in shown
+    assert "The team will look at it" in shown
+    assert "this text could not be analysed" in shown
+    assert "not analysed: you have sent many answers" in shown
+    assert "did not change the assessment" in shown  # the latest answer's outcome is always said
+    assert "your assessment has been updated" not in shown  # an earlier, simply done answer needs no caption
+    assert app.button(key="conversation_refresh")  # something is still pending: a way to look again
+
+
+# One-click unsubscribe ---------------------------------------------------------------------------------
+
+
+def test_the_unsubscribe_link_works_without_signing_in_and_says_so(app_database, signer, store, make_user):
+    user = make_user(store, display_name="Una Subscriber", email="una@example.com")
+    token = UnsubscribeLinks.like(signer).token(user)
+    app = open_app(None)
+    app.query_params["u"] = token
+    app.run()
+    assert "You are unsubscribed" in texts(app) and "una@example.com" in texts(app)
+    assert store.get_user(user).reminders_opt_out is True
+    app.run()  # opening it again changes nothing and still says so
+    assert "You are unsubscribed" in texts(app)
+
+
+def test_a_bad_unsubscribe_link_changes_nothing_and_cannot_open_the_app(app_database, signer, store, make_user):
+    user = make_user(store, display_name="Kept Subscriber")
+    token = UnsubscribeLinks.like(signer).token(user)
+    for bad in (token[:-2] + ("AA" if not token.endswith("AA") else "BB"), signer.issue(user), "garbage"):
+        app = open_app(None)
+        app.query_params["u"] = bad
+        app.run()
+        assert "not valid" in texts(app)
+    assert store.get_user(user).reminders_opt_out is False
+    signed_in = open_app(token)  # an unsubscribe token is no sign-in
+    assert "not valid" in texts(signed_in) and not signed_in.metric
+
+
+def test_rows_kept_for_reruns_are_never_shown_to_someone_no_longer_a_manager(app_database, signer, store):
+    org, manager = seed_team(store, 30)
+    app = open_app(signer.issue(manager, kind="manager", org_id=org))
+    assert "Showing all 30 people." in texts(app)
+    store.register_user(store.get_user(manager).model_copy(update={"role": "member"}))
+    app.run()  # the rows are still kept in the process; the manager check runs first
+    assert "does not manage" in texts(app) and not app.dataframe

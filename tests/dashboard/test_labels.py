@@ -1,0 +1,113 @@
+"""Pure display helpers and chart builders: human labels, day-granular time axes, whole-number counts."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+
+import pytest
+from factor_journal.catalog import load_catalog
+from factor_journal.models import EntryKind, FactorState, JournalEntry, Source
+
+from dashboard import charts, labels
+
+CATALOG = load_catalog()
+NAMES = labels.factor_names(CATALOG)
+
+
+def test_factor_ids_in_rationales_read_as_names_and_nothing_else_changes():
+    text = "Recomputed from data_governance, data_infrastructure after data_quality changed; see my_notes"
+    assert labels.names_in(text, NAMES) == (
+        "Recomputed from Data governance, Data infrastructure after Data quality changed; see my_notes"
+    )
+    assert labels.names_in("no ids here: data quality", NAMES) == "no ids here: data quality"
+
+
+def test_tiers_statuses_and_missing_dates_have_human_labels():
+    assert labels.tier_name(CATALOG, "low_risk") == "Low-risk pilots"
+    assert labels.tier_name(CATALOG, "exploratory") == "Exploratory"
+    assert labels.tier_name(CATALOG, "some_new_tier") == "some new tier"
+    assert labels.status_label("user_provided") == "yours"
+    assert labels.day(None) == "not yet" and labels.day(date(2026, 11, 5)) == "05 Nov 2026"
+    now = datetime(2026, 11, 22, tzinfo=UTC)
+    assert labels.ago(None, now) == "never active yet"
+    assert labels.ago(now - timedelta(hours=3), now) == "today"
+    assert labels.ago(now - timedelta(days=1, hours=2), now) == "1 day ago"
+    assert labels.ago(now - timedelta(days=12), now) == "12 days ago"
+
+
+@pytest.mark.parametrize(("value", "expected"), [(0, "low"), (20, "low"), (34, "low"), (36, "mid"), (64, "mid"), (66, "high"), (100, "high")])
+def test_band_is_the_nearest_rubric_level(value, expected):
+    assert labels.band(CATALOG, "data_quality", value) == expected
+
+
+def test_every_turn_status_has_a_plain_message_and_failures_say_when_they_are_retried():
+    for status in ("processing", "processed", "no_update", "failed", "needs_attention", "invalid", "rate_limited", None):
+        assert labels.turn_status_message(status)
+    assert "retried automatically" in labels.turn_status_message("failed")
+    at = datetime(2026, 11, 22, 14, 5, tzinfo=UTC)
+    assert "14:05 UTC" in labels.turn_status_message("failed", at)
+    assert "team will look" in labels.turn_status_message("needs_attention")
+    assert "will not change" in labels.turn_status_message("invalid")
+    assert "not analysed" in labels.turn_status_message("rate_limited")
+    assert labels.turn_status_message("something_new") == labels.turn_status_message(None)
+
+
+def test_the_default_history_factor_is_the_one_changed_last_never_a_composite():
+    base = datetime(2026, 11, 1, tzinfo=UTC)
+    states = {
+        "data_quality": FactorState(factor_id="data_quality", category="data_readiness", current_value=20,
+                                    evidence_count=1, last_updated=base),
+        "ml_expertise": FactorState(factor_id="ml_expertise", category="ai_capability", current_value=50,
+                                    evidence_count=1, last_updated=base + timedelta(days=2)),
+        "ai_readiness_score": FactorState(factor_id="ai_readiness_score", category="ai_capability", current_value=30,
+                                          last_entry_id="x", last_updated=base + timedelta(days=3)),
+        "sensor_data": FactorState(factor_id="sensor_data", category="data_readiness"),
+    }  # fmt: skip
+    assert labels.most_recently_changed(CATALOG, states) == "ml_expertise"
+    said_later = states["data_quality"].model_copy(update={"observed_at": base + timedelta(days=5)})
+    flagged = states["ml_expertise"].model_copy(update={"observed_at": base, "last_updated": base + timedelta(days=9)})
+    mixed = {**states, "data_quality": said_later, "ml_expertise": flagged}  # a re-check flag is no change by the person
+    assert labels.most_recently_changed(CATALOG, mixed) == "data_quality"
+    assert labels.most_recently_changed(CATALOG, {"sensor_data": states["sensor_data"]}) is None
+
+
+def _entry(observed: datetime, value: float, recorded: datetime | None = None) -> JournalEntry:
+    return JournalEntry(
+        entry_id=f"e{observed.timestamp()}-{value}", user_id="u", factor_id="data_quality", kind=EntryKind.inferred,
+        source=Source.llm, previous_value=None, new_value=value, change_rationale="Recomputed from data_governance",
+        confidence=0.7, observed_at=observed, recorded_at=recorded or observed, applied=True, effective=True,
+        value_after=value, confidence_after=0.7, status_after="unconfirmed",
+    )  # fmt: skip
+
+
+def test_the_timeline_has_one_point_per_day_of_observation_on_a_day_axis():
+    day1 = datetime(2026, 11, 3, 9, tzinfo=UTC)
+    entries = [_entry(day1, 20), _entry(day1 + timedelta(hours=5), 30), _entry(day1 + timedelta(days=4), 45)]
+    figure = charts.factor_timeline(entries, describe=lambda text: labels.names_in(text, NAMES))
+    value = figure.data[0]
+    assert list(value.x) == [date(2026, 11, 3), date(2026, 11, 7)] and list(value.y) == [30, 45]  # the day's last state
+    assert "Data governance" in value.text[0]
+    axis = figure.layout.xaxis
+    assert axis.type == "date" and axis.dtick == charts.DAY_MS and "%H" not in axis.tickformat
+
+
+def test_day_axes_widen_their_step_with_the_span_and_never_tick_below_a_day():
+    assert charts.day_axis([date(2026, 1, 1), date(2026, 1, 10)])["dtick"] == charts.DAY_MS
+    assert charts.day_axis([date(2026, 1, 1), date(2026, 3, 1)])["dtick"] == 7 * charts.DAY_MS
+    assert charts.day_axis([date(2025, 1, 1), date(2026, 3, 1)])["dtick"] == "M1"
+    single = charts.day_axis([date(2026, 1, 1)])
+    assert single["dtick"] == charts.DAY_MS and single["range"][0] < single["range"][1]
+
+
+def test_count_axes_only_have_whole_numbers():
+    for largest in (0, 1, 2, 3, 7, 40, 2000):
+        axis = charts.count_axis(largest)
+        assert isinstance(axis["dtick"], int) and axis["dtick"] >= 1 and axis["tickformat"] == ",d"
+    figure = charts.tier_distribution({"Exploratory": 2, "Low-risk pilots": 1})
+    assert figure.layout.yaxis.dtick == 1 and figure.layout.yaxis.tickformat == ",d"
+
+
+def test_a_blockers_shortfall_reads_as_words():
+    assert labels.shortfall(["unassessed"]) == "not assessed yet"
+    assert labels.shortfall(["value"]) == "value too low"
+    assert labels.shortfall(["value", "confidence"]) == "value and confidence too low"

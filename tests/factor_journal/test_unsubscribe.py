@@ -1,0 +1,119 @@
+"""One-click unsubscribe: every reminder carries a signed link and the List-Unsubscribe headers;
+the link sets the opt-out without signing in, and nothing else can."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from datetime import UTC, datetime, timedelta
+from urllib.parse import parse_qs, urlparse
+
+import httpx
+import pytest
+from factor_journal.errors import UnknownUserError
+from factor_journal.links import InvalidLinkError, LinkSigner
+from factor_journal.models import InferredUpdate, UserProfile
+from factor_journal.reminders import (
+    FUNCTIONS_REGION,
+    MAIL_COLLECTION,
+    ReminderPolicy,
+    UnsubscribeLinks,
+    send_due_reminders,
+    unsubscribe,
+)  # fmt: skip
+
+PROJECT = os.environ.get("GCLOUD_PROJECT", "demo-factor-journal")
+POLICY = ReminderPolicy(inactive_after=timedelta(days=7), window=timedelta(days=7))
+
+
+@pytest.fixture
+def signer(firestore_client) -> LinkSigner:
+    return LinkSigner(firestore_client, secret="test-secret")
+
+
+def quiet_person(store) -> str:
+    user = f"unsub-{uuid.uuid4().hex[:10]}"
+    store.register_user(UserProfile(user_id=user, display_name="Pat Doe", email="pat@example.com"))
+    store.record_inference(user, InferredUpdate(factor_id="quality", value=30, confidence=0.7, rationale="spreadsheets",
+                                                session_id="kickoff"))  # fmt: skip
+    long_ago = datetime.now(UTC) - timedelta(days=20)
+    store.client.document(f"users/{user}").update({"last_active": long_ago, "created_at": long_ago})
+    return user
+
+
+def the_mail(store, user: str) -> dict:
+    [mail] = [d.to_dict() for d in store.client.collection(MAIL_COLLECTION).stream() if d.to_dict().get("user_id") == user]
+    return mail
+
+
+def test_every_reminder_has_a_one_click_link_and_list_unsubscribe_headers(small_store, signer):
+    user = quiet_person(small_store)
+    send_due_reminders(small_store, signer, "https://app.example", policy=POLICY)
+    message = the_mail(small_store, user)["message"]
+    headers = message["headers"]
+    assert headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    one_click = headers["List-Unsubscribe"].strip("<>")  # the HTTP function mail clients POST to
+    assert one_click.startswith(f"https://europe-west1-{small_store.client.project}.cloudfunctions.net/unsubscribe?u=")
+    page = message["html"].split('Don\'t want these reminders? <a href="')[1].split('"')[0]
+    assert page.startswith("https://app.example/unsubscribe?u=") and "Unsubscribe with one click" in message["html"]
+    assert 'reply with "unsubscribe"' not in message["html"]  # no promise nothing keeps
+    for url in (one_click, page):
+        assert UnsubscribeLinks("test-secret").user_of(parse_qs(urlparse(url).query)["u"][0]) == user
+
+
+def test_the_one_click_address_can_be_configured(small_store, signer, monkeypatch):
+    monkeypatch.setenv("FJ_UNSUBSCRIBE_URL", "https://mail.example/unsubscribe")
+    user = quiet_person(small_store)
+    send_due_reminders(small_store, signer, "https://app.example", policy=POLICY)
+    assert the_mail(small_store, user)["message"]["headers"]["List-Unsubscribe"].startswith("<https://mail.example/unsubscribe?u=")
+
+
+def test_the_link_opts_out_and_no_reminder_follows(small_store, signer):
+    user = quiet_person(small_store)
+    send_due_reminders(small_store, signer, "https://app.example", policy=POLICY)
+    header = the_mail(small_store, user)["message"]["headers"]["List-Unsubscribe"]
+    token = parse_qs(urlparse(header.strip("<>")).query)["u"][0]
+    profile = unsubscribe(small_store, UnsubscribeLinks.like(signer), token)
+    assert profile.user_id == user and small_store.get_user(user).reminders_opt_out is True
+    unsubscribe(small_store, UnsubscribeLinks.like(signer), token)  # idempotent
+    send_due_reminders(small_store, signer, "https://app.example", now=datetime.now(UTC) + timedelta(days=30), policy=POLICY)
+    assert the_mail(small_store, user)  # still only the one mail
+
+
+def test_tampered_foreign_and_resume_tokens_change_nothing(small_store, signer):
+    user = quiet_person(small_store)
+    links = UnsubscribeLinks("test-secret")
+    good = links.token(user)
+    for bad in (good[:-2] + ("AA" if not good.endswith("AA") else "BB"), UnsubscribeLinks("another-secret").token(user),
+                signer.issue(user), "", None, "x" * 5000):  # fmt: skip
+        with pytest.raises(InvalidLinkError):
+            unsubscribe(small_store, links, bad)
+    assert small_store.get_user(user).reminders_opt_out is False
+    with pytest.raises(UnknownUserError):
+        unsubscribe(small_store, links, links.token("nobody-here"))
+    assert small_store.client.document("users/nobody-here").get().exists is False
+
+
+def functions_url(name: str) -> str:
+    """The Functions emulator's address of an HTTP function (found through the emulator hub)."""
+    hub = os.environ["FIREBASE_EMULATOR_HUB"]
+    functions = httpx.get(f"http://{hub}/emulators", timeout=5).json()["functions"]
+    return f"http://{functions['host']}:{functions['port']}/{PROJECT}/{FUNCTIONS_REGION}/{name}"
+
+
+@pytest.mark.functions
+def test_mail_clients_one_click_post_reaches_the_deployed_function(trigger_client, catalog):
+    """RFC 8058: the mail client POSTs ``List-Unsubscribe=One-Click`` to the header's address; no sign-in."""
+    from factor_journal.store import FactorJournalStore
+
+    live = FactorJournalStore(trigger_client, catalog)
+    user = f"oneclick-{uuid.uuid4().hex[:8]}"
+    live.register_user(UserProfile(user_id=user, display_name="One Click", email="one@example.com"))
+    links = UnsubscribeLinks()  # the functions run with the same link secret (the emulators' demo secret here)
+    url = functions_url("unsubscribe")
+    bad = httpx.post(url, params={"u": links.token(user)[:-2] + "xx"}, data={"List-Unsubscribe": "One-Click"}, timeout=60)
+    assert bad.status_code == 400 and live.get_user(user).reminders_opt_out is False
+    response = httpx.post(url, params={"u": links.token(user)}, data={"List-Unsubscribe": "One-Click"}, timeout=60)
+    assert response.status_code == 200 and "unsubscribed" in response.text
+    assert live.get_user(user).reminders_opt_out is True
+    assert httpx.put(url, params={"u": links.token(user)}, timeout=60).status_code == 405
