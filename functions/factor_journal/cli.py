@@ -4,7 +4,7 @@
   rebuild-summary --user U             recompute a summary from the factor documents (repair)
   link --user U [--session S] [--days N] [--manager]   print a signed resume (or manager) link
   revoke-link TOKEN_OR_ID              withdraw a link
-  daily                                run the nightly roll-ups and reminders now
+  daily [--inline]                     start the nightly run now (enqueue its tasks; --inline: do them here)
 """
 
 from __future__ import annotations
@@ -65,7 +65,8 @@ def _main(argv: Sequence[str] | None) -> int:
     link.add_argument("--manager", action="store_true", help="a manager link for the user's organisation")
     revoke = commands.add_parser("revoke-link", help="withdraw a link")
     revoke.add_argument("token")
-    commands.add_parser("daily", help="run the nightly roll-ups and reminders now")
+    daily = commands.add_parser("daily", help="start the nightly roll-ups and reminders now")
+    daily.add_argument("--inline", action="store_true", help="run every task in this process instead of enqueueing")
     args = parser.parse_args(argv)
 
     if args.command == "reprocess":
@@ -84,8 +85,14 @@ def _main(argv: Sequence[str] | None) -> int:
         print("revoked")
         return 0
     if args.command == "daily":
+        if args.inline:
+            result = runtime.daily_jobs_inline()
+            done = result["progress"]
+            print(f"run {result['run_id']}: {result['tasks']} tasks, {done['organisations']} organisations recorded, "
+                  f"{done['reminders_sent']} reminders queued")  # fmt: skip
+            return 0
         result = runtime.daily_jobs()
-        print(f"{len(result['organisations'])} organisations recorded, {len(result['reminders'])} reminders queued")
+        print(f"run {result['run_id']}: enqueued {', '.join(result['enqueued']) or 'nothing (already started)'}")
         return 0
     return 2
 
