@@ -201,6 +201,10 @@ def take_back_terminal() -> None:
 
 def supervise(command: list[str], config: Path | None, tag: str | None = None) -> int:
     tag = tag or uuid.uuid4().hex
+    ports = emulator_ports(config) if config else []
+    taken_before = [(host, port) for host, port in ports if listening(host, port)]
+    for host, port in taken_before:  # not this run's to free: the emulators will refuse to start
+        print(f"supervise: {host}:{port} is already in use by another program", file=sys.stderr)
     become_subreaper()
     env = {**os.environ, TAG_VARIABLE: tag}
     child = subprocess.Popen(command, env=env, process_group=0)
@@ -223,7 +227,7 @@ def supervise(command: list[str], config: Path | None, tag: str | None = None) -
         for proc in found:
             print(f"  {proc}", file=sys.stderr)
     alive = stop(tag, group)
-    bound = bound_ports(emulator_ports(config)) if config else []
+    bound = bound_ports([address for address in ports if address not in taken_before])
     if alive or bound:
         print("supervise: FAILED -- the run left things running:", file=sys.stderr)
         for proc in alive:
