@@ -6,10 +6,9 @@ the first page of organisations and the first page of each reminder scan
 (``functions/main.py``), each task doing a bounded amount of work:
 
 * ``organisations`` page: lists up to ``org_page_size`` organisation ids after a
-  cursor, enqueues the next page (when this one was full), then one
-  ``organisation_day`` task per organisation;
-* ``organisation_day``: writes that organisation's figures for the run's day
-  (``OrganisationDirectory.record_day``: one document per organisation and day);
+  cursor, enqueues the next page (when this one was full), then writes each listed
+  organisation's figures for the run's day (``OrganisationDirectory.record_day``:
+  one document per organisation and day, a constant ~66 reads whatever its size);
 * ``reminders`` page: reads up to ``page_size`` people of one scan after a cursor,
   enqueues the next page first (so pages overlap instead of queueing behind each
   other), then queues a reminder for each person due on it (one mail per person and
@@ -54,15 +53,11 @@ REGION = "europe-west1"  # where the task queue functions are deployed (function
 ORGANISATION_QUEUE = "nightlyOrganisations"  # Cloud Tasks queue ids: letters, digits and hyphens only
 REMINDER_QUEUE = "nightlyReminders"
 RUNS_COLLECTION = "nightly_runs"
-DEFAULT_ORG_PAGE_SIZE = 100
+DEFAULT_ORG_PAGE_SIZE = 10
 RUN_ID = re.compile(r"^[A-Za-z0-9-]{1,64}$")
 
-TaskKind = Literal["organisations", "organisation_day", "reminders"]
-QUEUE_OF: dict[str, str] = {
-    "organisations": ORGANISATION_QUEUE,
-    "organisation_day": ORGANISATION_QUEUE,
-    "reminders": REMINDER_QUEUE,
-}
+TaskKind = Literal["organisations", "reminders"]
+QUEUE_OF: dict[str, str] = {"organisations": ORGANISATION_QUEUE, "reminders": REMINDER_QUEUE}
 
 
 class NightlySettings(BaseModel):
@@ -97,15 +92,12 @@ class NightlyTask(BaseModel):
     now: AwareDatetime
     settings: NightlySettings = Field(default_factory=NightlySettings)
     page: int = Field(0, ge=0)  # position in its chain of pages
-    org_id: str | None = Field(None, min_length=1, max_length=1500)  # organisation_day
     after_org: str | None = None  # organisations: cursor
     scan: Scan | None = None  # reminders
     cursor: Cursor | None = None  # reminders
 
     @model_validator(mode="after")
     def _complete(self) -> NightlyTask:
-        if self.kind == "organisation_day" and not self.org_id:
-            raise ValueError("an organisation_day task needs org_id")
         if self.kind == "reminders" and self.scan is None:
             raise ValueError("a reminders task needs scan")
         return self
@@ -113,8 +105,6 @@ class NightlyTask(BaseModel):
     @property
     def key(self) -> str:
         """The task's name within its run (also its marker's document id)."""
-        if self.kind == "organisation_day":
-            return f"organisation_day-{hashlib.sha256(str(self.org_id).encode()).hexdigest()[:24]}"
         if self.kind == "reminders":
             return f"reminders-{self.scan}-{self.page:06d}"
         return f"organisations-{self.page:06d}"
@@ -227,11 +217,10 @@ class NightlyWorker:
         task = task if isinstance(task, NightlyTask) else NightlyTask.model_validate(task)
         handler: Callable[[NightlyTask], dict[str, Any]] = {
             "organisations": self._organisations,
-            "organisation_day": self._organisation_day,
             "reminders": self._reminders,
         }[task.kind]
         counts = handler(task)
-        marker = {"kind": task.kind, "page": task.page, "scan": task.scan, "org_id": task.org_id, **counts}
+        marker = {"kind": task.kind, "page": task.page, "scan": task.scan, **counts}
         self.store.client.collection(RUNS_COLLECTION).document(task.run_id).collection("tasks").document(task.key).set(
             {**marker, "finished_at": firestore.SERVER_TIMESTAMP, "executions": firestore.Increment(1)}, merge=True
         )
@@ -240,15 +229,10 @@ class NightlyWorker:
 
     def _organisations(self, task: NightlyTask) -> dict[str, Any]:
         ids, after = self.directory.organisation_page(task.after_org, task.settings.org_page_size)
-        if after is not None:
+        if after is not None:  # the next page starts while this one is being worked on
             self.sink.enqueue(task.follow(page=task.page + 1, after_org=after))
-        for org_id in ids:
-            self.sink.enqueue(task.follow(kind="organisation_day", org_id=org_id, page=0, after_org=None))
-        return {"enqueued": len(ids), "more": after is not None}
-
-    def _organisation_day(self, task: NightlyTask) -> dict[str, Any]:
-        figures = self.directory.record_day(str(task.org_id), task.now)
-        return {"date": figures.date, "people": figures.people, "more": False}
+        people = sum(self.directory.record_day(org_id, task.now).people for org_id in ids)
+        return {"organisations": len(ids), "people": people, "more": after is not None}
 
     def _reminders(self, task: NightlyTask) -> dict[str, Any]:
         policy = task.settings.policy()
@@ -265,7 +249,7 @@ class RunProgress(BaseModel):
     complete: bool
     tasks: int  # distinct tasks finished
     executions: int  # task executions (more than tasks when some ran twice)
-    organisations: int  # organisation_day tasks finished
+    organisations: int  # organisations whose day was recorded
     people_seen: int
     reminders_sent: int
 
@@ -274,25 +258,21 @@ def progress(client: firestore.Client, run_id: str) -> RunProgress:
     """How far a run got, from its task markers (one read per finished task).
 
     Complete when each chain of pages (organisations, every reminder scan) has a last
-    page with every page before it, and every organisation listed has its day recorded.
+    page with every page before it.
     """
     markers = [s.to_dict() for s in client.collection(RUNS_COLLECTION).document(run_id).collection("tasks").stream()]
     chains: dict[str, list[dict[str, Any]]] = {}
     for marker in markers:
-        if marker["kind"] != "organisation_day":
-            chains.setdefault(f"{marker['kind']}/{marker.get('scan')}", []).append(marker)
+        chains.setdefault(f"{marker['kind']}/{marker.get('scan')}", []).append(marker)
     expected_chains = {"organisations/None", *(f"reminders/{scan}" for scan in SCANS)}
 
     def chain_done(pages: list[dict[str, Any]]) -> bool:
         ends = [m["page"] for m in pages if not m.get("more")]
         return bool(ends) and len({m["page"] for m in pages if m["page"] <= ends[0]}) == ends[0] + 1
 
-    days = [m for m in markers if m["kind"] == "organisation_day"]
-    listed = sum(m.get("enqueued", 0) for m in chains.get("organisations/None", []))
     complete = set(chains) >= expected_chains and all(chain_done(chains[c]) for c in expected_chains)
-    complete = complete and len(days) == listed
     return RunProgress(
         run_id=run_id, complete=complete, tasks=len(markers), executions=sum(m.get("executions", 0) for m in markers),
-        organisations=len(days), people_seen=sum(m.get("seen", 0) for m in markers),
+        organisations=sum(m.get("organisations", 0) for m in markers), people_seen=sum(m.get("seen", 0) for m in markers),
         reminders_sent=sum(m.get("sent", 0) for m in markers),
     )  # fmt: skip

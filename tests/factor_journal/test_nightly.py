@@ -24,7 +24,6 @@ from factor_journal.nightly import (
     start_run,
 )
 from factor_journal.organisation import OrganisationDirectory
-from factor_journal.store import FactorJournalStore
 from factor_journal.reminders import (
     MAIL_COLLECTION,
     Cursor,
@@ -33,12 +32,12 @@ from factor_journal.reminders import (
     mail_id_for,
     send_due_reminders,
 )
+from factor_journal.store import FactorJournalStore
 from google.cloud import firestore
 from google.cloud.firestore_v1.base_query import FieldFilter
 from pydantic import ValidationError
 
 from bench.nightly_bench import seed_population
-
 
 DATABASE = "fj-nightly"
 
@@ -149,12 +148,11 @@ def test_the_nightly_tasks_cover_every_organisation_and_person_and_are_idempoten
 
     # The same tasks again (a retried or duplicated delivery): they run, and write nothing twice.
     replay = [NightlyTask(kind="reminders", run_id=run_id, now=now, settings=settings, scan="quiet"),
-              NightlyTask(kind="organisation_day", run_id=run_id, now=now, settings=settings,
-                          org_id=population["organisations"][0])]  # fmt: skip
+              NightlyTask(kind="organisations", run_id=run_id, now=now, settings=settings)]  # fmt: skip
     for task in replay:
         worker.run(task.model_dump(mode="json"))
     assert mail_counts(store, members) == dict.fromkeys(population["due"], 1)
-    assert len([d for d in directory.history(population["organisations"][0]) if d.date == day]) == 1
+    assert all(len([d for d in directory.history(org) if d.date == day]) == 1 for org in population["organisations"])
     again = progress(store.client, run_id)
     assert again.executions == tasks + 2 and again.tasks == tasks
 
@@ -163,7 +161,7 @@ def test_a_malformed_task_is_refused_before_any_work(store, signer):
     worker = NightlyWorker(store, signer, "https://app.example", InlineQueue())
     now = datetime.now(UTC).isoformat()
     for bad in ({"kind": "reminders", "run_id": "r1", "now": now},  # no scan
-                {"kind": "organisation_day", "run_id": "r1", "now": now},  # no organisation
+                {"kind": "everything", "run_id": "r1", "now": now},
                 {"kind": "reminders", "run_id": "../x", "now": now, "scan": "quiet"},
                 {"kind": "reminders", "run_id": "r1", "now": "2026-01-01T00:00:00", "scan": "quiet"},  # naive
                 {"kind": "reminders", "run_id": "r1", "now": now, "scan": "quiet", "settings": {"page_size": 0}}):
