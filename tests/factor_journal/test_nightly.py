@@ -169,3 +169,23 @@ def test_a_malformed_task_is_refused_before_any_work(store, signer):
             worker.run(bad)
     with pytest.raises(ValueError):
         ReminderPolicy(page_size=0)
+
+
+def test_the_cli_runs_a_whole_night_inline_and_a_second_run_writes_nothing(store, monkeypatch, capsys):
+    from factor_journal import cli, runtime
+
+    _, population = seed(store, datetime.now(UTC).year, people=20)  # due now: six in ten
+    monkeypatch.setenv("FJ_FIRESTORE_DATABASE", DATABASE)
+    runtime.firestore_client.cache_clear()
+    runtime.store.cache_clear()
+    try:
+        organisations = len(list(store.client.collection("organisations").select([]).stream()))
+        assert cli.main(["daily", "--inline"]) == 0
+        first = capsys.readouterr().out
+        assert f"{organisations} organisations recorded" in first
+        assert set(mail_counts(store, set(population["members"]))) >= population["due"]
+        assert cli.main(["daily", "--inline"]) == 0
+        assert "0 reminders queued" in capsys.readouterr().out
+    finally:
+        runtime.firestore_client.cache_clear()
+        runtime.store.cache_clear()
