@@ -26,7 +26,9 @@ bench: ## Run the benchmarks against the emulators; results go to bench/results.
 	$(RUN) .venv/bin/python -m bench $(BENCH_ARGS)
 
 emulators: ## Start the emulators alone (Ctrl-C stops them)
-	@bash -c 'source scripts/toolchain.sh && firebase emulators:start --only firestore,auth,functions --project demo-factor-journal'
+	@bash -c 'source scripts/toolchain.sh && CONFIG="$$(.venv/bin/python scripts/firebase_config.py)" && exec .venv/bin/python \
+	  scripts/supervise.py --config "$$CONFIG" -- firebase emulators:start --config "$$CONFIG" --only firestore,auth,functions \
+	  --project demo-factor-journal'
 
 lint: ## Static checks
 	@bash -c 'source scripts/toolchain.sh && ruff check --ignore E501 functions dashboard tests bench demo'

@@ -1,8 +1,10 @@
 """Cloud Functions entry points: wiring only; the work lives in the factor_journal package."""
 
-from firebase_functions import firestore_fn, https_fn, options, params, scheduler_fn
+from typing import Any
 
-from factor_journal import runtime
+from firebase_functions import firestore_fn, https_fn, options, params, scheduler_fn, tasks_fn
+
+from factor_journal import nightly, runtime
 from factor_journal.reminders import UnsubscribeLinks, one_click_response
 
 options.set_global_options(region="europe-west1", memory=options.MemoryOption.MB_512, timeout_sec=120)
@@ -33,7 +35,7 @@ def recover_turns(event: scheduler_fn.ScheduledEvent) -> None:
     schedule="every day 07:00", timezone=scheduler_fn.Timezone("Europe/Berlin"), secrets=[LINK_SECRET]
 )
 def nightly_rollups_and_reminders(event: scheduler_fn.ScheduledEvent) -> None:
-    """Record each organisation's daily figures and queue reminder emails for people who went quiet."""
+    """Start the nightly run: enqueue its first tasks (the task queue functions below do the work)."""
     runtime.daily_jobs()
 
 
@@ -42,3 +44,26 @@ def unsubscribe(request: https_fn.Request) -> https_fn.Response:
     """One-click unsubscribe from a reminder's List-Unsubscribe header (RFC 8058 POST, or GET); no sign-in."""
     status, body = one_click_response(runtime.store(), UnsubscribeLinks(), request.method, request.args.get("u"))
     return https_fn.Response(body, status=status, mimetype="text/html")
+
+
+# Task queue functions: a Cloud Tasks queue per function, named after it (hence no underscores).
+# Retries: a failed task is retried with exponential backoff; every task is idempotent per day.
+NIGHTLY_RETRY = options.RetryConfig(max_attempts=5, min_backoff_seconds=10, max_backoff_seconds=300, max_doublings=4)
+
+
+@tasks_fn.on_task_dispatched(
+    region=nightly.REGION, timeout_sec=540, retry_config=NIGHTLY_RETRY,
+    rate_limits=options.RateLimits(max_concurrent_dispatches=4, max_dispatches_per_second=10),
+)  # fmt: skip
+def nightlyOrganisations(request: tasks_fn.CallableRequest[Any]) -> dict[str, Any]:  # noqa: N802
+    """A page of organisations: enqueues the next page, then records each one's daily figures."""
+    return runtime.nightly_task(request.data)
+
+
+@tasks_fn.on_task_dispatched(
+    region=nightly.REGION, timeout_sec=540, retry_config=NIGHTLY_RETRY,
+    rate_limits=options.RateLimits(max_concurrent_dispatches=8, max_dispatches_per_second=20),
+)  # fmt: skip
+def nightlyReminders(request: tasks_fn.CallableRequest[Any]) -> dict[str, Any]:  # noqa: N802
+    """A page of people who went quiet: enqueues the next page, then queues their reminder emails."""
+    return runtime.nightly_task(request.data)

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Runs a command inside the Firebase Emulator Suite (Firestore, Auth, Functions),
-# with the project's toolchain installed and its environment exported; the
-# emulators stop when the command ends, and its exit code is returned.
+# Runs a command inside the Firebase Emulator Suite (Firestore, Auth, Functions; the Functions
+# emulator brings the Eventarc and Cloud Tasks emulators), with the project's toolchain installed
+# and its environment exported; the emulators stop when the command ends, and its exit code is
+# returned.  scripts/supervise.py then stops whatever the run left running (firebase-tools leaves
+# the Functions emulator's Python worker behind) -- by process group and a per-run environment
+# tag, never by name -- and fails the run if a process of it is still alive or an emulator port of
+# this configuration is still bound.
 #   scripts/with-emulators.sh COMMAND [ARGS...]   (joined into one shell command line)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -14,4 +18,5 @@ cd "$ROOT"
 
 # FJ_EMULATOR_PORT_OFFSET=N moves every emulator port by N (parallel checkouts on one machine).
 CONFIG="$(.venv/bin/python scripts/firebase_config.py)"
-exec firebase emulators:exec --config "$CONFIG" --only firestore,auth,functions --project demo-factor-journal "$*"
+exec .venv/bin/python scripts/supervise.py --config "$CONFIG" -- \
+  firebase emulators:exec --config "$CONFIG" --only firestore,auth,functions --project demo-factor-journal "$*"

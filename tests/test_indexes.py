@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 
 from factor_journal.models import InferredUpdate
 from factor_journal.organisation import OrganisationDirectory
-from factor_journal.reminders import _candidates
+from factor_journal.reminders import SCANS, due_page
 from index_audit import QueryRecorder, QueryShape, missing_indexes, needs_composite
 
 
@@ -37,7 +37,8 @@ def test_every_query_path_of_the_code_has_its_index(small_store, make_user):
         directory.rows("org-index")
         directory.history("org-index")
         directory.organisation_ids()
-        _candidates(store, now + timedelta(days=1), 10)
+        for scan in SCANS:
+            due_page(store, scan, now + timedelta(days=1), None, 10)
         store.people.due_turns(now)
         store.people.unclaimed_turns(now - timedelta(minutes=30), now)
     finally:

@@ -4,7 +4,7 @@
   rebuild-summary --user U             recompute a summary from the factor documents (repair)
   link --user U [--session S] [--days N] [--manager]   print a signed resume (or manager) link
   revoke-link TOKEN_OR_ID              withdraw a link
-  daily                                run the nightly roll-ups and reminders now
+  daily [--inline]                     start the nightly run now (enqueue its tasks; --inline: do them here)
   recover                              retry the turns whose retry time has come (the sweeper's job)
   export --user U [--out FILE]         everything held about a person, as JSON (stdout or FILE)
   erase --user U --yes                 erase everything held about a person (resumable: run it again
@@ -82,7 +82,8 @@ def _main(argv: Sequence[str] | None) -> int:
     link.add_argument("--manager", action="store_true", help="a manager link for the user's organisation")
     revoke = commands.add_parser("revoke-link", help="withdraw a link")
     revoke.add_argument("token")
-    commands.add_parser("daily", help="run the nightly roll-ups and reminders now")
+    daily = commands.add_parser("daily", help="start the nightly roll-ups and reminders now")
+    daily.add_argument("--inline", action="store_true", help="run every task in this process instead of enqueueing")
     commands.add_parser("recover", help="retry every turn whose retry time has come (what the sweeper runs)")
     export = commands.add_parser("export", help="everything held about a person, as JSON")
     export.add_argument("--user", required=True)
@@ -114,8 +115,14 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.command in ("export", "erase"):
         return _privacy(args)
     if args.command == "daily":
+        if args.inline:
+            result = runtime.daily_jobs_inline()
+            done = result["progress"]
+            print(f"run {result['run_id']}: {result['tasks']} tasks, {done['organisations']} organisations recorded, "
+                  f"{done['reminders_sent']} reminders queued")  # fmt: skip
+            return 0
         result = runtime.daily_jobs()
-        print(f"{len(result['organisations'])} organisations recorded, {len(result['reminders'])} reminders queued")
+        print(f"run {result['run_id']}: enqueued {', '.join(result['enqueued']) or 'nothing (already started)'}")
         return 0
     return 2
 

@@ -151,8 +151,12 @@ class OrganisationDirectory:
         return profile if profile is not None and profile.org_id == org_id else None
 
     def record_day(self, org_id: str, day: datetime | None = None) -> OrgDay:
-        """Write the organisation's figures for a day (``organisations/{org}/daily/{date}``), from the shards."""
-        day = day or datetime.now(UTC)
+        """Write the organisation's figures for a day (``organisations/{org}/daily/{date}``), from the shards.
+
+        The document id is the (UTC) date, so running this again the same day -- a retried or
+        duplicated nightly task -- rewrites that day's one figure with fresh numbers, never adds one.
+        """
+        day = (day or datetime.now(UTC)).astimezone(UTC)
         organisation = self.get(org_id)
         managers = set(organisation.managers) if organisation else set()
         people = [row for row in self.rows(org_id) if row.user_id not in managers]
@@ -176,9 +180,26 @@ class OrganisationDirectory:
         snapshots = list(query.stream())
         return sorted((OrgDay.model_validate(s.to_dict()) for s in snapshots), key=lambda d: d.date)
 
+    def organisation_page(self, after: str | None = None, page_size: int = 100) -> tuple[list[str], str | None]:
+        """Organisation ids in id order after ``after`` (a cursor), and the cursor of the next page.
+
+        A full page returns its last id as the next cursor (the next page may be empty); a
+        short page returns None: every organisation is listed once, however many there are.
+        """
+        query = self.client.collection("organisations").select([]).order_by("__name__")
+        if after is not None:
+            query = query.start_after({"__name__": after})
+        snapshots = list(query.limit(page_size).stream())
+        ids = [snapshot.id for snapshot in snapshots]
+        return ids, (ids[-1] if len(ids) == page_size else None)
+
     def organisation_ids(self) -> list[str]:
-        snapshots = list(self.client.collection("organisations").select([]).stream())
-        return [snapshot.id for snapshot in snapshots]
+        """Every organisation id, read page by page."""
+        ids, after = self.organisation_page()
+        while after is not None:
+            more, after = self.organisation_page(after)
+            ids.extend(more)
+        return ids
 
 
 def _rows_of(snapshot: firestore.DocumentSnapshot) -> dict:

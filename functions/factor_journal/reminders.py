@@ -4,8 +4,15 @@ Each reminder is a document in ``mail`` shaped for the Firebase "Trigger Email"
 extension (``to``, ``message.subject``, ``message.html``), with the person's
 resume link and a short "where we were".  Promises: a person gets at most one
 reminder per ``window`` (checked and recorded in one transaction with the mail
-document), never one after opting out, and never one with a complete
-assessment.
+document, whose id is derived from the person and the day, so a page processed
+twice, or by two task instances at once, writes one mail), never one after
+opting out, and never one with a complete assessment.
+
+Who is due is read in pages with cursors (:func:`due_page`), in two scans: people
+whose last activity is older than the cut-off (``quiet``), and people never active
+who registered before it (``silent``).  A page ends with the cursor of its last
+person, so the next page (in this process or in another task) continues exactly
+where it stopped: everyone due is seen once per night, whatever their number.
 
 Every reminder carries a signed one-click unsubscribe link: in the text, to the
 app's page that confirms it, and as ``List-Unsubscribe`` / ``List-Unsubscribe-Post``
@@ -17,15 +24,18 @@ is honoured without signing in: ``unsubscribe`` sets ``reminders_opt_out``.
 
 from __future__ import annotations
 
+import hashlib
 import html
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import Literal
 from urllib.parse import urlencode
 
 from google.cloud import firestore
 from google.cloud.firestore_v1.base_query import FieldFilter
 from itsdangerous import BadSignature, URLSafeSerializer
+from pydantic import BaseModel, Field
 
 from factor_journal.errors import UnknownUserError
 from factor_journal.guidance import next_best_questions
@@ -114,38 +124,102 @@ def unsubscribe(
     user_id = links.user_of(token)
     user_ref = store.client.collection("users").document(user_id)
     snapshot = user_ref.get()
-    store.stats.reads += 1
     if not snapshot.exists:
         raise UnknownUserError(user_id)
     profile = UserProfile.model_validate(snapshot.to_dict())
     if not profile.reminders_opt_out:
         user_ref.set({"reminders_opt_out": True, "reminders_opt_out_at": now or datetime.now(UTC)}, merge=True)
-        store.stats.writes += 1
     return profile.model_copy(update={"reminders_opt_out": True})
+
+
+DEFAULT_PAGE_SIZE = 200
+MAX_PAGE_SIZE = 1000
+
+Scan = Literal["quiet", "silent"]
+SCANS: tuple[Scan, ...] = ("quiet", "silent")
+_SCAN_FIELD: dict[str, str] = {"quiet": "last_active", "silent": "created_at"}
 
 
 @dataclass(frozen=True)
 class ReminderPolicy:
     inactive_after: timedelta = timedelta(days=7)
     window: timedelta = timedelta(days=7)
-    batch_limit: int = 500
+    page_size: int = DEFAULT_PAGE_SIZE  # people read per page (one task's work)
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.page_size <= MAX_PAGE_SIZE:
+            raise ValueError(f"page_size must lie between 1 and {MAX_PAGE_SIZE}, got {self.page_size}")
+        if self.inactive_after <= timedelta(0) or self.window <= timedelta(0):
+            raise ValueError("inactive_after and window must be positive")
 
 
-def _candidates(store: FactorJournalStore, cutoff: datetime, limit: int) -> list[UserProfile]:
-    """Members whose last activity (or, never active, whose registration) is older than ``cutoff``."""
+class Cursor(BaseModel):
+    """Where a scan stopped: the ordering value and the document id of the last person read."""
+
+    value: datetime
+    user_id: str = Field(min_length=1)
+
+
+@dataclass
+class ReminderPage:
+    """One page of a scan: the people read, and the cursor of the next page (None: the scan is done)."""
+
+    people: list[UserProfile]
+    next_cursor: Cursor | None
+
+
+@dataclass
+class PageOutcome:
+    seen: int = 0
+    mail_ids: list[str] = field(default_factory=list)
+    next_cursor: Cursor | None = None
+
+
+def mail_id_for(user_id: str, now: datetime) -> str:
+    """The reminder's document id: one per person and (UTC) day, so repeated runs write it once."""
+    digest = hashlib.sha256(user_id.encode()).hexdigest()[:16]
+    return f"reminder-{now.astimezone(UTC):%Y-%m-%d}-{digest}"
+
+
+def due_page(
+    store: FactorJournalStore, scan: Scan, cutoff: datetime, cursor: Cursor | None = None,
+    page_size: int = DEFAULT_PAGE_SIZE,
+) -> ReminderPage:  # fmt: skip
+    """People of ``scan`` who went quiet before ``cutoff``, in a stable order, after ``cursor``.
+
+    ``quiet``: last activity before the cut-off, ordered by it; ``silent``: never active and
+    registered before it, ordered by registration.  Ties are broken by document id, so a
+    cursor is exact.  A full page returns the cursor of its last person (the next page may
+    be empty); a short page ends the scan.  Everyone read is returned: who is actually
+    reminded is decided per person (role, email, opt-out, window, completeness).
+    """
     users = store.client.collection("users")
-    quiet = users.where(filter=FieldFilter("last_active", "<", cutoff)).limit(limit)
-    silent = (
-        users.where(filter=FieldFilter("last_active", "==", None))
-        .where(filter=FieldFilter("created_at", "<", cutoff))
-        .limit(limit)
-    )
-    found: dict[str, UserProfile] = {}
-    for query in (quiet, silent):
-        snapshots = list(query.stream())
-        for snapshot in snapshots:
-            found[snapshot.id] = UserProfile.model_validate(snapshot.to_dict())
-    return [p for p in found.values() if p.role != "manager" and p.email and not p.reminders_opt_out]
+    order_field = _SCAN_FIELD[scan]
+    if scan == "quiet":
+        query = users.where(filter=FieldFilter("last_active", "<", cutoff))
+    elif scan == "silent":
+        query = users.where(filter=FieldFilter("last_active", "==", None)).where(
+            filter=FieldFilter("created_at", "<", cutoff)
+        )
+    else:
+        raise ValueError(f"unknown scan {scan!r}; expected one of {SCANS}")
+    query = query.order_by(order_field).order_by("__name__")
+    if cursor is not None:
+        query = query.start_after({order_field: cursor.value, "__name__": cursor.user_id})
+    snapshots = list(query.limit(page_size).stream())
+    people = [UserProfile.model_validate(snapshot.to_dict()) for snapshot in snapshots]
+    next_cursor = None
+    if len(snapshots) == page_size:
+        last = snapshots[-1]
+        next_cursor = Cursor(value=last.get(order_field), user_id=last.id)
+    return ReminderPage(people=people, next_cursor=next_cursor)
+
+
+def may_be_reminded(profile: UserProfile, now: datetime, policy: ReminderPolicy) -> bool:
+    """What the page's own data already rules out (re-checked in the sending transaction)."""
+    if profile.role == "manager" or not profile.email or profile.reminders_opt_out:
+        return False
+    return profile.last_reminded_at is None or now - profile.last_reminded_at >= policy.window
 
 
 def compose(
@@ -188,20 +262,61 @@ def compose(
     }
 
 
-def send_due_reminders(
-    store: FactorJournalStore, signer: LinkSigner, base_url: str, now: datetime | None = None,
+def send_reminders_page(
+    store: FactorJournalStore, signer: LinkSigner, base_url: str, scan: Scan, now: datetime,
+    cursor: Cursor | None = None, policy: ReminderPolicy = ReminderPolicy(),
+) -> PageOutcome:  # fmt: skip
+    """Read one page of ``scan`` after ``cursor`` and queue a reminder for each person due on it.
+
+    Idempotent per day: processing the same page again (a retried or duplicated task)
+    writes no second mail, because each mail's id is :func:`mail_id_for` the person and
+    day and the window is checked in the writing transaction.
+    """
+    page = due_page(store, scan, now - policy.inactive_after, cursor, policy.page_size)
+    mail_ids = remind(store, signer, base_url, page.people, now, policy)
+    return PageOutcome(seen=len(page.people), mail_ids=mail_ids, next_cursor=page.next_cursor)
+
+
+def remind(
+    store: FactorJournalStore, signer: LinkSigner, base_url: str, people: list[UserProfile], now: datetime,
     policy: ReminderPolicy = ReminderPolicy(),
 ) -> list[str]:  # fmt: skip
-    """Queue reminder mail for everyone due; returns the ids of the mail documents written."""
-    now = now or datetime.now(UTC)
-    sent = []
-    for profile in _candidates(store, now - policy.inactive_after, policy.batch_limit):
+    """Queue a reminder for each of ``people`` who is due at ``now``; returns the mail ids written.
+
+    Per person: a member with an email, not opted out, not reminded within the window, and
+    with an incomplete assessment.  Safe to repeat: see :func:`mail_id_for`.
+    """
+    mail_ids = []
+    for profile in people:
+        if not may_be_reminded(profile, now, policy):
+            continue
         summary = store.summary(profile.user_id)
         if summary is None or summary.overall.completeness >= 1.0:
             continue
         mail_id = _send_once(store, signer, base_url, profile, summary, now, policy)
         if mail_id:
-            sent.append(mail_id)
+            mail_ids.append(mail_id)
+    return mail_ids
+
+
+def send_due_reminders(
+    store: FactorJournalStore, signer: LinkSigner, base_url: str, now: datetime | None = None,
+    policy: ReminderPolicy = ReminderPolicy(),
+) -> list[str]:  # fmt: skip
+    """Queue reminder mail for everyone due, page by page in this process; returns the mail ids written.
+
+    The deployed nightly job runs the same pages as tasks (``factor_journal.nightly``).
+    """
+    now = now or datetime.now(UTC)
+    sent: list[str] = []
+    for scan in SCANS:
+        cursor: Cursor | None = None
+        while True:
+            outcome = send_reminders_page(store, signer, base_url, scan, now, cursor, policy)
+            sent.extend(outcome.mail_ids)
+            if outcome.next_cursor is None:
+                break
+            cursor = outcome.next_cursor
     return sent
 
 
@@ -212,13 +327,16 @@ def _send_once(
     user_ref = store.client.collection("users").document(profile.user_id)
     session_id = summary.last_conversation.session_id if summary.last_conversation else None
     questions = next_best_questions(store.catalog, store.graph, summary, limit=1)
-    mail_ref = store.client.collection(MAIL_COLLECTION).document()
+    mail_ref = store.client.collection(MAIL_COLLECTION).document(mail_id_for(profile.user_id, now))
     token_box: dict[str, str] = {}
     unsubscribe_links = UnsubscribeLinks.like(signer)
 
     @firestore.transactional
     def run(transaction: firestore.Transaction) -> str | None:
-        current = UserProfile.model_validate(user_ref.get(transaction=transaction).to_dict())
+        user_snapshot, mail_snapshot = user_ref.get(transaction=transaction), mail_ref.get(transaction=transaction)
+        if not user_snapshot.exists or mail_snapshot.exists:  # gone, or already reminded today
+            return None
+        current = UserProfile.model_validate(user_snapshot.to_dict())
         if current.reminders_opt_out:
             return None
         if current.last_reminded_at is not None and now - current.last_reminded_at < policy.window:

@@ -8,6 +8,8 @@ Configuration (environment):
   FJ_APP_URL        the dashboard's address, for links in emails (default http://localhost:8501)
   FJ_LINK_SECRET    the secret resume links are signed with (required outside the emulators)
   FJ_REMINDER_INACTIVE_DAYS / FJ_REMINDER_WINDOW_DAYS   reminder policy (default 7 / 7)
+  FJ_NIGHTLY_PAGE_SIZE / FJ_NIGHTLY_ORG_PAGE_SIZE       people / organisations per nightly task (200 / 100)
+  CLOUD_TASKS_EMULATOR_HOST   set by the emulators: nightly tasks go to the Cloud Tasks emulator
 
 Under the emulators ``google.cloud.firestore.Client`` connects to
 FIRESTORE_EMULATOR_HOST; in production it uses the function's service account.
@@ -18,8 +20,10 @@ does not have.)
 from __future__ import annotations
 
 import os
+import threading
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
+from typing import Any
 
 from factor_journal.extraction.base import Extractor
 from factor_journal.pipeline import TurnProcessor, recover_due_turns
@@ -29,6 +33,8 @@ from factor_journal.settings import Settings, settings
 from factor_journal.store import FactorJournalStore
 
 DEFAULT_PROJECT = "demo-factor-journal"
+ADMIN_APP = "factor-journal"
+_ADMIN_LOCK = threading.Lock()
 
 
 class ConfigurationError(RuntimeError):
@@ -96,20 +102,57 @@ def app_url() -> str:
     return os.environ.get("FJ_APP_URL", "http://localhost:8501")
 
 
-def daily_jobs(now: datetime | None = None) -> dict[str, object]:
-    """The nightly work: each organisation's daily figures, then the due reminder emails."""
-    from factor_journal.links import LinkSigner
-    from factor_journal.organisation import OrganisationDirectory
-    from factor_journal.reminders import ReminderPolicy, send_due_reminders
+def admin_app() -> Any:
+    """The firebase-admin app (task queues); under the emulators it needs no credentials."""
+    import firebase_admin
 
-    directory = OrganisationDirectory(store())
-    days = [directory.record_day(org_id, now).model_dump() for org_id in directory.organisation_ids()]
-    policy = ReminderPolicy(
-        inactive_after=timedelta(days=float(os.environ.get("FJ_REMINDER_INACTIVE_DAYS", "7"))),
-        window=timedelta(days=float(os.environ.get("FJ_REMINDER_WINDOW_DAYS", "7"))),
-    )
-    mail = send_due_reminders(store(), LinkSigner(firestore_client()), app_url(), now, policy)
-    return {"organisations": days, "reminders": mail}
+    with _ADMIN_LOCK:
+        try:
+            return firebase_admin.get_app(ADMIN_APP)
+        except ValueError:
+            return firebase_admin.initialize_app(options={"projectId": project_id()}, name=ADMIN_APP)
+
+
+def task_sink() -> Any:
+    from factor_journal.nightly import CloudTasksSink
+
+    return CloudTasksSink(admin_app())
+
+
+def daily_jobs(now: datetime | None = None, run_id: str | None = None, sink: Any = None) -> dict[str, object]:
+    """The nightly scheduled function's work: start the run, i.e. enqueue its first tasks (nothing else).
+
+    The organisation figures and the reminders are done by the task queue functions
+    (``nightly_task``); see ``factor_journal.nightly``.  Starting the same day twice enqueues nothing new.
+    """
+    from factor_journal.nightly import default_run_id, start_run
+
+    now = now or datetime.now(UTC)
+    run_id = run_id or default_run_id(now)
+    enqueued = start_run(firestore_client(), sink or task_sink(), now, run_id)
+    return {"run_id": run_id, "enqueued": [task.key for task in enqueued]}
+
+
+def nightly_worker(sink: Any = None) -> Any:
+    from factor_journal.links import LinkSigner
+    from factor_journal.nightly import NightlyWorker
+
+    return NightlyWorker(store(), LinkSigner(firestore_client()), app_url(), sink or task_sink())
+
+
+def nightly_task(data: dict[str, Any]) -> dict[str, Any]:
+    """A task queue function's work: one nightly task (a page of organisations or of reminders, or a day)."""
+    return nightly_worker().run(data)
+
+
+def daily_jobs_inline(now: datetime | None = None, run_id: str | None = None) -> dict[str, object]:
+    """The whole nightly run in this process, through the same tasks (no task queue needed)."""
+    from factor_journal.nightly import InlineQueue, progress
+
+    queue = InlineQueue()
+    started = daily_jobs(now, run_id, sink=queue)
+    tasks = queue.drain(nightly_worker(queue))
+    return {**started, "tasks": tasks, "progress": progress(firestore_client(), str(started["run_id"])).model_dump()}
 
 
 def make_writer() -> Writer | None:
