@@ -13,12 +13,12 @@ from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
-from google.cloud import firestore
 from pydantic import BaseModel, Field
 
 from factor_journal.catalog import Catalog
 from factor_journal.errors import FactorJournalError, UnknownUserError
 from factor_journal.models import UserProfile
+from factor_journal.repositories.organisations import OrganisationRecords
 from factor_journal.rollup import ROLLUP_SHARDS, PersonRow
 from factor_journal.store import FactorJournalStore
 
@@ -69,16 +69,16 @@ class OrganisationDirectory:
 
     def __init__(self, store: FactorJournalStore) -> None:
         self.store = store
-        self.client: firestore.Client = store.client
+        self.records = OrganisationRecords(store.client)
 
     def create(self, org_id: str, name: str) -> Organisation:
         organisation = Organisation(org_id=org_id, name=name)
-        self.store.org_ref(org_id).set(organisation.model_dump(exclude={"managers"}), merge=True)
+        self.records.upsert(org_id, organisation.model_dump(exclude={"managers"}))
         return self.get(org_id)  # type: ignore[return-value]
 
     def get(self, org_id: str) -> Organisation | None:
-        snapshot = self.store.org_ref(org_id).get()
-        return Organisation.model_validate({"org_id": org_id, **snapshot.to_dict()}) if snapshot.exists else None
+        data = self.records.get(org_id)
+        return Organisation.model_validate({"org_id": org_id, **data}) if data is not None else None
 
     def assign_manager(self, org_id: str, user_id: str) -> None:
         """Make a registered member of the organisation its manager.
@@ -91,12 +91,12 @@ class OrganisationDirectory:
             raise UnknownUserError(user_id)
         if profile.org_id != org_id:
             raise FactorJournalError(f"{user_id!r} belongs to {profile.org_id!r}, not {org_id!r}")
-        self.store.org_ref(org_id).set({"managers": firestore.ArrayUnion([user_id])}, merge=True)
+        self.records.add_manager(org_id, user_id)
         self.store.register_user(profile.model_copy(update={"role": "manager"}))
 
     def remove_manager(self, org_id: str, user_id: str) -> None:
         """Take the organisation away from a manager: off the list (effective at once), role member."""
-        self.store.org_ref(org_id).set({"managers": firestore.ArrayRemove([user_id])}, merge=True)
+        self.records.remove_manager(org_id, user_id)
         profile = self.store.get_user(user_id)
         if profile is not None and profile.role == "manager" and profile.org_id == org_id:
             self.store.register_user(profile.model_copy(update={"role": "member"}))
@@ -118,8 +118,7 @@ class OrganisationDirectory:
 
     def rows(self, org_id: str) -> list[PersonRow]:
         """Every person's row, read from the organisation's shard documents (constant reads)."""
-        snapshots = list(self.store.org_ref(org_id).collection("rollup").stream())
-        people = [PersonRow.model_validate(row) for snapshot in snapshots for row in _rows_of(snapshot).values()]
+        people = [PersonRow.model_validate(row) for row in self.records.shard_rows(org_id)]
         return sorted(people, key=lambda row: (row.display_name.lower(), row.user_id))
 
     def team(
@@ -168,17 +167,12 @@ class OrganisationDirectory:
             avg_confidence=round(sum(r.avg_confidence for r in people) / count, 4) if count else 0.0,
             tiers=dict(Counter(r.decision_tier for r in people)),
         )
-        self.store.org_ref(org_id).collection("daily").document(figures.date).set(figures.model_dump())
+        self.records.write_day(org_id, figures.date, figures.model_dump())
         return figures
 
     def history(self, org_id: str, days: int = 90) -> list[OrgDay]:
         """The organisation's daily figures, oldest first (at most ``days`` documents)."""
-        query = (
-            self.store.org_ref(org_id).collection("daily")
-            .order_by("date", direction=firestore.Query.DESCENDING).limit(days)
-        )  # fmt: skip
-        snapshots = list(query.stream())
-        return sorted((OrgDay.model_validate(s.to_dict()) for s in snapshots), key=lambda d: d.date)
+        return sorted((OrgDay.model_validate(d) for d in self.records.days(org_id, days)), key=lambda d: d.date)
 
     def organisation_page(self, after: str | None = None, page_size: int = 100) -> tuple[list[str], str | None]:
         """Organisation ids in id order after ``after`` (a cursor), and the cursor of the next page.
@@ -186,11 +180,7 @@ class OrganisationDirectory:
         A full page returns its last id as the next cursor (the next page may be empty); a
         short page returns None: every organisation is listed once, however many there are.
         """
-        query = self.client.collection("organisations").select([]).order_by("__name__")
-        if after is not None:
-            query = query.start_after({"__name__": after})
-        snapshots = list(query.limit(page_size).stream())
-        ids = [snapshot.id for snapshot in snapshots]
+        ids = self.records.id_page(after, page_size)
         return ids, (ids[-1] if len(ids) == page_size else None)
 
     def organisation_ids(self) -> list[str]:
@@ -200,15 +190,6 @@ class OrganisationDirectory:
             more, after = self.organisation_page(after)
             ids.extend(more)
         return ids
-
-
-def _rows_of(snapshot: firestore.DocumentSnapshot) -> dict:
-    """A shard's ``rows`` map, read without ``to_dict()``'s deep copy (thousands of nested rows, read-only here)."""
-    data = getattr(snapshot, "_data", None)  # the decoded document; to_dict() returns a deep copy of it
-    if not isinstance(data, dict):
-        data = snapshot.to_dict() or {}
-    rows = data.get("rows")
-    return rows if isinstance(rows, dict) else {}
 
 
 def blockers(catalog: Catalog, people: list[PersonRow]) -> Blockers:
