@@ -70,6 +70,16 @@ def database() -> firestore.Client:
     return own_database("fj-own")
 
 
+@pytest.fixture(autouse=True)
+def fresh_settings():
+    """Settings are read once per process; a test that sets FJ_* variables sees them (and leaves none)."""
+    from factor_journal.settings import settings
+
+    settings.cache_clear()
+    yield
+    settings.cache_clear()
+
+
 @pytest.fixture(scope="session")
 def catalog() -> Catalog:
     return load_catalog()

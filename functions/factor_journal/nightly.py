@@ -32,7 +32,6 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, Protocol
 
-from google.cloud import firestore
 from pydantic import AwareDatetime, BaseModel, Field, model_validator
 
 from factor_journal.links import LinkSigner
@@ -47,12 +46,15 @@ from factor_journal.reminders import (
     due_page,
     remind,
 )
+from factor_journal.repositories.client import FirestoreClient
+from factor_journal.repositories.nightly_runs import RUNS_COLLECTION as RUNS_COLLECTION  # re-exported
+from factor_journal.repositories.nightly_runs import NightlyRuns
+from factor_journal.settings import Settings
 from factor_journal.store import FactorJournalStore
 
 REGION = "europe-west1"  # where the task queue functions are deployed (functions/main.py)
 ORGANISATION_QUEUE = "nightlyOrganisations"  # Cloud Tasks queue ids: letters, digits and hyphens only
 REMINDER_QUEUE = "nightlyReminders"
-RUNS_COLLECTION = "nightly_runs"
 DEFAULT_ORG_PAGE_SIZE = 10
 RUN_ID = re.compile(r"^[A-Za-z0-9-]{1,64}$")
 
@@ -71,11 +73,12 @@ class NightlySettings(BaseModel):
 
     @classmethod
     def from_env(cls) -> NightlySettings:
-        names = {
-            "page_size": "FJ_NIGHTLY_PAGE_SIZE", "org_page_size": "FJ_NIGHTLY_ORG_PAGE_SIZE",
-            "inactive_days": "FJ_REMINDER_INACTIVE_DAYS", "window_days": "FJ_REMINDER_WINDOW_DAYS",
-        }  # fmt: skip
-        return cls.model_validate({key: os.environ[env] for key, env in names.items() if os.environ.get(env)})
+        """This run's knobs, from the product's settings (read from the environment)."""
+        configured = Settings.from_env()
+        return cls(
+            page_size=configured.nightly_page_size, org_page_size=configured.nightly_org_page_size,
+            inactive_days=configured.reminder_inactive_days, window_days=configured.reminder_window_days,
+        )  # fmt: skip
 
     def policy(self) -> ReminderPolicy:
         return ReminderPolicy(
@@ -186,7 +189,7 @@ def default_run_id(now: datetime) -> str:
 
 
 def start_run(
-    client: firestore.Client, sink: TaskSink, now: datetime | None = None, run_id: str | None = None,
+    client: FirestoreClient, sink: TaskSink, now: datetime | None = None, run_id: str | None = None,
     settings: NightlySettings | None = None,
 ) -> list[NightlyTask]:  # fmt: skip
     """What the scheduled function does: record the run and enqueue its first three tasks.
@@ -199,9 +202,7 @@ def start_run(
     settings = settings or NightlySettings.from_env()
     first = [NightlyTask(kind="organisations", run_id=run_id, now=now, settings=settings)]
     first += [NightlyTask(kind="reminders", run_id=run_id, now=now, settings=settings, scan=scan) for scan in SCANS]
-    client.collection(RUNS_COLLECTION).document(run_id).set(
-        {"now": now, "settings": settings.model_dump(), "started_at": firestore.SERVER_TIMESTAMP}, merge=True
-    )
+    NightlyRuns(client).start(run_id, now, settings.model_dump())
     return [task for task in first if sink.enqueue(task)]
 
 
@@ -221,9 +222,7 @@ class NightlyWorker:
         }[task.kind]
         counts = handler(task)
         marker = {"kind": task.kind, "page": task.page, "scan": task.scan, **counts}
-        self.store.client.collection(RUNS_COLLECTION).document(task.run_id).collection("tasks").document(task.key).set(
-            {**marker, "finished_at": firestore.SERVER_TIMESTAMP, "executions": firestore.Increment(1)}, merge=True
-        )
+        NightlyRuns(self.store.client).mark_done(task.run_id, task.key, marker)
         return marker
 
     def _organisations(self, task: NightlyTask) -> dict[str, Any]:
@@ -253,13 +252,13 @@ class RunProgress(BaseModel):
     reminders_sent: int
 
 
-def progress(client: firestore.Client, run_id: str) -> RunProgress:
+def progress(client: FirestoreClient, run_id: str) -> RunProgress:
     """How far a run got, from its task markers (one read per finished task).
 
     Complete when each chain of pages (organisations, every reminder scan) has a last
     page with every page before it.
     """
-    markers = [s.to_dict() for s in client.collection(RUNS_COLLECTION).document(run_id).collection("tasks").stream()]
+    markers = NightlyRuns(client).markers(run_id)
     chains: dict[str, list[dict[str, Any]]] = {}
     for marker in markers:
         chains.setdefault(f"{marker['kind']}/{marker.get('scan')}", []).append(marker)

@@ -26,14 +26,11 @@ from __future__ import annotations
 
 import hashlib
 import html
-import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 from urllib.parse import urlencode
 
-from google.cloud import firestore
-from google.cloud.firestore_v1.base_query import FieldFilter
 from itsdangerous import BadSignature, URLSafeSerializer
 from pydantic import BaseModel, Field
 
@@ -41,9 +38,11 @@ from factor_journal.errors import UnknownUserError
 from factor_journal.guidance import next_best_questions
 from factor_journal.links import InvalidLinkError, LinkSigner, link_secret, link_url
 from factor_journal.models import AssessmentSummary, UserProfile
+from factor_journal.repositories.mail import MAIL_COLLECTION as MAIL_COLLECTION  # re-exported for callers
+from factor_journal.repositories.mail import Mail, MailDocument, MailMessage
+from factor_journal.settings import settings
 from factor_journal.store import FactorJournalStore
 
-MAIL_COLLECTION = "mail"
 UNSUBSCRIBE_PAGE = "unsubscribe"  # the app's page that honours the link (url path)
 _UNSUBSCRIBE_SALT = "factor-journal.unsubscribe.v1"
 
@@ -88,7 +87,7 @@ def one_click_endpoint(project_id: str) -> str:
     """The address mail clients POST to for a one-click unsubscribe (RFC 8058): the ``unsubscribe`` HTTP
     function; ``FJ_UNSUBSCRIBE_URL`` overrides it (for example behind your own domain)."""
     default = f"https://{FUNCTIONS_REGION}-{project_id}.cloudfunctions.net/unsubscribe"
-    return os.environ.get("FJ_UNSUBSCRIBE_URL") or default
+    return settings().unsubscribe_url or default
 
 
 ONE_CLICK_DONE = (
@@ -122,14 +121,10 @@ def unsubscribe(
     Raises InvalidLinkError for a bad token and UnknownUserError when the person no longer exists;
     nothing is written then."""
     user_id = links.user_of(token)
-    user_ref = store.client.collection("users").document(user_id)
-    snapshot = user_ref.get()
-    if not snapshot.exists:
+    profile = Mail(store.client).opt_out(user_id, now or datetime.now(UTC))
+    if profile is None:
         raise UnknownUserError(user_id)
-    profile = UserProfile.model_validate(snapshot.to_dict())
-    if not profile.reminders_opt_out:
-        user_ref.set({"reminders_opt_out": True, "reminders_opt_out_at": now or datetime.now(UTC)}, merge=True)
-    return profile.model_copy(update={"reminders_opt_out": True})
+    return profile
 
 
 DEFAULT_PAGE_SIZE = 200
@@ -193,25 +188,20 @@ def due_page(
     be empty); a short page ends the scan.  Everyone read is returned: who is actually
     reminded is decided per person (role, email, opt-out, window, completeness).
     """
-    users = store.client.collection("users")
     order_field = _SCAN_FIELD[scan]
     if scan == "quiet":
-        query = users.where(filter=FieldFilter("last_active", "<", cutoff))
+        filters = [("last_active", "<", cutoff)]
     elif scan == "silent":
-        query = users.where(filter=FieldFilter("last_active", "==", None)).where(
-            filter=FieldFilter("created_at", "<", cutoff)
-        )
+        filters = [("last_active", "==", None), ("created_at", "<", cutoff)]
     else:
         raise ValueError(f"unknown scan {scan!r}; expected one of {SCANS}")
-    query = query.order_by(order_field).order_by("__name__")
-    if cursor is not None:
-        query = query.start_after({order_field: cursor.value, "__name__": cursor.user_id})
-    snapshots = list(query.limit(page_size).stream())
-    people = [UserProfile.model_validate(snapshot.to_dict()) for snapshot in snapshots]
+    after = (cursor.value, cursor.user_id) if cursor is not None else None
+    found = Mail(store.client).people_page(order_field, filters, after, page_size)
+    people = [UserProfile.model_validate(data) for _, data in found]
     next_cursor = None
-    if len(snapshots) == page_size:
-        last = snapshots[-1]
-        next_cursor = Cursor(value=last.get(order_field), user_id=last.id)
+    if len(found) == page_size:
+        last_id, last = found[-1]
+        next_cursor = Cursor(value=last.get(order_field), user_id=last_id)
     return ReminderPage(people=people, next_cursor=next_cursor)
 
 
@@ -247,7 +237,7 @@ def compose(
     )
     if next_question:
         lines.append(f"<p>Next, we would like to ask: <em>{html.escape(next_question)}</em></p>")
-    lines.append(f'<p><a href="{html.escape(url, quote=True)}">Pick up where we left off</a> (the link is valid for 14 days).</p>')
+    lines.append(f'<p><a href="{html.escape(url, quote=True)}">Pick up where we left off</a> (the link is valid for {settings().link_ttl_days:g} days).</p>')
     lines.append(
         f'<p style="color:#64748b;font-size:small">Don\'t want these reminders? '
         f'<a href="{html.escape(unsubscribe_url, quote=True)}">Unsubscribe with one click</a>.</p>'
@@ -324,19 +314,12 @@ def _send_once(
     store: FactorJournalStore, signer: LinkSigner, base_url: str, profile: UserProfile,
     summary: AssessmentSummary, now: datetime, policy: ReminderPolicy,
 ) -> str | None:  # fmt: skip
-    user_ref = store.client.collection("users").document(profile.user_id)
     session_id = summary.last_conversation.session_id if summary.last_conversation else None
     questions = next_best_questions(store.catalog, store.graph, summary, limit=1)
-    mail_ref = store.client.collection(MAIL_COLLECTION).document(mail_id_for(profile.user_id, now))
     token_box: dict[str, str] = {}
     unsubscribe_links = UnsubscribeLinks.like(signer)
 
-    @firestore.transactional
-    def run(transaction: firestore.Transaction) -> str | None:
-        user_snapshot, mail_snapshot = user_ref.get(transaction=transaction), mail_ref.get(transaction=transaction)
-        if not user_snapshot.exists or mail_snapshot.exists:  # gone, or already reminded today
-            return None
-        current = UserProfile.model_validate(user_snapshot.to_dict())
+    def build(current: UserProfile) -> MailDocument | None:
         if current.reminders_opt_out:
             return None
         if current.last_reminded_at is not None and now - current.last_reminded_at < policy.window:
@@ -348,11 +331,9 @@ def _send_once(
             unsubscribe_links.url(base_url, profile.user_id),
             unsubscribe_links.url(one_click_endpoint(store.client.project), profile.user_id, page=""),
         )  # fmt: skip
-        transaction.set(
-            mail_ref,
-            {"to": [current.email], "message": message, "user_id": profile.user_id, "kind": "resume_reminder", "created_at": now},
+        return MailDocument(
+            to=[current.email], message=MailMessage.model_validate(message), user_id=profile.user_id, kind="resume_reminder",
+            created_at=now,
         )
-        transaction.set(user_ref, {"last_reminded_at": now}, merge=True)
-        return mail_ref.id
 
-    return store.run_transaction(run)
+    return Mail(store.client).queue_once(profile.user_id, mail_id_for(profile.user_id, now), build)

@@ -99,7 +99,7 @@ def reset() -> None:
 
 
 def app_url() -> str:
-    return os.environ.get("FJ_APP_URL", "http://localhost:8501")
+    return settings().app_url
 
 
 def admin_app() -> Any:

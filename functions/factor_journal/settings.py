@@ -25,6 +25,10 @@ class Settings(BaseModel):
     link_ttl_days: float = Field(14.0, gt=0)
     reminder_inactive_days: float = Field(7.0, gt=0)
     reminder_window_days: float = Field(7.0, gt=0)
+    unsubscribe_url: str | None = Field(None, description="where mail clients POST a one-click unsubscribe")
+    # The nightly job
+    nightly_page_size: int = Field(200, ge=1, le=1000, description="people per reminder task")
+    nightly_org_page_size: int = Field(10, ge=1, le=1000, description="organisations per figures task")
     # The turn pipeline
     turns_per_minute: int = Field(12, ge=1, description="analysed turns a person may write per minute")
     turns_per_day: int = Field(400, ge=1, description="analysed turns a person may write per day")

@@ -38,11 +38,11 @@ from google.cloud.firestore_v1.field_path import FieldPath
 
 from factor_journal.errors import InvalidInputError
 from factor_journal.repositories.links import LINK_COLLECTION
+from factor_journal.repositories.mail import MAIL_COLLECTION
 from factor_journal.rollup import shard_of
 
 LOG = logging.getLogger("factor_journal.privacy")
 EXPORT_FORMAT = "factor-journal-export/1"
-MAIL_COLLECTION = "mail"
 PRIVACY_LOG = "privacy_log"
 
 

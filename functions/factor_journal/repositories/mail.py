@@ -1,0 +1,84 @@
+"""Queued mail (``mail/{id}``, the Firebase "Trigger Email" extension's collection) and who is due a reminder."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, Literal
+
+from google.cloud import firestore
+from google.cloud.firestore_v1.base_query import FieldFilter
+from pydantic import Field
+
+from factor_journal.models import DocumentModel, UserProfile
+from factor_journal.repositories.client import CountedClient, run_transaction
+from factor_journal.repositories.paths import Paths
+
+MAIL_COLLECTION = "mail"
+
+
+class MailMessage(DocumentModel):
+    subject: str
+    html: str
+    headers: dict[str, str] = Field(default_factory=dict)
+
+
+class MailDocument(DocumentModel):
+    """One email for the Trigger Email extension to send."""
+
+    to: list[str]
+    message: MailMessage
+    user_id: str
+    kind: Literal["resume_reminder"]
+    created_at: datetime
+
+
+class Mail:
+    def __init__(self, client: CountedClient) -> None:
+        self.client = client
+        self.paths = Paths(client)
+
+    def people_page(
+        self, order_field: str, filters: list[tuple[str, str, Any]], after: tuple[Any, str] | None, page_size: int
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """Profiles matching ``filters``, ordered by ``order_field`` then id, after the cursor (value, id)."""
+        query: Any = self.client.collection("users")
+        for name, op, value in filters:
+            query = query.where(filter=FieldFilter(name, op, value))
+        query = query.order_by(order_field).order_by("__name__")
+        if after is not None:
+            query = query.start_after({order_field: after[0], "__name__": after[1]})
+        return [(snapshot.id, snapshot.to_dict() or {}) for snapshot in query.limit(page_size).stream()]
+
+    def queue_once(
+        self, user_id: str, mail_id: str, compose: Callable[[UserProfile], MailDocument | None]
+    ) -> str | None:
+        """Write ``mail/{mail_id}`` and the person's ``last_reminded_at`` in one transaction, unless the
+        person is gone, the mail exists already, or ``compose`` (given the profile as read) declines."""
+        user_ref = self.paths.user(user_id)
+        mail_ref = self.client.collection(MAIL_COLLECTION).document(mail_id)
+
+        @firestore.transactional
+        def run(transaction: firestore.Transaction) -> str | None:
+            user_snapshot, mail_snapshot = user_ref.get(transaction=transaction), mail_ref.get(transaction=transaction)
+            if not user_snapshot.exists or mail_snapshot.exists:  # gone, or already reminded today
+                return None
+            document = compose(UserProfile.model_validate(user_snapshot.to_dict()))
+            if document is None:
+                return None
+            transaction.set(mail_ref, document.to_document())
+            transaction.set(user_ref, {"last_reminded_at": document.created_at}, merge=True)
+            return mail_ref.id
+
+        return run_transaction(self.client, run)
+
+    def opt_out(self, user_id: str, at: datetime) -> UserProfile | None:
+        """Set the person's ``reminders_opt_out`` (idempotent); None when there is no such person."""
+        reference = self.paths.user(user_id)
+        snapshot = reference.get()
+        if not snapshot.exists:
+            return None
+        profile = UserProfile.model_validate(snapshot.to_dict())
+        if not profile.reminders_opt_out:
+            reference.set({"reminders_opt_out": True, "reminders_opt_out_at": at}, merge=True)
+        return profile.model_copy(update={"reminders_opt_out": True})
