@@ -83,13 +83,14 @@ DETECT_FEATURES: Final = (
     "answer_description", "answer_rubric", "answer_rubric_mean", "question_questions", "question_description",
     "answer_examples", "exchange_examples", "answer_margin", "answer_z", "question_z", "examples_z",
     "none_similarity", "short_answer", "short_x_question_z", "lexical_answer", "lexical_question", "answer_rank1",
-    "question_rank1",
+    "question_rank1", "rules_fired", "rules_confidence", "answer_best", "yes_no", "small_talk",
 )  # fmt: skip
 BAND_SIGNALS: Final = (
     "rubric_low", "rubric_mid", "rubric_high", "exchange_rubric_low", "exchange_rubric_mid", "exchange_rubric_high",
     "knn_factor_low", "knn_factor_mid", "knn_factor_high", "knn_all_low", "knn_all_mid", "knn_all_high",
     "negations", "hedges", "negated_negative", "negated_positive", "polarity", "number", "short_answer",
     "low_share", "mid_share", "high_share", "low_markers", "mid_markers", "high_markers",
+    "rules_low", "rules_mid", "rules_high",
 )  # fmt: skip
 
 
@@ -108,6 +109,9 @@ class Space:
         self.question_owner = np.array([i for i, _ in questions])
         self.questions = embed([q for _, q in questions])
         self._vocabulary = [_vocabulary(f) for f in self.factors]
+        from factor_journal.extraction.offline import OfflineExtractor
+
+        self.rules = OfflineExtractor(catalog)  # the keyword rules' reading is one more feature
         self.set_examples(examples)
 
     def set_examples(self, examples: Sequence[Example]) -> None:
@@ -175,6 +179,15 @@ class Turn:
         self.answer_sims = space.example_answer @ answer_vec
         self.exchange_sims = space.example_exchange @ exchange_vec
         self.short = float(signals.word_count(answer) <= SHORT_ANSWER_WORDS)
+        recent = [ExchangeTurn(role="assistant", text=question)] if question.strip() else []
+        m = len(space.factors)
+        self.rules_level = np.zeros((m, 3), dtype=np.float32)
+        self.rules_confidence = np.zeros(m, dtype=np.float32)
+        for update in space.rules.read(answer, recent):
+            if update.factor_id in space.index:
+                i = space.index[update.factor_id]
+                self.rules_level[i, BANDS.index(band_of(update.value))] = 1.0
+                self.rules_confidence[i] = update.confidence
 
     def detection_features(self) -> np.ndarray:
         """(factors × DETECT_FEATURES) for this turn."""
@@ -207,6 +220,9 @@ class Turn:
             answer_examples, exchange_examples, _margin(answer_side), _z(answer_side), question_z,
             _z(exchange_examples + answer_examples), np.full(m, none_similarity), np.full(m, self.short),
             self.short * question_z, lexical_answer, lexical_question, answer_rank1, question_rank1,
+            self.rules_level.max(axis=1), self.rules_confidence, np.full(m, answer_side.max()),
+            np.full(m, float(signals.answer_polarity(self.answer) != 0)),
+            np.full(m, min(signals.small_talk_count(self.answer), 3) / 3),
         ]  # fmt: skip
         return np.stack([np.asarray(c, dtype=np.float32) for c in columns], axis=1)
 
@@ -224,7 +240,7 @@ class Turn:
             min(signals.negation_count(text), 3) / 3, min(signals.hedge_count(text), 3) / 3,
             float(signals.negated_negative(text)), float(signals.negated_positive(text)),
             float(signals.answer_polarity(text)), float(signals.has_number(text)), self.short,
-            *signals.maturity_markers(text),
+            *signals.maturity_markers(text), *self.rules_level[factor_index],
         ]  # fmt: skip
         return np.asarray(signal, dtype=np.float32)
 

@@ -136,3 +136,16 @@ def maturity_markers(text: str) -> tuple[float, float, float, float, float, floa
     low, mid, high = len(_LOW_MARKERS.findall(said)), len(_MID_MARKERS.findall(said)), len(_HIGH_MARKERS.findall(said))
     total = low + mid + high + 1
     return (low / total, mid / total, high / total, min(low, 4) / 4, min(mid, 4) / 4, min(high, 4) / 4)
+
+
+_SMALL_TALK: Final = re.compile(
+    r"\b(?:lunch|coffee|tea|break|meeting|call|later|tomorrow|next week|monday|friday|weekend|holiday|recorded|"
+    r"recording|how long (?:will|does) this|who (?:are|is) you|are you (?:a|an) (?:bot|ai|robot|human)|sorry|"
+    r"hang on|one sec(?:ond)?|brb|pick this up|continue|reschedule|thanks|thank you|cheers|hello|hi|hey|"
+    r"good (?:morning|afternoon)|what do you mean|example|repeat|rephrase|skip|pass|next question)\b"
+)
+
+
+def small_talk_count(text: str) -> int:
+    """Markers of small talk and logistics ("can we continue after lunch", "is this recorded")."""
+    return len(_SMALL_TALK.findall(normalise(text)))
