@@ -84,6 +84,7 @@ DETECT_FEATURES: Final = (
     "answer_examples", "exchange_examples", "answer_margin", "answer_z", "question_z", "examples_z",
     "none_similarity", "short_answer", "short_x_question_z", "lexical_answer", "lexical_question", "answer_rank1",
     "question_rank1", "rules_fired", "rules_confidence", "answer_best", "yes_no", "small_talk",
+    "asks_back",
 )  # fmt: skip
 BAND_SIGNALS: Final = (
     "rubric_low", "rubric_mid", "rubric_high", "exchange_rubric_low", "exchange_rubric_mid", "exchange_rubric_high",
@@ -223,6 +224,7 @@ class Turn:
             self.rules_level.max(axis=1), self.rules_confidence, np.full(m, answer_side.max()),
             np.full(m, float(signals.answer_polarity(self.answer) != 0)),
             np.full(m, min(signals.small_talk_count(self.answer), 3) / 3),
+            np.full(m, float(signals.asks_back(self.answer))),
         ]  # fmt: skip
         return np.stack([np.asarray(c, dtype=np.float32) for c in columns], axis=1)
 

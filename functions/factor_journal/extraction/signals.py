@@ -50,7 +50,9 @@ _HOSTILE: Final = re.compile(
     r"|\b(?:scores?|readiness|ratings?|values?|factors?)\s+(?:to|at|of|as)\s+(?:100|high|max|maximum|full|ready|perfect)\b"
     r"|\b(?:every|all)\s+(?:the\s+)?(?:factors?|scores?|values?|categories)\b"
     r"|\bfully (?:ai[- ])?ready\b|\bhigh[_ ]risk tier\b|\bconfidence (?:to |of )?1(?:\.0)?\b|\bai_readiness_score\b"
-    r"|\b[a-z]+_[a-z_]+\s*[=:]\s*\d+"
+    r"|\b[a-z]+_[a-z_]+\s*[=:]\s*\d+|\bset [a-z]+_[a-z_]+ to\b|\"(?:factor_id|value|confidence)\"\s*:"
+    r"|\brecord (?:that|this)\b|\bnote down\b|\bwrite down that\b|\bpretend (?:i|we)\b|\b(?:10|ten) out of (?:10|ten)\b"
+    r"|\bwhatever (?:i|we) said\b|\bdelete (?:them|my|our|the|those)\b[^.!?\n]{0,20}\banswers?\b|\bauthori[sz]ed audit\b"
 )
 
 
@@ -142,8 +144,19 @@ _SMALL_TALK: Final = re.compile(
     r"\b(?:lunch|coffee|tea|break|meeting|call|later|tomorrow|next week|monday|friday|weekend|holiday|recorded|"
     r"recording|how long (?:will|does) this|who (?:are|is) you|are you (?:a|an) (?:bot|ai|robot|human)|sorry|"
     r"hang on|one sec(?:ond)?|brb|pick this up|continue|reschedule|thanks|thank you|cheers|hello|hi|hey|"
-    r"good (?:morning|afternoon)|what do you mean|example|repeat|rephrase|skip|pass|next question)\b"
+    r"good (?:morning|afternoon)|what do you mean|example|repeat|rephrase|skip|pass|next question|let me think|"
+    r"come back|minutes?|right person|confidential|summary|afterwards|article|stand for|by email|interesting)\b"
 )
+_INTERROGATIVE: Final = re.compile(
+    r"^(?:sorry,?\s*)?(?:can|could|would|will|what|whats|what's|is|are|do|does|how|why|who|where|when|should|may)\b"
+)
+
+
+def asks_back(text: str) -> bool:
+    """Whether the turn is a question back to the interviewer ("What do you mean by…?", "Is this recorded?")."""
+    said = normalise(text)
+    sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", said) if s.strip()]
+    return bool(sentences) and sentences[-1].endswith("?") and any(_INTERROGATIVE.match(s) for s in sentences)
 
 
 def small_talk_count(text: str) -> int:

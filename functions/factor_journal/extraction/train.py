@@ -44,6 +44,7 @@ DEV = REPO / "eval" / "corpus" / "dev.jsonl"
 VERSION = "semantic-v1"
 FOLDS = 5
 MAX_SPURIOUS_PER_TURN = 0.08
+NONE_UPDATE_COST = 0.01  # one update on a small-talk or hostile turn costs as much as 1% band accuracy
 
 
 def read_corpus(path: Path) -> list[Example]:
@@ -102,7 +103,7 @@ def _band_values(examples: Sequence[Example]) -> dict[str, float]:
 
 def _score(predictions: list[list[tuple[str, str, float, float]]], examples: Sequence[Example], floor: float,
            threshold: float) -> dict[str, float]:  # fmt: skip
-    correct = spurious = wrong = 0
+    correct = spurious = wrong = none_updates = 0
     expected_total = sum(len(e.expected) for e in examples)
     for readings, example in zip(predictions, examples, strict=True):
         for fid, band, detected, band_probability in readings:
@@ -110,6 +111,7 @@ def _score(predictions: list[list[tuple[str, str, float, float]]], examples: Seq
                 continue
             if fid not in example.expected:
                 spurious += 1
+                none_updates += not example.expected
             elif band_of(example.expected[fid]) == band:
                 correct += 1
             else:
@@ -118,7 +120,7 @@ def _score(predictions: list[list[tuple[str, str, float, float]]], examples: Seq
         "band_accuracy": correct / max(expected_total, 1),
         "recall": (correct + wrong) / max(expected_total, 1),
         "spurious_per_turn": spurious / max(len(examples), 1),
-        "correct": correct, "wrong_band": wrong, "spurious": spurious,
+        "correct": correct, "wrong_band": wrong, "spurious": spurious, "off_topic_or_hostile_updates": none_updates,
     }  # fmt: skip
 
 
@@ -149,7 +151,8 @@ def choose_thresholds(predictions, examples) -> tuple[float, float, dict[str, fl
             figures = _score(predictions, examples, float(floor), float(threshold))
             if figures["spurious_per_turn"] > MAX_SPURIOUS_PER_TURN:
                 continue
-            key = (figures["band_accuracy"], -figures["spurious_per_turn"] - figures["wrong_band"] / 1000)
+            # no update on small talk or hostile turns comes first, then band accuracy
+            key = (figures["band_accuracy"] - NONE_UPDATE_COST * figures["off_topic_or_hostile_updates"], -figures["spurious_per_turn"] - figures["wrong_band"] / 1000)
             if best is None or key > best[0]:
                 best = (key, float(floor), float(threshold), figures)
     if best is None:
@@ -171,7 +174,10 @@ def train(corpus: Path = DEV, catalog: Catalog | None = None, *, quiet: bool = F
             floor, threshold, figures = choose_thresholds(predictions, space.examples)
             say(f"  cv detect_l2={detect_l2} band_l2={band_l2}: floor {floor} threshold {threshold} "
                 + ", ".join(f"{k} {v:.3f}" for k, v in figures.items()))  # fmt: skip
-            if best is None or figures["band_accuracy"] > best[4]["band_accuracy"]:
+            def worth(f: dict[str, float]) -> float:
+                return f["band_accuracy"] - NONE_UPDATE_COST * f["off_topic_or_hostile_updates"]
+
+            if best is None or worth(figures) > worth(best[4]):
                 best = (detect_l2, band_l2, floor, threshold, figures)
     assert best is not None
     detect_l2, band_l2, floor, threshold, figures = best
