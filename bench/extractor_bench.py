@@ -33,11 +33,14 @@ if {kind!r} == "rules":  # the rules alone: lexical candidates, as before the se
 catalog = load_catalog(); graph = graph_for(catalog)
 baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 extractor = make_extractor({kind!r})
-turns = [json.loads(line) for split in ("dev", "test") for line in open({corpus!r} + f"/{{split}}.jsonl") if line.strip()]
+paths = [{corpus!r} + f"/{{split}}.jsonl" for split in ("dev", "test")]
+turns = [json.loads(line) for path in paths for line in open(path) if line.strip()]
 def one(turn):
     recent = [ExchangeTurn(role="assistant", text=turn["question"])] if turn["question"] else []
     candidates = select_candidates(catalog, graph, turn["answer"], turn["question"], {{}})
-    extractor.extract(ExtractionRequest(user_id="u", session_id="s", turn_id="t", text=turn["answer"], recent=recent, candidates=candidates))
+    request = ExtractionRequest(user_id="u", session_id="s", turn_id="t", text=turn["answer"], recent=recent,
+                                candidates=candidates)
+    extractor.extract(request)
 one(turns[0])
 ready = time.perf_counter() - started
 samples = []

@@ -114,5 +114,5 @@ def _semantic(catalog: Catalog, text: str, previous_question: str) -> list[str]:
 
         return rank_factors(catalog, previous_question, text, SEMANTIC_CANDIDATES)
     except Exception as error:  # candidates must never fail a turn: fall back to lexical matching
-        log.warning("semantic candidate ranking unavailable (%s: %s); lexical candidates only", type(error).__name__, error)
+        log.warning("semantic candidate ranking unavailable (%s: %s); lexical only", type(error).__name__, error)
         return []

@@ -32,14 +32,46 @@ def test_the_splits_do_not_share_turns(catalog):
 def test_invalid_records_are_refused_naming_the_line(tmp_path, catalog):
     path = tmp_path / "bad.jsonl"
     records = [
-        {"id": "a", "question": "q", "answer": "fine", "expected": [{"factor_id": "no_such", "value": 20}], "kind": "factor"},
-        {"id": "b", "question": "q", "answer": "hi", "expected": [{"factor_id": "data_quality", "value": 20}], "kind": "off_topic"},
-        {"id": "c", "question": "q", "answer": "x", "expected": [{"factor_id": "ai_readiness_score", "value": 20}], "kind": "factor"},
-        {"id": "d", "question": "q", "answer": "x", "expected": [{"factor_id": "data_quality", "value": 140}], "kind": "factor"},
+        {
+            "id": "a",
+            "question": "q",
+            "answer": "fine",
+            "expected": [{"factor_id": "no_such", "value": 20}],
+            "kind": "factor",
+        },
+        {
+            "id": "b",
+            "question": "q",
+            "answer": "hi",
+            "expected": [{"factor_id": "data_quality", "value": 20}],
+            "kind": "off_topic",
+        },
+        {
+            "id": "c",
+            "question": "q",
+            "answer": "x",
+            "expected": [{"factor_id": "ai_readiness_score", "value": 20}],
+            "kind": "factor",
+        },
+        {
+            "id": "d",
+            "question": "q",
+            "answer": "x",
+            "expected": [{"factor_id": "data_quality", "value": 140}],
+            "kind": "factor",
+        },
     ]
     path.write_text("\n".join(json.dumps(r) for r in records) + "\n{not json\n")
     with pytest.raises(CorpusError) as raised:
         load_corpus(path, catalog)
     message = str(raised.value)
-    for expected in ("bad.jsonl:1", "'no_such'", "bad.jsonl:2", "must expect no update", "bad.jsonl:3", "off its scale", "bad.jsonl:5"):
+    for expected in (
+        "bad.jsonl:1",
+        "'no_such'",
+        "bad.jsonl:2",
+        "must expect no update",
+        "bad.jsonl:3",
+        "off its scale",
+        "bad.jsonl:5",
+    ):
         assert expected in message

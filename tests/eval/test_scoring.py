@@ -12,7 +12,12 @@ def record(expected, stored=None, kind="factor", status="processed", confidence=
 
 
 def test_a_failed_turn_counts_as_a_miss_of_every_expected_factor():
-    figures = score([record({"data_quality": 20, "data_governance": 50}, status="failed"), record({"data_quality": 80}, {"data_quality": 75})])
+    figures = score(
+        [
+            record({"data_quality": 20, "data_governance": 50}, status="failed"),
+            record({"data_quality": 80}, {"data_quality": 75}),
+        ]
+    )
     assert figures["turns"] == 2 and figures["failed_turns"] == 1
     assert figures["detection"]["false_negative"] == 2 and figures["detection"]["recall"] == round(1 / 3, 4)
     assert figures["band_accuracy"] == round(1 / 3, 4)
@@ -44,5 +49,7 @@ def test_calibration_buckets_hold_the_stated_confidences():
 
 def test_the_report_shows_every_extractor_and_split():
     figures = score([record({"data_quality": 20}, {"data_quality": 20})])
-    text = render_report({"extractors": {"semantic": {"model": "m", "measured_at": "now", "splits": {"dev": figures, "test": figures}}}})
+    text = render_report(
+        {"extractors": {"semantic": {"model": "m", "measured_at": "now", "splits": {"dev": figures, "test": figures}}}}
+    )
     assert "| semantic | dev |" in text and "| semantic | test |" in text and "Calibration" in text

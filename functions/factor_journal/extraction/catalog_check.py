@@ -14,8 +14,6 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-import numpy as np
-
 from factor_journal.catalog.models import Catalog, Factor, load_catalog
 from factor_journal.extraction.embeddings import embed
 

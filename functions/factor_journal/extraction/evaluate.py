@@ -215,9 +215,13 @@ def score(records: Iterable[TurnRecord]) -> dict[str, Any]:
     tp = fp = fn = band_correct = 0
     errors: list[float] = []
     confusion = {band: {b: 0 for b in (*BANDS, "none")} for band in BANDS}
-    per_factor: dict[str, dict[str, int]] = defaultdict(lambda: {"expected": 0, "detected": 0, "band_correct": 0, "spurious": 0})
+    per_factor: dict[str, dict[str, int]] = defaultdict(
+        lambda: {"expected": 0, "detected": 0, "band_correct": 0, "spurious": 0}
+    )
     by_kind_updates = {kind: 0 for kind in KINDS}
-    by_tag: dict[str, dict[str, int]] = defaultdict(lambda: {"expected": 0, "detected": 0, "band_correct": 0, "turns": 0, "spurious": 0})
+    by_tag: dict[str, dict[str, int]] = defaultdict(
+        lambda: {"expected": 0, "detected": 0, "band_correct": 0, "turns": 0, "spurious": 0}
+    )
     buckets = [{"n": 0, "correct": 0, "confidence": 0.0} for _ in CALIBRATION_EDGES[:-1]]
     for record in records:
         by_kind_updates[record.kind] = by_kind_updates.get(record.kind, 0) + len(record.stored)
@@ -264,8 +268,13 @@ def score(records: Iterable[TurnRecord]) -> dict[str, Any]:
         "failed_turns": sum(1 for r in records if r.status not in ("processed", "no_update")),
         "expected_factors": expected_total,
         "updates": tp + fp,
-        "detection": {"true_positive": tp, "false_positive": fp, "false_negative": fn,
-                      "precision": _ratio(tp, tp + fp), "recall": _ratio(tp, expected_total)},  # fmt: skip
+        "detection": {
+            "true_positive": tp,
+            "false_positive": fp,
+            "false_negative": fn,
+            "precision": _ratio(tp, tp + fp),
+            "recall": _ratio(tp, expected_total),
+        },  # fmt: skip
         "band_accuracy": _ratio(band_correct, expected_total),
         "band_accuracy_when_detected": _ratio(band_correct, tp),
         "mae": round(statistics.fmean(errors), 2) if errors else None,
@@ -274,13 +283,22 @@ def score(records: Iterable[TurnRecord]) -> dict[str, Any]:
         "updates_on_hostile": by_kind_updates.get("hostile", 0),
         "confusion": confusion,
         "per_factor": {fid: per_factor[fid] for fid in sorted(per_factor)},
-        "by_tag": {tag: {**row, "recall": _ratio(row["detected"], row["expected"]),
-                         "band_accuracy": _ratio(row["band_correct"], row["expected"])}
-                   for tag, row in sorted(by_tag.items())},  # fmt: skip
+        "by_tag": {
+            tag: {
+                **row,
+                "recall": _ratio(row["detected"], row["expected"]),
+                "band_accuracy": _ratio(row["band_correct"], row["expected"]),
+            }
+            for tag, row in sorted(by_tag.items())
+        },  # fmt: skip
         "extractor_ms": {"p50": _percentile(timings, 50), "p95": _percentile(timings, 95), "n": len(timings)},
         "calibration": [
-            {"confidence": f"{low:.2f}-{min(high, 1.0):.2f}", "n": b["n"],
-             "accuracy": _ratio(b["correct"], b["n"]), "mean_confidence": _ratio(b["confidence"], b["n"])}
+            {
+                "confidence": f"{low:.2f}-{min(high, 1.0):.2f}",
+                "n": b["n"],
+                "accuracy": _ratio(b["correct"], b["n"]),
+                "mean_confidence": _ratio(b["confidence"], b["n"]),
+            }
             for (low, high), b in zip(zip(CALIBRATION_EDGES, CALIBRATION_EDGES[1:], strict=False), buckets, strict=True)
         ],  # fmt: skip
     }
@@ -321,10 +339,15 @@ def render_report(results: dict[str, Any]) -> str:
               "|---|---|---|" + "---|" * len(headline(_blank()))]  # fmt: skip
     for name, splits in sorted(extractors.items()):
         for split, figures in splits["splits"].items():
-            lines.append(f"| {name} | {split} | {figures['turns']} | " + " | ".join(str(v) for v in headline(figures).values()) + " |")
+            lines.append(
+                f"| {name} | {split} | {figures['turns']} | "
+                + " | ".join(str(v) for v in headline(figures).values())
+                + " |"
+            )
     for name, splits in sorted(extractors.items()):
         for split, figures in splits["splits"].items():
-            lines += ["", f"## {name} · {split}", "", f"Model `{splits.get('model')}`, run {splits.get('measured_at')}.", "",
+            run = f"Model `{splits.get('model')}`, run {splits.get('measured_at')}."
+            lines += ["", f"## {name} · {split}", "", run, "",
                       "Band confusion (rows: expected, columns: stored; none = no update):", "",
                       "| expected | low | mid | high | none |", "|---|---|---|---|---|"]  # fmt: skip
             for band, row in figures["confusion"].items():
@@ -332,13 +355,33 @@ def render_report(results: dict[str, Any]) -> str:
             lines += ["", "Calibration (stated confidence of stored updates vs. right factor and band):", "",
                       "| confidence | updates | accuracy | mean confidence |", "|---|---|---|---|"]  # fmt: skip
             for bucket in figures["calibration"]:
-                lines.append(f"| {bucket['confidence']} | {bucket['n']} | {_pct(bucket['accuracy'])} | {bucket['mean_confidence'] or '–'} |")
-            lines += ["", "By tag:", "", "| tag | turns | expected | recall | band accuracy | spurious |", "|---|---|---|---|---|---|"]
+                lines.append(
+                    f"| {bucket['confidence']} | {bucket['n']} | {_pct(bucket['accuracy'])} "
+                    f"| {bucket['mean_confidence'] or '–'} |"
+                )
+            lines += [
+                "",
+                "By tag:",
+                "",
+                "| tag | turns | expected | recall | band accuracy | spurious |",
+                "|---|---|---|---|---|---|",
+            ]
             for tag, row in figures["by_tag"].items():
-                lines.append(f"| {tag} | {row['turns']} | {row['expected']} | {_pct(row['recall'])} | {_pct(row['band_accuracy'])} | {row['spurious']} |")
-            lines += ["", "<details><summary>Per factor</summary>", "", "| factor | expected | detected | band correct | spurious |", "|---|---|---|---|---|"]
+                lines.append(
+                    f"| {tag} | {row['turns']} | {row['expected']} | {_pct(row['recall'])} "
+                    f"| {_pct(row['band_accuracy'])} | {row['spurious']} |"
+                )
+            lines += [
+                "",
+                "<details><summary>Per factor</summary>",
+                "",
+                "| factor | expected | detected | band correct | spurious |",
+                "|---|---|---|---|---|",
+            ]
             for fid, row in figures["per_factor"].items():
-                lines.append(f"| {fid} | {row['expected']} | {row['detected']} | {row['band_correct']} | {row['spurious']} |")
+                lines.append(
+                    f"| {fid} | {row['expected']} | {row['detected']} | {row['band_correct']} | {row['spurious']} |"
+                )
             lines += ["", "</details>"]
     return "\n".join(lines) + "\n"
 
@@ -363,7 +406,8 @@ def evaluate(extractor_kind: str, splits: Sequence[str], database: str = DATABAS
     catalog = load_catalog()
     store = FactorJournalStore(firestore.Client(project=project_id(), database=database), catalog)
     extractor = make_extractor(extractor_kind)
-    out: dict[str, Any] = {"model": getattr(extractor, "model", None) if isinstance(getattr(extractor, "model", None), str) else None,
+    model = getattr(extractor, "model", None)
+    out: dict[str, Any] = {"model": model if isinstance(model, str) else None,
                            "measured_at": datetime.now(UTC).isoformat(timespec="seconds"), "splits": {}}  # fmt: skip
     for split in splits:
         turns = load_corpus(corpus_dir / f"{split}.jsonl", catalog)
@@ -376,7 +420,9 @@ def evaluate(extractor_kind: str, splits: Sequence[str], database: str = DATABAS
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m factor_journal.extraction.evaluate")
-    parser.add_argument("--extractor", nargs="*", help="extractors to evaluate (default: FJ_EXTRACTOR, else the default)")
+    parser.add_argument(
+        "--extractor", nargs="*", help="extractors to evaluate (default: FJ_EXTRACTOR, else the default)"
+    )
     parser.add_argument("--split", nargs="*", choices=("dev", "test"), help="splits (default: every split present)")
     parser.add_argument("--database", default=DATABASE)
     parser.add_argument("--results", type=Path, default=RESULTS)
@@ -394,7 +440,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         entry["splits"].update(figures["splits"])
         entry["model"], entry["measured_at"] = figures["model"], figures["measured_at"]
         for split in splits:
-            print(f"{figures['name']} · {split}: " + ", ".join(f"{k} {v}" for k, v in headline(figures["splits"][split]).items()))
+            print(
+                f"{figures['name']} · {split}: "
+                + ", ".join(f"{k} {v}" for k, v in headline(figures["splits"][split]).items())
+            )
     results["targets"] = TARGETS
     args.results.parent.mkdir(parents=True, exist_ok=True)
     args.results.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")

@@ -215,7 +215,9 @@ class Turn:
         question_z = _z(question_questions + question_description) if has_question else np.zeros(m)
         lexical_answer, lexical_question = _lexical(space, self.answer), _lexical(space, self.question)
         answer_rank1 = (answer_side >= answer_side.max()).astype(np.float32)
-        question_rank1 = (question_questions >= question_questions.max()).astype(np.float32) if has_question else 0 * answer_rank1
+        question_rank1 = (
+            (question_questions >= question_questions.max()).astype(np.float32) if has_question else 0 * answer_rank1
+        )
         columns = [
             answer_description, answer_rubric, answer_rubric_mean, question_questions, question_description,
             answer_examples, exchange_examples, _margin(answer_side), _z(answer_side), question_z,
@@ -289,7 +291,9 @@ def softmax(logits: np.ndarray) -> np.ndarray:
     return exp / exp.sum(axis=-1, keepdims=True)
 
 
-def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float, classes: int, steps: int = 400) -> tuple[np.ndarray, np.ndarray]:
+def fit_logistic(
+    x: np.ndarray, y: np.ndarray, l2: float, classes: int, steps: int = 400
+) -> tuple[np.ndarray, np.ndarray]:
     """Multinomial logistic regression (``classes`` ≥ 2) by full-batch gradient descent with Adam; (W, b)."""
     n, d = x.shape
     weights, bias = np.zeros((d, classes)), np.zeros(classes)
@@ -362,8 +366,12 @@ class SemanticModel:
             "detector": self.detector.to_json(),
             "band": self.band.to_json(),
             "examples": [
-                {"question": e.question, "answer": e.answer, "kind": e.kind,
-                 "expected": [{"factor_id": f, "value": v} for f, v in e.expected.items()]}
+                {
+                    "question": e.question,
+                    "answer": e.answer,
+                    "kind": e.kind,
+                    "expected": [{"factor_id": f, "value": v} for f, v in e.expected.items()],
+                }
                 for e in self.examples
             ],  # fmt: skip
         }
@@ -440,7 +448,9 @@ class SemanticReader:
             probs = self.model.band.probabilities(turn.band_features(int(i))[None, :])[0]
             band = BANDS[int(probs.argmax())]
             found.append(
-                Reading(self.space.factors[i].id, float(detected[i]), band, float(probs.max()), self.model.band_values[band])
+                Reading(
+                    self.space.factors[i].id, float(detected[i]), band, float(probs.max()), self.model.band_values[band]
+                )
             )
         return found
 
@@ -483,7 +493,9 @@ def rank_factors(catalog: Catalog, question: str, answer: str, limit: int) -> li
     if not answer.strip() or signals.is_hostile(answer):
         return []
     detected = reader.detect(reader.turn(question, answer))
-    return [reader.space.factors[i].id for i in np.argsort(-detected)[:limit] if detected[i] >= reader.model.detect_floor]
+    return [
+        reader.space.factors[i].id for i in np.argsort(-detected)[:limit] if detected[i] >= reader.model.detect_floor
+    ]
 
 
 class SemanticExtractor:

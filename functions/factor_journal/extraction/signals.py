@@ -14,8 +14,36 @@ _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u20
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 _NEGATIONS: Final = frozenset(
-    "no not never without lack lacks lacking cannot nobody none nothing neither nor hardly barely "
-    "dont doesnt didnt isnt arent havent hasnt cant wont wasnt werent nope nah".split()
+    [
+        "no",
+        "not",
+        "never",
+        "without",
+        "lack",
+        "lacks",
+        "lacking",
+        "cannot",
+        "nobody",
+        "none",
+        "nothing",
+        "neither",
+        "nor",
+        "hardly",
+        "barely",
+        "dont",
+        "doesnt",
+        "didnt",
+        "isnt",
+        "arent",
+        "havent",
+        "hasnt",
+        "cant",
+        "wont",
+        "wasnt",
+        "werent",
+        "nope",
+        "nah",
+    ]
 )
 _HEDGES: Final = re.compile(
     r"\b(?:sort of|kind of|partly|partially|somewhat|to some extent|more or less|in part|a bit|a little|"
@@ -32,7 +60,9 @@ _NEGATIVE_AFTER_NEGATION: Final = re.compile(
     r"(?:good|great|mature|strong|clean|reliable|trusted|consistent|documented|automated|ready|there yet|much)\b"
 )
 _YES = re.compile(r"^\W*(?:yes|yeah|yep|yup|sure|definitely|absolutely|of course|indeed|correct|we do|we have)\b")
-_NO = re.compile(r"^\W*(?:no|nope|nah|not yet|not really|never|none|nothing|we don't|we do not|we haven't|not at all)\b")
+_NO = re.compile(
+    r"^\W*(?:no|nope|nah|not yet|not really|never|none|nothing|we don't|we do not|we haven't|not at all)\b"
+)
 _NUMBER = re.compile(r"\b\d+(?:[.,]\d+)?\s*%?|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|dozen|hundred)\b")
 
 # Hostile text: instructions to the system, forged roles, requests to set or mark values.
@@ -52,7 +82,8 @@ _HOSTILE: Final = re.compile(
     r"|\bfully (?:ai[- ])?ready\b|\bhigh[_ ]risk tier\b|\bconfidence (?:to |of )?1(?:\.0)?\b|\bai_readiness_score\b"
     r"|\b[a-z]+_[a-z_]+\s*[=:]\s*\d+|\bset [a-z]+_[a-z_]+ to\b|\"(?:factor_id|value|confidence)\"\s*:"
     r"|\brecord (?:that|this)\b|\bnote down\b|\bwrite down that\b|\bpretend (?:i|we)\b|\b(?:10|ten) out of (?:10|ten)\b"
-    r"|\bwhatever (?:i|we) said\b|\bdelete (?:them|my|our|the|those)\b[^.!?\n]{0,20}\banswers?\b|\bauthori[sz]ed audit\b"
+    r"|\bwhatever (?:i|we) said\b|\bdelete (?:them|my|our|the|those)\b[^.!?\n]{0,20}\banswers?\b"
+    r"|\bauthori[sz]ed audit\b"
 )
 
 

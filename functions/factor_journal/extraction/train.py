@@ -124,7 +124,9 @@ def _score(predictions: list[list[tuple[str, str, float, float]]], examples: Seq
     }  # fmt: skip
 
 
-def cross_validate(space: Space, detect_l2: float, band_l2: float, seed: int = 7) -> list[list[tuple[str, str, float, float]]]:
+def cross_validate(
+    space: Space, detect_l2: float, band_l2: float, seed: int = 7
+) -> list[list[tuple[str, str, float, float]]]:
     """Out-of-fold readings of every dev turn (each fold's models and examples never saw the turn)."""
     n = len(space.examples)
     folds = np.random.default_rng(seed).permutation(n) % FOLDS
@@ -152,7 +154,10 @@ def choose_thresholds(predictions, examples) -> tuple[float, float, dict[str, fl
             if figures["spurious_per_turn"] > MAX_SPURIOUS_PER_TURN:
                 continue
             # no update on small talk or hostile turns comes first, then band accuracy
-            key = (figures["band_accuracy"] - NONE_UPDATE_COST * figures["off_topic_or_hostile_updates"], -figures["spurious_per_turn"] - figures["wrong_band"] / 1000)
+            key = (
+                figures["band_accuracy"] - NONE_UPDATE_COST * figures["off_topic_or_hostile_updates"],
+                -figures["spurious_per_turn"] - figures["wrong_band"] / 1000,
+            )
             if best is None or key > best[0]:
                 best = (key, float(floor), float(threshold), figures)
     if best is None:
@@ -174,6 +179,7 @@ def train(corpus: Path = DEV, catalog: Catalog | None = None, *, quiet: bool = F
             floor, threshold, figures = choose_thresholds(predictions, space.examples)
             say(f"  cv detect_l2={detect_l2} band_l2={band_l2}: floor {floor} threshold {threshold} "
                 + ", ".join(f"{k} {v:.3f}" for k, v in figures.items()))  # fmt: skip
+
             def worth(f: dict[str, float]) -> float:
                 return f["band_accuracy"] - NONE_UPDATE_COST * f["off_topic_or_hostile_updates"]
 
@@ -193,7 +199,9 @@ def train(corpus: Path = DEV, catalog: Catalog | None = None, *, quiet: bool = F
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m factor_journal.extraction.train", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m factor_journal.extraction.train", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--corpus", type=Path, default=DEV, help="the dev split (never the test split)")
     parser.add_argument("--out", type=Path, default=ARTEFACT)
     args = parser.parse_args(argv)
@@ -202,7 +210,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     model = train(args.corpus)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(model.to_json(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"wrote {args.out} (threshold {model.threshold}, floor {model.detect_floor}, cv {model.metadata['cross_validation']})")
+    print(
+        f"wrote {args.out} (threshold {model.threshold}, floor {model.detect_floor}, "
+        f"cv {model.metadata['cross_validation']})"
+    )
     return 0
 
 

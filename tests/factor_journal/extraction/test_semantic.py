@@ -93,7 +93,9 @@ def test_a_bare_answer_is_read_against_the_question_asked(extractor):
 
 def test_negation_is_read(extractor):
     assert signals.negated_negative("Honestly we're not bad at reporting") and not signals.negated_negative("bad at it")
-    assert signals.negated_positive("the data isn't reliable") and signals.negation_count("nobody owns it, we don't") == 2
+    assert (
+        signals.negated_positive("the data isn't reliable") and signals.negation_count("nobody owns it, we don't") == 2
+    )
     question = "Would you say you have a data catalog, or named owners for your key data?"
     has = read(extractor, "Yes, every domain has a named owner and we keep a data catalog.", question)
     has_not = read(extractor, "No. There is no catalog and nobody owns the data.", question)
@@ -122,7 +124,11 @@ def test_no_two_catalog_factors_are_near_duplicates(catalog):
 
 def test_the_catalog_check_flags_a_near_duplicate(catalog):
     raw = catalog.model_dump(mode="json")
-    twin = {**next(f for f in raw["factors"] if f["id"] == "data_quality"), "id": "data_quality_twin", "name": "Data quality 2"}
+    twin = {
+        **next(f for f in raw["factors"] if f["id"] == "data_quality"),
+        "id": "data_quality_twin",
+        "name": "Data quality 2",
+    }
     twin["depends_on"] = []
     raw["factors"].append(twin)
     doubled = type(catalog).model_validate(raw)
