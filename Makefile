@@ -4,8 +4,9 @@ SHELL := /bin/bash
 RUN := scripts/with-emulators.sh
 PYTEST_ARGS ?=
 BENCH_ARGS ?=
+EVAL_ARGS ?=
 
-.PHONY: help setup test test-fast demo bench lint emulators
+.PHONY: help setup test test-fast demo bench eval train-extractor lint emulators
 
 help: ## Show the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -24,6 +25,12 @@ demo: ## Start the emulators, seed demo conversations and open the dashboard
 
 bench: ## Run the benchmarks against the emulators; results go to bench/results.json
 	$(RUN) .venv/bin/python -m bench $(BENCH_ARGS)
+
+eval: ## Run the labelled corpus through the pipeline on the emulators; eval/results.json + eval/REPORT.md
+	$(RUN) .venv/bin/python -m factor_journal.extraction.evaluate $(EVAL_ARGS)
+
+train-extractor: ## Retrain the semantic extractor on the dev split (after a catalog or corpus change)
+	@bash -c 'source scripts/toolchain.sh && python -m factor_journal.extraction.train'
 
 emulators: ## Start the emulators alone (Ctrl-C stops them)
 	@bash -c 'source scripts/toolchain.sh && CONFIG="$$(.venv/bin/python scripts/firebase_config.py)" && exec .venv/bin/python \

@@ -44,7 +44,7 @@ def test_written_turns_are_analysed_by_the_deployed_trigger(live_store):
     first = live_store.add_turn(user, session, "user", "Our data is all over the place, 5 different systems")
     outcome = wait_for(lambda: done(live_store, user, session, first))
     assert outcome["status"] == "processed", outcome
-    assert outcome["extractor"] == "offline"
+    assert outcome["extractor"] == "semantic"  # the default extractor (FJ_EXTRACTOR unset)
 
     live_store.add_turn(user, session, "assistant", "Would you say you have a data catalog?")
     second = live_store.add_turn(user, session, "user", "No, nothing like that yet")
@@ -53,7 +53,7 @@ def test_written_turns_are_analysed_by_the_deployed_trigger(live_store):
 
     summary = live_store.summary(user)
     assert summary.factors["data_governance"].current_value <= 35
-    assert summary.factors["data_quality"].is_assessed
+    assert summary.factors["data_infrastructure"].is_assessed  # "5 different systems": where the data lives
     assert summary.last_conversation.factor_id == "data_governance"
     [entry] = live_store.history(user, "data_governance").entries
     assert entry.turn_id == second and "data catalog" in entry.conversation_excerpt

@@ -1,13 +1,17 @@
 """Which factors a turn may speak to: the short list sent to the LLM instead of the whole catalog.
 
-Lexical and cheap: factors whose cue phrases or name words appear in the user's
-turn or in the assistant question it answers, then the session's last topic,
-then the dependencies of the best matches.  The prompt stays a few factors
-long whatever the size of the catalog or the length of the session.
+First the factors the embedded semantic detector finds likely in the turn and the
+question it answers (``extraction.semantic.rank_factors``: meaning, not cue words;
+skipped with a warning if the bundled model cannot load), then lexical matches:
+factors whose cue phrases or name words appear in the user's turn or in the
+assistant question, then the session's last topic, then the dependencies of the
+best matches.  The prompt stays a few factors long whatever the size of the
+catalog or the length of the session.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Mapping
 
@@ -16,7 +20,10 @@ from factor_journal.extraction.base import CandidateFactor
 from factor_journal.graph import FactorGraph
 from factor_journal.models import FactorState
 
+log = logging.getLogger(__name__)
+
 MAX_CANDIDATES = 8
+SEMANTIC_CANDIDATES = 4  # at least the semantic extractor's MAX_FACTORS
 _WORD = re.compile(r"[a-z][a-z0-9]+")
 _STOP = frozenset(
     ["the", "and", "for", "with", "our", "are", "was", "were", "have", "has", "had", "you", "your", "that", "this", "what", "how", "who", "data", "about", "any", "from", "not", "use", "used", "using", "into", "over", "more", "less", "than", "them", "they", "their", "there", "its", "it's", "does", "did", "can", "could", "would", "should"]
@@ -48,13 +55,21 @@ def _score(factor: Factor, text: str, words: set[str]) -> float:
     return 3.0 * phrase_hits + len(vocabulary & words) * 0.5
 
 
+def describe(factor: Factor) -> str:
+    """The factor's description with its boundaries: what belongs to which neighbour instead."""
+    if not factor.boundaries:
+        return factor.description
+    elsewhere = "; ".join(f"{text} is {neighbour}" for neighbour, text in factor.boundaries.items())
+    return f"{factor.description} Not this factor: {elsewhere}."
+
+
 def candidate_view(catalog: Catalog, factor_id: str, state: FactorState | None) -> CandidateFactor:
     factor = catalog.factor(factor_id)
     return CandidateFactor(
         factor_id=factor.id,
         name=factor.name,
         category=factor.category,
-        description=factor.description,
+        description=describe(factor),
         rubric_low=factor.rubric.low,
         rubric_mid=factor.rubric.mid,
         rubric_high=factor.rubric.high,
@@ -82,10 +97,22 @@ def select_candidates(
         ((score, factor.id) for factor in catalog.assessable_factors if (score := _score(factor, context, words)) > 0),
         key=lambda item: (-item[0], item[1]),
     )
-    chosen: list[str] = [fid for _, fid in scored[:limit]]
+    chosen: list[str] = _semantic(catalog, text, previous_question)
+    chosen += [fid for _, fid in scored if fid not in chosen][: max(limit - len(chosen), 0)]
     if last_topic and catalog.has_factor(last_topic) and last_topic not in chosen:
         chosen.append(last_topic)
     for fid in list(chosen[:3]):
         chosen.extend(dep for dep in graph.depends_on(fid) if dep not in chosen)
     chosen = [fid for fid in chosen if not catalog.factor(fid).is_composite][:limit]
     return [candidate_view(catalog, fid, states.get(fid)) for fid in chosen]
+
+
+def _semantic(catalog: Catalog, text: str, previous_question: str) -> list[str]:
+    """The semantic detector's likeliest factors for the turn; [] when the embedded model is unavailable."""
+    try:
+        from factor_journal.extraction.semantic import rank_factors
+
+        return rank_factors(catalog, previous_question, text, SEMANTIC_CANDIDATES)
+    except Exception as error:  # candidates must never fail a turn: fall back to lexical matching
+        log.warning("semantic candidate ranking unavailable (%s: %s); lexical only", type(error).__name__, error)
+        return []

@@ -52,9 +52,14 @@ def firestore_client() -> CountedClient:
 
 
 def make_extractor(kind: str | None = None) -> Extractor:
-    """The extractor named by ``kind`` or FJ_EXTRACTOR (offline by default)."""
-    kind = (kind or os.environ.get("FJ_EXTRACTOR") or "offline").strip().lower()
-    if kind == "offline":
+    """The extractor named by ``kind`` or FJ_EXTRACTOR: ``semantic`` (default, embedded model), ``rules``
+    (alias ``offline``: the keyword rules) or ``gemini`` (Vertex AI)."""
+    kind = (kind or os.environ.get("FJ_EXTRACTOR") or "semantic").strip().lower()
+    if kind == "semantic":
+        from factor_journal.extraction.semantic import SemanticExtractor
+
+        return SemanticExtractor()
+    if kind in ("rules", "offline"):
         from factor_journal.extraction.offline import OfflineExtractor
 
         return OfflineExtractor()
@@ -62,7 +67,7 @@ def make_extractor(kind: str | None = None) -> Extractor:
         from factor_journal.extraction.gemini import GeminiExtractor, GeminiSettings
 
         return GeminiExtractor(GeminiSettings.from_env())
-    raise ConfigurationError(f"FJ_EXTRACTOR must be 'offline' or 'gemini', got {kind!r}")
+    raise ConfigurationError(f"FJ_EXTRACTOR must be 'semantic', 'rules' (or 'offline') or 'gemini', got {kind!r}")
 
 
 @lru_cache(maxsize=1)

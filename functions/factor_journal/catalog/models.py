@@ -107,6 +107,10 @@ class Factor(_Strict):
     cues: list[Cue] = Field(default_factory=list)
     numeric_cues: list[NumericCue] = Field(default_factory=list)
     depends_on: list[Identifier] = Field(default_factory=list)
+    boundaries: dict[Identifier, str] = Field(
+        default_factory=dict,
+        description="Neighbouring factor id -> what belongs to that neighbour rather than here (disambiguation).",
+    )
     composite: dict[Identifier, float] | None = Field(
         default=None,
         description="For a derived factor: component factor id -> weight. Never asked, never inferred.",
@@ -194,6 +198,9 @@ class Catalog(_Strict):
                     problems.append(f"factor {factor.id!r} depends on unknown factor {dependency!r}")
                 elif dependency == factor.id:
                     problems.append(f"factor {factor.id!r} depends on itself")
+            for neighbour in factor.boundaries:
+                if neighbour not in factors or neighbour == factor.id:
+                    problems.append(f"factor {factor.id!r} has a boundary with unknown factor {neighbour!r}")
             for component in factor.composite or {}:
                 if component not in factors:
                     problems.append(f"composite {factor.id!r} has unknown component {component!r}")

@@ -1,0 +1,456 @@
+"""``make eval``: the labelled corpus through the real pipeline on the emulator, scored.
+
+    python -m factor_journal.extraction.evaluate [--extractor semantic rules gemini] [--split dev test]
+
+Each turn gets a fresh user and session in a dedicated database (``fj-eval``, where no trigger
+listens): the assistant question and the user turn are written as turn documents, then
+``TurnProcessor(store, extractor).process(user_id, session_id, turn_id)`` runs candidate selection,
+the extractor, screening and the store's transaction, and what was stored is read back and scored.
+A turn that fails (any status but processed / no_update, or an exception) counts as a miss of every
+factor it expected, never skipped.
+
+Writes ``eval/results.json`` (figures per extractor and split; results of extractors not run this
+time are kept) and ``eval/REPORT.md``.  The extractor defaults to FJ_EXTRACTOR (else the default).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from factor_journal.catalog.models import Catalog, load_catalog
+
+REPO = Path(__file__).resolve().parents[3]
+CORPUS = REPO / "eval" / "corpus"
+RESULTS = REPO / "eval" / "results.json"
+REPORT = REPO / "eval" / "REPORT.md"
+DATABASE = "fj-eval"
+BANDS = ("low", "mid", "high")
+KINDS = ("factor", "off_topic", "hostile")
+CALIBRATION_EDGES = (0.0, 0.3, 0.5, 0.7, 0.85, 1.0001)
+
+
+def band_of(value: float) -> str:
+    return "low" if value < 40 else "mid" if value < 70 else "high"
+
+
+# The corpus --------------------------------------------------------------------------------------
+
+
+class CorpusError(ValueError):
+    """A corpus file is unreadable or a record is invalid against the catalog."""
+
+
+@dataclass(frozen=True)
+class CorpusTurn:
+    id: str
+    question: str
+    answer: str
+    expected: dict[str, float]
+    kind: str
+    tags: tuple[str, ...] = ()
+
+
+def load_corpus(path: Path, catalog: Catalog | None = None) -> list[CorpusTurn]:
+    """The split's turns, each checked against the catalog; ``CorpusError`` names every bad line."""
+    catalog = catalog if catalog is not None else load_catalog()
+    turns, problems, seen = [], [], set()
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as error:
+        raise CorpusError(f"cannot read {path}: {error}") from error
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = f"{path.name}:{number}"
+        try:
+            record = json.loads(line)
+            turn = CorpusTurn(
+                id=str(record["id"]), question=str(record.get("question") or ""), answer=str(record["answer"]),
+                expected={str(e["factor_id"]): float(e["value"]) for e in record.get("expected") or []},
+                kind=str(record["kind"]), tags=tuple(record.get("tags") or ()),
+            )  # fmt: skip
+        except (ValueError, KeyError, TypeError) as error:
+            problems.append(f"{where}: not a corpus record ({error})")
+            continue
+        if turn.id in seen:
+            problems.append(f"{where}: duplicate id {turn.id!r}")
+        seen.add(turn.id)
+        if not turn.answer.strip():
+            problems.append(f"{where}: empty answer")
+        if turn.kind not in KINDS:
+            problems.append(f"{where}: kind {turn.kind!r} is not one of {KINDS}")
+        if turn.kind != "factor" and turn.expected:
+            problems.append(f"{where}: a {turn.kind} turn must expect no update")
+        if turn.kind == "factor" and not turn.expected:
+            problems.append(f"{where}: a factor turn must expect at least one factor")
+        for fid, value in turn.expected.items():
+            if not catalog.has_factor(fid) or catalog.factor(fid).is_composite:
+                problems.append(f"{where}: {fid!r} is not an assessable catalog factor")
+            elif not catalog.factor(fid).scale.contains(value):
+                problems.append(f"{where}: {fid!r} value {value} is off its scale")
+        turns.append(turn)
+    if problems:
+        raise CorpusError("; ".join(problems[:20]) + (f" (+{len(problems) - 20} more)" if len(problems) > 20 else ""))
+    return turns
+
+
+def available_splits() -> list[str]:
+    return [split for split in ("dev", "test") if (CORPUS / f"{split}.jsonl").exists()]
+
+
+# Running -----------------------------------------------------------------------------------------
+
+
+@dataclass
+class TurnRecord:
+    """One corpus turn after the pipeline: what was expected, what was stored, how it went."""
+
+    id: str
+    kind: str
+    tags: tuple[str, ...]
+    expected: dict[str, float]
+    stored: dict[str, float] = field(default_factory=dict)
+    confidence: dict[str, float] = field(default_factory=dict)  # the extractor's stated confidence per stored factor
+    status: str = "failed"
+    error: str | None = None
+    extractor_ms: float | None = None
+
+
+class TimedExtractor:
+    """Wraps an extractor: times each call and keeps its raw output (for the confidences)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.last_ms: float | None = None
+        self.last_updates: list[Any] = []
+
+    def extract(self, request: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            result = self.inner.extract(request)
+        finally:
+            self.last_ms = (time.perf_counter() - started) * 1000
+        self.last_updates = list(result.raw_updates)
+        return result
+
+
+def run_turn(store: Any, processor: Any, extractor: TimedExtractor, turn: CorpusTurn, run_id: str) -> TurnRecord:
+    """One corpus turn through ``TurnProcessor.process`` for a fresh user; failures become failed records."""
+    from factor_journal.models import UserProfile
+
+    record = TurnRecord(turn.id, turn.kind, turn.tags, dict(turn.expected))
+    extractor.last_ms, extractor.last_updates = None, []
+    try:
+        user_id = f"eval-{run_id}-{turn.id}"[:120]
+        store.register_user(UserProfile(user_id=user_id, display_name=f"eval {turn.id}"))
+        session = store.start_session(user_id)
+        at = datetime.now(UTC) - timedelta(minutes=5)
+        if turn.question:
+            store.add_turn(user_id, session, "assistant", turn.question, created_at=at)
+        turn_id = store.add_turn(user_id, session, "user", turn.answer, created_at=at + timedelta(seconds=20))
+        outcome = processor.process(user_id, session, turn_id)
+        record.status, record.error = outcome.status, outcome.error
+        record.extractor_ms = extractor.last_ms
+        if outcome.status in ("processed", "no_update"):
+            summary = store.summary(user_id)
+            stated = {u.get("factor_id"): u.get("confidence") for u in extractor.last_updates if isinstance(u, dict)}
+            for fid, state in (summary.factors if summary else {}).items():
+                derived = store.catalog.has_factor(fid) and store.catalog.factor(fid).is_composite
+                if state.current_value is not None and not derived:  # composites are derived, never extracted
+                    record.stored[fid] = float(state.current_value)
+                    conf = stated.get(fid)
+                    record.confidence[fid] = float(conf if isinstance(conf, int | float) else state.current_confidence)
+    except Exception as error:  # counted as a miss, never skipped
+        record.status, record.error = "failed", f"{type(error).__name__}: {error}"[:300]
+        record.extractor_ms = extractor.last_ms
+    return record
+
+
+def run_split(store: Any, extractor: Any, turns: Sequence[CorpusTurn], progress: bool = False) -> list[TurnRecord]:
+    from factor_journal.pipeline import TurnProcessor
+
+    timed = TimedExtractor(extractor)
+    processor = TurnProcessor(store, timed)
+    run_id = uuid.uuid4().hex[:8]
+    records = []
+    for number, turn in enumerate(turns, 1):
+        records.append(run_turn(store, processor, timed, turn, run_id))
+        if progress and number % 50 == 0:
+            print(f"  {number}/{len(turns)}", file=sys.stderr, flush=True)
+    return records
+
+
+# Scoring -----------------------------------------------------------------------------------------
+
+
+def _percentile(samples: Sequence[float], q: int) -> float | None:
+    ordered = sorted(samples)
+    if not ordered:
+        return None
+    if len(ordered) == 1:
+        return round(ordered[0], 2)
+    return round(statistics.quantiles(ordered, n=100, method="inclusive")[q - 1], 2)
+
+
+def _ratio(a: float, b: float) -> float | None:
+    return round(a / b, 4) if b else None
+
+
+def score(records: Iterable[TurnRecord]) -> dict[str, Any]:
+    """The figures for a list of turn records (pure; a failed turn stores nothing, so it scores as misses)."""
+    records = list(records)
+    tp = fp = fn = band_correct = 0
+    errors: list[float] = []
+    confusion = {band: {b: 0 for b in (*BANDS, "none")} for band in BANDS}
+    per_factor: dict[str, dict[str, int]] = defaultdict(
+        lambda: {"expected": 0, "detected": 0, "band_correct": 0, "spurious": 0}
+    )
+    by_kind_updates = {kind: 0 for kind in KINDS}
+    by_tag: dict[str, dict[str, int]] = defaultdict(
+        lambda: {"expected": 0, "detected": 0, "band_correct": 0, "turns": 0, "spurious": 0}
+    )
+    buckets = [{"n": 0, "correct": 0, "confidence": 0.0} for _ in CALIBRATION_EDGES[:-1]]
+    for record in records:
+        by_kind_updates[record.kind] = by_kind_updates.get(record.kind, 0) + len(record.stored)
+        for tag in record.tags:
+            by_tag[tag]["turns"] += 1
+        for fid, value in record.expected.items():
+            row = per_factor[fid]
+            row["expected"] += 1
+            for tag in record.tags:
+                by_tag[tag]["expected"] += 1
+            got = record.stored.get(fid)
+            if got is None:
+                fn += 1
+                confusion[band_of(value)]["none"] += 1
+                continue
+            tp += 1
+            row["detected"] += 1
+            errors.append(abs(got - value))
+            confusion[band_of(value)][band_of(got)] += 1
+            hit = band_of(got) == band_of(value)
+            band_correct += hit
+            row["band_correct"] += hit
+            for tag in record.tags:
+                by_tag[tag]["detected"] += 1
+                by_tag[tag]["band_correct"] += hit
+        for fid, got in record.stored.items():
+            correct = fid in record.expected and band_of(got) == band_of(record.expected[fid])
+            if fid not in record.expected:
+                fp += 1
+                per_factor[fid]["spurious"] += 1
+                for tag in record.tags:
+                    by_tag[tag]["spurious"] += 1
+            confidence = record.confidence.get(fid, 0.0)
+            for index, (low, high) in enumerate(zip(CALIBRATION_EDGES, CALIBRATION_EDGES[1:], strict=False)):
+                if low <= confidence < high:
+                    buckets[index]["n"] += 1
+                    buckets[index]["correct"] += correct
+                    buckets[index]["confidence"] += confidence
+    expected_total = tp + fn
+    timings = [r.extractor_ms for r in records if r.extractor_ms is not None]
+    return {
+        "turns": len(records),
+        "turns_by_kind": {kind: sum(1 for r in records if r.kind == kind) for kind in KINDS},
+        "failed_turns": sum(1 for r in records if r.status not in ("processed", "no_update")),
+        "expected_factors": expected_total,
+        "updates": tp + fp,
+        "detection": {
+            "true_positive": tp,
+            "false_positive": fp,
+            "false_negative": fn,
+            "precision": _ratio(tp, tp + fp),
+            "recall": _ratio(tp, expected_total),
+        },  # fmt: skip
+        "band_accuracy": _ratio(band_correct, expected_total),
+        "band_accuracy_when_detected": _ratio(band_correct, tp),
+        "mae": round(statistics.fmean(errors), 2) if errors else None,
+        "spurious_per_turn": _ratio(fp, len(records)),
+        "updates_on_off_topic": by_kind_updates.get("off_topic", 0),
+        "updates_on_hostile": by_kind_updates.get("hostile", 0),
+        "confusion": confusion,
+        "per_factor": {fid: per_factor[fid] for fid in sorted(per_factor)},
+        "by_tag": {
+            tag: {
+                **row,
+                "recall": _ratio(row["detected"], row["expected"]),
+                "band_accuracy": _ratio(row["band_correct"], row["expected"]),
+            }
+            for tag, row in sorted(by_tag.items())
+        },  # fmt: skip
+        "extractor_ms": {"p50": _percentile(timings, 50), "p95": _percentile(timings, 95), "n": len(timings)},
+        "calibration": [
+            {
+                "confidence": f"{low:.2f}-{min(high, 1.0):.2f}",
+                "n": b["n"],
+                "accuracy": _ratio(b["correct"], b["n"]),
+                "mean_confidence": _ratio(b["confidence"], b["n"]),
+            }
+            for (low, high), b in zip(zip(CALIBRATION_EDGES, CALIBRATION_EDGES[1:], strict=False), buckets, strict=True)
+        ],  # fmt: skip
+    }
+
+
+# Report ------------------------------------------------------------------------------------------
+
+TARGETS = {"band_accuracy": 0.85, "recall": 0.85, "spurious_per_turn": 0.1}
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}%"
+
+
+def headline(figures: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "band accuracy": _pct(figures["band_accuracy"]),
+        "recall": _pct(figures["detection"]["recall"]),
+        "precision": _pct(figures["detection"]["precision"]),
+        "MAE": figures["mae"],
+        "spurious/turn": figures["spurious_per_turn"],
+        "off-topic upd.": figures["updates_on_off_topic"],
+        "hostile upd.": figures["updates_on_hostile"],
+        "failed": figures["failed_turns"],
+        "p50 ms": figures["extractor_ms"]["p50"],
+        "p95 ms": figures["extractor_ms"]["p95"],
+    }
+
+
+def render_report(results: dict[str, Any]) -> str:
+    lines = ["# Extraction eval", "",
+             "Generated by `make eval` (`python -m factor_journal.extraction.evaluate`): every corpus turn through",
+             "`TurnProcessor.process` on the Firestore emulator, a fresh user per turn. Bands: low 0-39, mid 40-69,",
+             "high 70-100. Band accuracy counts every expected factor (a miss is wrong). The semantic extractor is",
+             "trained and tuned on `dev` only; `test` is held out.", ""]  # fmt: skip
+    extractors = results.get("extractors", {})
+    lines += ["## Summary", "", "| extractor | split | turns | " + " | ".join(headline(_blank()).keys()) + " |",
+              "|---|---|---|" + "---|" * len(headline(_blank()))]  # fmt: skip
+    for name, splits in sorted(extractors.items()):
+        for split, figures in splits["splits"].items():
+            lines.append(
+                f"| {name} | {split} | {figures['turns']} | "
+                + " | ".join(str(v) for v in headline(figures).values())
+                + " |"
+            )
+    for name, splits in sorted(extractors.items()):
+        for split, figures in splits["splits"].items():
+            run = f"Model `{splits.get('model')}`, run {splits.get('measured_at')}."
+            lines += ["", f"## {name} · {split}", "", run, "",
+                      "Band confusion (rows: expected, columns: stored; none = no update):", "",
+                      "| expected | low | mid | high | none |", "|---|---|---|---|---|"]  # fmt: skip
+            for band, row in figures["confusion"].items():
+                lines.append(f"| {band} | {row['low']} | {row['mid']} | {row['high']} | {row['none']} |")
+            lines += ["", "Calibration (stated confidence of stored updates vs. right factor and band):", "",
+                      "| confidence | updates | accuracy | mean confidence |", "|---|---|---|---|"]  # fmt: skip
+            for bucket in figures["calibration"]:
+                lines.append(
+                    f"| {bucket['confidence']} | {bucket['n']} | {_pct(bucket['accuracy'])} "
+                    f"| {bucket['mean_confidence'] or '–'} |"
+                )
+            lines += [
+                "",
+                "By tag:",
+                "",
+                "| tag | turns | expected | recall | band accuracy | spurious |",
+                "|---|---|---|---|---|---|",
+            ]
+            for tag, row in figures["by_tag"].items():
+                lines.append(
+                    f"| {tag} | {row['turns']} | {row['expected']} | {_pct(row['recall'])} "
+                    f"| {_pct(row['band_accuracy'])} | {row['spurious']} |"
+                )
+            lines += [
+                "",
+                "<details><summary>Per factor</summary>",
+                "",
+                "| factor | expected | detected | band correct | spurious |",
+                "|---|---|---|---|---|",
+            ]
+            for fid, row in figures["per_factor"].items():
+                lines.append(
+                    f"| {fid} | {row['expected']} | {row['detected']} | {row['band_correct']} | {row['spurious']} |"
+                )
+            lines += ["", "</details>"]
+    return "\n".join(lines) + "\n"
+
+
+def _blank() -> dict[str, Any]:
+    return score([])
+
+
+# Command -----------------------------------------------------------------------------------------
+
+
+def evaluate(extractor_kind: str, splits: Sequence[str], database: str = DATABASE, progress: bool = True,
+             corpus_dir: Path = CORPUS) -> dict[str, Any]:  # fmt: skip
+    """Run and score each split with one extractor on the emulator database ``database``."""
+    from google.cloud import firestore
+
+    from factor_journal.runtime import make_extractor, project_id
+    from factor_journal.store import FactorJournalStore
+
+    if not os.environ.get("FIRESTORE_EMULATOR_HOST"):
+        raise SystemExit("FIRESTORE_EMULATOR_HOST is not set: run the eval with `make eval` (it starts the emulators)")
+    catalog = load_catalog()
+    store = FactorJournalStore(firestore.Client(project=project_id(), database=database), catalog)
+    extractor = make_extractor(extractor_kind)
+    model = getattr(extractor, "model", None)
+    out: dict[str, Any] = {"model": model if isinstance(model, str) else None,
+                           "measured_at": datetime.now(UTC).isoformat(timespec="seconds"), "splits": {}}  # fmt: skip
+    for split in splits:
+        turns = load_corpus(corpus_dir / f"{split}.jsonl", catalog)
+        if progress:
+            print(f"== {extractor.name} · {split}: {len(turns)} turns", file=sys.stderr, flush=True)
+        out["splits"][split] = score(run_split(store, extractor, turns, progress))
+    out["name"] = extractor.name
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m factor_journal.extraction.evaluate")
+    parser.add_argument(
+        "--extractor", nargs="*", help="extractors to evaluate (default: FJ_EXTRACTOR, else the default)"
+    )
+    parser.add_argument("--split", nargs="*", choices=("dev", "test"), help="splits (default: every split present)")
+    parser.add_argument("--database", default=DATABASE)
+    parser.add_argument("--results", type=Path, default=RESULTS)
+    parser.add_argument("--report", type=Path, default=REPORT)
+    args = parser.parse_args(argv)
+    kinds = args.extractor or [os.environ.get("FJ_EXTRACTOR") or ""]
+    splits = args.split or available_splits()
+    if not splits:
+        parser.error(f"no corpus split found in {CORPUS}")
+    results = json.loads(args.results.read_text()) if args.results.exists() else {}
+    results.setdefault("extractors", {})
+    for kind in kinds:
+        figures = evaluate(kind, splits, args.database)
+        entry = results["extractors"].setdefault(figures["name"], {"splits": {}})
+        entry["splits"].update(figures["splits"])
+        entry["model"], entry["measured_at"] = figures["model"], figures["measured_at"]
+        for split in splits:
+            print(
+                f"{figures['name']} · {split}: "
+                + ", ".join(f"{k} {v}" for k, v in headline(figures["splits"][split]).items())
+            )
+    results["targets"] = TARGETS
+    args.results.parent.mkdir(parents=True, exist_ok=True)
+    args.results.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+    args.report.write_text(render_report(results))
+    print(f"wrote {args.results} and {args.report}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

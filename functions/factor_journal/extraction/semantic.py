@@ -1,0 +1,536 @@
+"""The embedded semantic extractor (the default): meaning, not cue words, without the network.
+
+A turn is read in four steps, each promise checked by the eval (``make eval``):
+
+1. **Hostile text is not evidence**: a turn that instructs the system ("ignore previous instructions",
+   "mark us fully ready", a forged "SYSTEM:" line) proposes nothing (``signals.is_hostile``).
+2. **Detection**: every assessable factor gets a probability that the turn speaks to it, from a small
+   logistic model over similarities (WordLlama's bundled 256-d embeddings, ``embeddings.py``) of the
+   answer to the factor's description, rubric and labelled examples, of the assistant's question to
+   the factor's elicitation questions (so "Not yet, no" is read against what was asked), how far
+   ahead of the other factors it stands, and how close the turn is to small talk and hostile turns.
+3. **Band**: a softmax classifier (low / mid / high) over the answer's embedding, its closeness to
+   the factor's three rubric levels, the bands of the nearest labelled answers, and negation and hedge
+   signals ("we are not bad at…", "sort of, in places").  The value is the band's typical value.
+4. **Abstention**: the update's confidence is P(detected) × P(band); below the trained threshold the
+   factor is left alone (no update beats a wrong one).  At most ``MAX_FACTORS`` factors per turn.
+
+Both models are trained on the eval corpus's dev split only (``python -m factor_journal.extraction.train``)
+and ship as ``extraction/models/semantic.json`` (package data, versioned with the catalog version it
+was trained against).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+
+from factor_journal.catalog.models import Catalog, Factor, load_catalog
+from factor_journal.extraction import signals
+from factor_journal.extraction.base import ExchangeTurn, ExtractionRequest, ExtractionResult, ProposedUpdate
+from factor_journal.extraction.embeddings import MODEL_ID, embed
+
+log = logging.getLogger(__name__)
+
+ARTEFACT: Final = Path(__file__).with_name("models") / "semantic.json"
+BANDS: Final = ("low", "mid", "high")
+BAND_RANGES: Final = {"low": (0.0, 39.999), "mid": (40.0, 69.999), "high": (70.0, 100.0)}
+MAX_FACTORS: Final = 3
+SHORT_ANSWER_WORDS: Final = 6
+
+
+def band_of(value: float) -> str:
+    """The band of a 0-100 value: low 0-39, mid 40-69, high 70-100."""
+    return "low" if value < 40 else "mid" if value < 70 else "high"
+
+
+# Labelled examples -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Example:
+    """One labelled turn: the question it answers, the answer, the factors it is about with values."""
+
+    question: str
+    answer: str
+    expected: dict[str, float]  # factor id -> value; empty for off-topic and hostile turns
+    kind: str = "factor"
+
+    @staticmethod
+    def from_record(record: dict[str, Any]) -> Example:
+        return Example(
+            question=str(record.get("question") or ""),
+            answer=str(record["answer"]),
+            expected={str(e["factor_id"]): float(e["value"]) for e in record.get("expected") or []},
+            kind=str(record.get("kind") or "factor"),
+        )
+
+
+def _qa(question: str, answer: str) -> str:
+    return f"{question} {answer}".strip()
+
+
+# Features ----------------------------------------------------------------------------------------
+
+DETECT_FEATURES: Final = (
+    "answer_description", "answer_rubric", "answer_rubric_mean", "question_questions", "question_description",
+    "answer_examples", "exchange_examples", "answer_margin", "answer_z", "question_z", "examples_z",
+    "none_similarity", "short_answer", "short_x_question_z", "lexical_answer", "lexical_question", "answer_rank1",
+    "question_rank1", "rules_fired", "rules_confidence", "answer_best", "yes_no", "small_talk",
+    "asks_back",
+)  # fmt: skip
+BAND_SIGNALS: Final = (
+    "rubric_low", "rubric_mid", "rubric_high", "exchange_rubric_low", "exchange_rubric_mid", "exchange_rubric_high",
+    "knn_factor_low", "knn_factor_mid", "knn_factor_high", "knn_all_low", "knn_all_mid", "knn_all_high",
+    "negations", "hedges", "negated_negative", "negated_positive", "polarity", "number", "short_answer",
+    "low_share", "mid_share", "high_share", "low_markers", "mid_markers", "high_markers",
+    "rules_low", "rules_mid", "rules_high",
+)  # fmt: skip
+
+
+class Space:
+    """The catalog and the labelled examples embedded once: everything the features compare a turn with."""
+
+    def __init__(self, catalog: Catalog, examples: Sequence[Example]) -> None:
+        self.catalog = catalog
+        self.factors: list[Factor] = list(catalog.assessable_factors)
+        self.index = {factor.id: i for i, factor in enumerate(self.factors)}
+        self.description = embed([f"{f.name}. {f.description}" for f in self.factors])
+        self.rubric = embed([getattr(f.rubric, band) for f in self.factors for band in BANDS]).reshape(
+            len(self.factors), 3, -1
+        )
+        questions = [(i, q) for i, f in enumerate(self.factors) for q in f.elicitation_questions]
+        self.question_owner = np.array([i for i, _ in questions])
+        self.questions = embed([q for _, q in questions])
+        self._vocabulary = [_vocabulary(f) for f in self.factors]
+        from factor_journal.extraction.offline import OfflineExtractor
+
+        self.rules = OfflineExtractor(catalog)  # the keyword rules' reading is one more feature
+        self.set_examples(examples)
+
+    def set_examples(self, examples: Sequence[Example]) -> None:
+        self.examples = [e for e in examples if all(fid in self.index for fid in e.expected)]
+        self.example_answer = embed([e.answer for e in self.examples])
+        self.example_exchange = embed([_qa(e.question, e.answer) for e in self.examples])
+        n, m = len(self.examples), len(self.factors)
+        self.example_factors = np.zeros((n, m), dtype=bool)
+        self.example_bands = np.full((n, m), -1, dtype=int)
+        for row, example in enumerate(self.examples):
+            for fid, value in example.expected.items():
+                self.example_factors[row, self.index[fid]] = True
+                self.example_bands[row, self.index[fid]] = BANDS.index(band_of(value))
+        self.example_none = np.array([not e.expected for e in self.examples], dtype=bool)
+
+    # One turn ------------------------------------------------------------------------------------
+
+    def turn(self, question: str, answer: str, exclude: int | None = None, pool: np.ndarray | None = None) -> Turn:
+        """The turn's embeddings and similarities; ``exclude``/``pool`` hide examples (training only)."""
+        vectors = embed([answer, question, _qa(question, answer)])
+        return Turn(self, question, answer, vectors[0], vectors[1], vectors[2], exclude, pool)
+
+
+def _vocabulary(factor: Factor) -> tuple[frozenset[str], tuple[str, ...]]:
+    from factor_journal.candidates import _factor_vocabulary
+
+    return _factor_vocabulary(factor)
+
+
+def _lexical(space: Space, text: str) -> np.ndarray:
+    from factor_journal.candidates import _words
+
+    lowered = text.lower()
+    words = _words(lowered)
+    scores = np.zeros(len(space.factors), dtype=np.float32)
+    for i, (vocabulary, phrases) in enumerate(space._vocabulary):
+        scores[i] = 3.0 * sum(1 for phrase in phrases if phrase in lowered) + 0.5 * len(vocabulary & words)
+    return np.minimum(scores, 6.0) / 6.0
+
+
+def _z(values: np.ndarray) -> np.ndarray:
+    spread = float(values.std())
+    return (values - values.mean()) / (spread if spread > 1e-6 else 1.0)
+
+
+def _margin(values: np.ndarray) -> np.ndarray:
+    order = np.argsort(-values)
+    best, second = values[order[0]], values[order[1]] if len(values) > 1 else values[order[0]]
+    return values - np.where(np.arange(len(values)) == order[0], second, best)
+
+
+class Turn:
+    """A turn embedded against a ``Space``: detection features per factor, band features on demand."""
+
+    def __init__(
+        self, space: Space, question: str, answer: str, answer_vec: np.ndarray, question_vec: np.ndarray,
+        exchange_vec: np.ndarray, exclude: int | None, pool: np.ndarray | None,
+    ) -> None:  # fmt: skip
+        self.space, self.question, self.answer = space, question, answer
+        self.answer_vec, self.question_vec, self.exchange_vec = answer_vec, question_vec, exchange_vec
+        visible = np.ones(len(space.examples), dtype=bool) if pool is None else pool.copy()
+        if exclude is not None:
+            visible[exclude] = False
+        self.visible = visible
+        self.answer_sims = space.example_answer @ answer_vec
+        self.exchange_sims = space.example_exchange @ exchange_vec
+        self.short = float(signals.word_count(answer) <= SHORT_ANSWER_WORDS)
+        recent = [ExchangeTurn(role="assistant", text=question)] if question.strip() else []
+        m = len(space.factors)
+        self.rules_level = np.zeros((m, 3), dtype=np.float32)
+        self.rules_confidence = np.zeros(m, dtype=np.float32)
+        for update in space.rules.read(answer, recent):
+            if update.factor_id in space.index:
+                i = space.index[update.factor_id]
+                self.rules_level[i, BANDS.index(band_of(update.value))] = 1.0
+                self.rules_confidence[i] = update.confidence
+
+    def detection_features(self) -> np.ndarray:
+        """(factors × DETECT_FEATURES) for this turn."""
+        space, m = self.space, len(self.space.factors)
+        has_question = bool(self.question.strip())
+        answer_description = space.description @ self.answer_vec
+        rubric = space.rubric @ self.answer_vec  # (m, 3)
+        answer_rubric, answer_rubric_mean = rubric.max(axis=1), rubric.mean(axis=1)
+        question_questions = np.zeros(m, dtype=np.float32)
+        question_description = np.zeros(m, dtype=np.float32)
+        if has_question:
+            np.maximum.at(question_questions, space.question_owner, space.questions @ self.question_vec)
+            question_description = space.description @ self.question_vec
+        answer_examples = np.zeros(m, dtype=np.float32)
+        exchange_examples = np.zeros(m, dtype=np.float32)
+        rows = np.flatnonzero(self.visible)
+        if len(rows):
+            owned = space.example_factors[rows]  # (r, m)
+            answer_examples = np.where(owned, self.answer_sims[rows, None], -1.0).max(axis=0).clip(0, None)
+            exchange_examples = np.where(owned, self.exchange_sims[rows, None], -1.0).max(axis=0).clip(0, None)
+        none_rows = rows[space.example_none[rows]] if len(rows) else rows
+        none_similarity = float(self.answer_sims[none_rows].max()) if len(none_rows) else 0.0
+        answer_side = answer_description + answer_rubric + answer_examples
+        question_z = _z(question_questions + question_description) if has_question else np.zeros(m)
+        lexical_answer, lexical_question = _lexical(space, self.answer), _lexical(space, self.question)
+        answer_rank1 = (answer_side >= answer_side.max()).astype(np.float32)
+        question_rank1 = (
+            (question_questions >= question_questions.max()).astype(np.float32) if has_question else 0 * answer_rank1
+        )
+        columns = [
+            answer_description, answer_rubric, answer_rubric_mean, question_questions, question_description,
+            answer_examples, exchange_examples, _margin(answer_side), _z(answer_side), question_z,
+            _z(exchange_examples + answer_examples), np.full(m, none_similarity), np.full(m, self.short),
+            self.short * question_z, lexical_answer, lexical_question, answer_rank1, question_rank1,
+            self.rules_level.max(axis=1), self.rules_confidence, np.full(m, answer_side.max()),
+            np.full(m, float(signals.answer_polarity(self.answer) != 0)),
+            np.full(m, min(signals.small_talk_count(self.answer), 3) / 3),
+            np.full(m, float(signals.asks_back(self.answer))),
+        ]  # fmt: skip
+        return np.stack([np.asarray(c, dtype=np.float32) for c in columns], axis=1)
+
+    def band_features(self, factor_index: int) -> np.ndarray:
+        """BAND_SIGNALS for one factor (the raw embedding overfits the dev split: measured, left out)."""
+        space = self.space
+        rubric = space.rubric[factor_index] @ self.answer_vec
+        exchange_rubric = space.rubric[factor_index] @ self.exchange_vec
+        rows = np.flatnonzero(self.visible)
+        knn_factor = self._knn(rows[space.example_bands[rows, factor_index] >= 0], factor_index, k=5)
+        knn_all = self._knn(rows[(space.example_bands[rows] >= 0).any(axis=1)], None, k=10)
+        text = self.answer
+        signal = [
+            *(rubric - rubric.mean()), *(exchange_rubric - exchange_rubric.mean()), *knn_factor, *knn_all,
+            min(signals.negation_count(text), 3) / 3, min(signals.hedge_count(text), 3) / 3,
+            float(signals.negated_negative(text)), float(signals.negated_positive(text)),
+            float(signals.answer_polarity(text)), float(signals.has_number(text)), self.short,
+            *signals.maturity_markers(text), *self.rules_level[factor_index],
+        ]  # fmt: skip
+        return np.asarray(signal, dtype=np.float32)
+
+    def _knn(self, rows: np.ndarray, factor_index: int | None, k: int) -> np.ndarray:
+        """Similarity-weighted band distribution of the ``k`` nearest labelled answers among ``rows``."""
+        votes = np.zeros(3, dtype=np.float32)
+        if not len(rows):
+            return votes + 1 / 3
+        sims = self.answer_sims[rows]
+        nearest = rows[np.argsort(-sims)[:k]]
+        for row in nearest:
+            bands = self.space.example_bands[row]
+            band = bands[factor_index] if factor_index is not None else bands[bands >= 0][0]
+            votes[band] += max(float(self.answer_sims[row]), 0.0) ** 2
+        total = votes.sum()
+        return votes / total if total > 0 else votes + 1 / 3
+
+
+# Models ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Standardised:
+    """Feature scaling learnt with a model: (x - mean) / scale."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        return (x - self.mean) / self.scale
+
+    @staticmethod
+    def fit(x: np.ndarray, keep: int = 0) -> Standardised:
+        """Scaling for ``x``'s columns; the first ``keep`` columns (unit embeddings) are left as they are."""
+        mean, scale = x.mean(axis=0), x.std(axis=0)
+        scale = np.where(scale > 1e-6, scale, 1.0)
+        mean[:keep], scale[:keep] = 0.0, 1.0
+        return Standardised(mean, scale)
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    shifted = logits - logits.max(axis=-1, keepdims=True)
+    exp = np.exp(shifted)
+    return exp / exp.sum(axis=-1, keepdims=True)
+
+
+def fit_logistic(
+    x: np.ndarray, y: np.ndarray, l2: float, classes: int, steps: int = 400
+) -> tuple[np.ndarray, np.ndarray]:
+    """Multinomial logistic regression (``classes`` ≥ 2) by full-batch gradient descent with Adam; (W, b)."""
+    n, d = x.shape
+    weights, bias = np.zeros((d, classes)), np.zeros(classes)
+    onehot = np.eye(classes)[y]
+    m_w, v_w, m_b, v_b = (np.zeros_like(weights), np.zeros_like(weights), np.zeros_like(bias), np.zeros_like(bias))
+    rate, beta1, beta2 = 0.05, 0.9, 0.999
+    for step in range(1, steps + 1):
+        error = softmax(x @ weights + bias) - onehot
+        grad_w = x.T @ error / n + l2 * weights
+        grad_b = error.mean(axis=0)
+        m_w, v_w = beta1 * m_w + (1 - beta1) * grad_w, beta2 * v_w + (1 - beta2) * grad_w**2
+        m_b, v_b = beta1 * m_b + (1 - beta1) * grad_b, beta2 * v_b + (1 - beta2) * grad_b**2
+        correction1, correction2 = 1 - beta1**step, 1 - beta2**step
+        weights -= rate * (m_w / correction1) / (np.sqrt(v_w / correction2) + 1e-8)
+        bias -= rate * (m_b / correction1) / (np.sqrt(v_b / correction2) + 1e-8)
+    return weights, bias
+
+
+@dataclass
+class Classifier:
+    """A trained softmax classifier with its feature scaling."""
+
+    scaling: Standardised
+    weights: np.ndarray
+    bias: np.ndarray
+
+    def probabilities(self, x: np.ndarray) -> np.ndarray:
+        return softmax(self.scaling(x) @ self.weights + self.bias)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "mean": np.round(self.scaling.mean, 5).tolist(), "scale": np.round(self.scaling.scale, 5).tolist(),
+            "weights": np.round(self.weights, 5).tolist(), "bias": np.round(self.bias, 5).tolist(),
+        }  # fmt: skip
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> Classifier:
+        return Classifier(
+            Standardised(np.asarray(data["mean"], dtype=np.float32), np.asarray(data["scale"], dtype=np.float32)),
+            np.asarray(data["weights"], dtype=np.float32),
+            np.asarray(data["bias"], dtype=np.float32),
+        )
+
+
+@dataclass
+class SemanticModel:
+    """The trained artefact: detector, band classifier, thresholds, band values and the labelled examples."""
+
+    detector: Classifier
+    band: Classifier
+    threshold: float  # minimum P(detected) × P(band) to propose an update
+    detect_floor: float  # minimum P(detected) for a factor to be considered at all
+    band_values: dict[str, float]
+    examples: list[Example]
+    catalog_version: str
+    metadata: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": 1,
+            "band_signals_version": 2,
+            "embedding_model": MODEL_ID,
+            "catalog_version": self.catalog_version,
+            "threshold": self.threshold,
+            "detect_floor": self.detect_floor,
+            "band_values": self.band_values,
+            "detect_features": list(DETECT_FEATURES),
+            "band_signals": list(BAND_SIGNALS),
+            "metadata": self.metadata,
+            "detector": self.detector.to_json(),
+            "band": self.band.to_json(),
+            "examples": [
+                {
+                    "question": e.question,
+                    "answer": e.answer,
+                    "kind": e.kind,
+                    "expected": [{"factor_id": f, "value": v} for f, v in e.expected.items()],
+                }
+                for e in self.examples
+            ],  # fmt: skip
+        }
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> SemanticModel:
+        if data.get("detect_features") != list(DETECT_FEATURES) or data.get("band_signals") != list(BAND_SIGNALS):
+            raise ValueError("the semantic model artefact is from another version: retrain it")
+        return SemanticModel(
+            detector=Classifier.from_json(data["detector"]),
+            band=Classifier.from_json(data["band"]),
+            threshold=float(data["threshold"]),
+            detect_floor=float(data["detect_floor"]),
+            band_values={k: float(v) for k, v in data["band_values"].items()},
+            examples=[Example.from_record(e) for e in data["examples"]],
+            catalog_version=str(data["catalog_version"]),
+            metadata=dict(data.get("metadata") or {}),
+        )
+
+
+@lru_cache(maxsize=4)
+def load_model_artefact(path: Path = ARTEFACT) -> SemanticModel:
+    return SemanticModel.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
+
+
+# Reading a turn ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One factor's reading of a turn, before abstention."""
+
+    factor_id: str
+    detected: float  # P(the turn is about the factor)
+    band: str
+    band_probability: float
+    value: float
+
+    @property
+    def confidence(self) -> float:
+        return self.detected * self.band_probability
+
+
+class SemanticReader:
+    """Detection, band and abstention over a ``Space`` with a trained ``SemanticModel``."""
+
+    def __init__(self, space: Space, model: SemanticModel) -> None:
+        self.space, self.model = space, model
+        self._recent: dict[tuple[str, str], Turn] = {}
+
+    def detect(self, turn: Turn) -> np.ndarray:
+        """P(about factor) for every assessable factor."""
+        return self.model.detector.probabilities(turn.detection_features())[:, 1]
+
+    def turn(self, question: str, answer: str) -> Turn:
+        """The turn embedded (the last few are kept: candidate selection and extraction read the same turn)."""
+        key = (question, answer)
+        cached = self._recent.get(key)
+        if cached is None:
+            cached = self._recent[key] = self.space.turn(question, answer)
+            while len(self._recent) > 8:
+                self._recent.pop(next(iter(self._recent)))
+        return cached
+
+    def readings(self, question: str, answer: str, turn: Turn | None = None) -> list[Reading]:
+        """Every factor above the detection floor, most likely first (at most ``MAX_FACTORS``), with its band."""
+        if not answer.strip() or signals.is_hostile(answer):
+            return []
+        turn = turn or self.turn(question, answer)
+        detected = self.detect(turn)
+        order = [i for i in np.argsort(-detected)[:MAX_FACTORS] if detected[i] >= self.model.detect_floor]
+        found = []
+        for i in order:
+            probs = self.model.band.probabilities(turn.band_features(int(i))[None, :])[0]
+            band = BANDS[int(probs.argmax())]
+            found.append(
+                Reading(
+                    self.space.factors[i].id, float(detected[i]), band, float(probs.max()), self.model.band_values[band]
+                )
+            )
+        return found
+
+    def updates(self, question: str, answer: str) -> list[Reading]:
+        """The readings confident enough to propose (the rest abstain)."""
+        return [r for r in self.readings(question, answer) if r.confidence >= self.model.threshold]
+
+
+def _last_question(recent: Sequence[ExchangeTurn]) -> str:
+    for turn in reversed(recent):
+        if turn.role == "assistant":
+            return turn.text
+        break  # the user spoke last: no question is being answered
+    return ""
+
+
+_READERS: dict[int, tuple[Catalog, SemanticReader]] = {}
+
+
+def default_reader(catalog: Catalog | None = None) -> SemanticReader:
+    """The reader over the packaged catalog (or ``catalog``) and the packaged trained model, built once per catalog."""
+    catalog = catalog if catalog is not None else load_catalog()
+    cached = _READERS.get(id(catalog))
+    if cached is not None and cached[0] is catalog:
+        return cached[1]
+    model = load_model_artefact()
+    if model.catalog_version != catalog.version:
+        log.warning(
+            "semantic model trained on catalog %s, running on %s: retrain with "
+            "`python -m factor_journal.extraction.train`", model.catalog_version, catalog.version,
+        )  # fmt: skip
+    reader = SemanticReader(Space(catalog, model.examples), model)
+    _READERS[id(catalog)] = (catalog, reader)
+    return reader
+
+
+def rank_factors(catalog: Catalog, question: str, answer: str, limit: int) -> list[str]:
+    """The ``limit`` factors the semantic detector finds most likely in the turn (for candidate selection)."""
+    reader = default_reader(catalog)
+    if not answer.strip() or signals.is_hostile(answer):
+        return []
+    detected = reader.detect(reader.turn(question, answer))
+    return [
+        reader.space.factors[i].id for i in np.argsort(-detected)[:limit] if detected[i] >= reader.model.detect_floor
+    ]
+
+
+class SemanticExtractor:
+    """The default extractor: embedded semantic reading with abstention; no network, never raises on text."""
+
+    name = "semantic"
+
+    def __init__(self, catalog: Catalog | None = None) -> None:
+        self.reader = default_reader(catalog)
+        self.model = f"{MODEL_ID}+{self.reader.model.metadata.get('version', 'semantic')}"
+
+    def extract(self, request: ExtractionRequest) -> ExtractionResult:
+        question = _last_question(request.recent)
+        readings = self.reader.readings(question, request.text)
+        updates, rejected = [], []
+        for reading in readings:
+            if reading.confidence < self.reader.model.threshold:
+                rejected.append(
+                    f"{reading.factor_id!r}: abstained ({reading.band}, confidence {reading.confidence:.2f} "
+                    f"below {self.reader.model.threshold:.2f})"
+                )
+                continue
+            updates.append(
+                ProposedUpdate(
+                    factor_id=reading.factor_id,
+                    value=reading.value,
+                    confidence=round(min(max(reading.confidence, 0.05), 0.95), 3),
+                    rationale=_rationale(reading, request.text, question),
+                ).model_dump()
+            )
+        return ExtractionResult(raw_updates=updates, extractor=self.name, model=self.model, rejected=rejected)
+
+
+def _rationale(reading: Reading, answer: str, question: str) -> str:
+    said = " ".join(answer.split())
+    said = said if len(said) <= 160 else said[:159].rstrip() + "…"
+    asked = f' (answering "{" ".join(question.split())[:100]}")' if question else ""
+    return f'User said "{said}"{asked}: reads as {reading.band} (P={reading.band_probability:.2f}).'

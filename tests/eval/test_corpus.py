@@ -1,0 +1,77 @@
+"""The labelled corpus loads and is valid against the catalog; invalid records are refused by name."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from factor_journal.extraction.evaluate import CORPUS, CorpusError, available_splits, load_corpus
+
+
+@pytest.mark.parametrize("split", ["dev", "test"])
+def test_each_split_loads_and_is_valid_against_the_catalog(split, catalog):
+    if split not in available_splits():
+        pytest.skip(f"{split} split not written yet")
+    turns = load_corpus(CORPUS / f"{split}.jsonl", catalog)
+    assert len(turns) >= 100
+    kinds = {turn.kind for turn in turns}
+    assert kinds == {"factor", "off_topic", "hostile"}
+    assert all(not turn.expected for turn in turns if turn.kind != "factor")
+    factors = {fid for turn in turns for fid in turn.expected}
+    assert len(factors) >= 20 and all(not catalog.factor(fid).is_composite for fid in factors)
+
+
+def test_the_splits_do_not_share_turns(catalog):
+    if available_splits() != ["dev", "test"]:
+        pytest.skip("needs both splits")
+    dev = {t.answer for t in load_corpus(CORPUS / "dev.jsonl", catalog)}
+    test = {t.answer for t in load_corpus(CORPUS / "test.jsonl", catalog)}
+    assert not dev & test
+
+
+def test_invalid_records_are_refused_naming_the_line(tmp_path, catalog):
+    path = tmp_path / "bad.jsonl"
+    records = [
+        {
+            "id": "a",
+            "question": "q",
+            "answer": "fine",
+            "expected": [{"factor_id": "no_such", "value": 20}],
+            "kind": "factor",
+        },
+        {
+            "id": "b",
+            "question": "q",
+            "answer": "hi",
+            "expected": [{"factor_id": "data_quality", "value": 20}],
+            "kind": "off_topic",
+        },
+        {
+            "id": "c",
+            "question": "q",
+            "answer": "x",
+            "expected": [{"factor_id": "ai_readiness_score", "value": 20}],
+            "kind": "factor",
+        },
+        {
+            "id": "d",
+            "question": "q",
+            "answer": "x",
+            "expected": [{"factor_id": "data_quality", "value": 140}],
+            "kind": "factor",
+        },
+    ]
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n{not json\n")
+    with pytest.raises(CorpusError) as raised:
+        load_corpus(path, catalog)
+    message = str(raised.value)
+    for expected in (
+        "bad.jsonl:1",
+        "'no_such'",
+        "bad.jsonl:2",
+        "must expect no update",
+        "bad.jsonl:3",
+        "off its scale",
+        "bad.jsonl:5",
+    ):
+        assert expected in message
