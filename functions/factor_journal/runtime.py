@@ -1,15 +1,10 @@
 """Wiring for entry points: the Firestore client, the configured extractor, the turn processor.
 
-Configuration (environment):
-  FJ_EXTRACTOR      offline (default) | gemini
-  FJ_GEMINI_*       see factor_journal.extraction.gemini.GeminiSettings
-  GCLOUD_PROJECT    the Firebase project (set by the emulators and by Cloud Functions)
-  FJ_FIRESTORE_DATABASE  the Firestore database id, "(default)" unless set
-  FJ_APP_URL        the dashboard's address, for links in emails (default http://localhost:8501)
-  FJ_LINK_SECRET    the secret resume links are signed with (required outside the emulators)
-  FJ_REMINDER_INACTIVE_DAYS / FJ_REMINDER_WINDOW_DAYS   reminder policy (default 7 / 7)
-  FJ_NIGHTLY_PAGE_SIZE / FJ_NIGHTLY_ORG_PAGE_SIZE       people / organisations per nightly task (200 / 100)
-  CLOUD_TASKS_EMULATOR_HOST   set by the emulators: nightly tasks go to the Cloud Tasks emulator
+Configuration: every FJ_* knob is a field of ``factor_journal.settings.Settings`` (read once; the
+README's configuration table lists them); the Gemini extractor's own FJ_GEMINI_* variables are read by
+``extraction.gemini.GeminiSettings``; the link secret by ``links.link_secret`` (Secret Manager in
+production).  Set by the platform: GCLOUD_PROJECT, FIRESTORE_EMULATOR_HOST and CLOUD_TASKS_EMULATOR_HOST
+under the emulators.
 
 Under the emulators ``google.cloud.firestore.Client`` connects to
 FIRESTORE_EMULATOR_HOST; in production it uses the function's service account.
@@ -54,7 +49,7 @@ def firestore_client() -> CountedClient:
 def make_extractor(kind: str | None = None) -> Extractor:
     """The extractor named by ``kind`` or FJ_EXTRACTOR: ``semantic`` (default, embedded model), ``rules``
     (alias ``offline``: the keyword rules) or ``gemini`` (Vertex AI)."""
-    kind = (kind or os.environ.get("FJ_EXTRACTOR") or "semantic").strip().lower()
+    kind = (kind or settings().extractor).strip().lower()
     if kind == "semantic":
         from factor_journal.extraction.semantic import SemanticExtractor
 
@@ -162,7 +157,7 @@ def daily_jobs_inline(now: datetime | None = None, run_id: str | None = None) ->
 
 def make_writer() -> Writer | None:
     """Gemini for answers and question phrasing when FJ_EXTRACTOR=gemini; None means the offline composer."""
-    if (os.environ.get("FJ_EXTRACTOR") or "offline").strip().lower() != "gemini":
+    if settings().extractor.strip().lower() != "gemini":
         return None
     from factor_journal.extraction.gemini import GeminiExtractor, GeminiSettings, GeminiWriter
 

@@ -18,7 +18,7 @@ ENV_PREFIX = "FJ_"
 
 
 class Settings(BaseModel):
-    extractor: str = "offline"
+    extractor: str = Field("semantic", description="semantic (embedded model) | rules (alias offline) | gemini")
     firestore_database: str = "(default)"
     app_url: str = "http://localhost:8501"
     # Links and reminders
