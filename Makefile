@@ -4,9 +4,10 @@ SHELL := /bin/bash
 RUN := scripts/with-emulators.sh
 PYTEST_ARGS ?=
 BENCH_ARGS ?=
+CODE := functions dashboard tests bench demo scripts eval
 EVAL_ARGS ?=
 
-.PHONY: help setup test test-fast demo bench eval train-extractor lint emulators
+.PHONY: help setup test test-fast demo bench eval train-extractor lint format emulators
 
 help: ## Show the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -14,7 +15,7 @@ help: ## Show the targets
 setup: ## Install Python environments, firebase-tools and the Java 21 runtime
 	@bash -c 'source scripts/toolchain.sh && echo "toolchain ready: $$(java -version 2>&1 | head -n1)"'
 
-test: ## Run the whole test suite against the Firebase Emulator Suite
+test: lint ## Static checks, then the whole test suite against the Firebase Emulator Suite
 	$(RUN) .venv/bin/python -m pytest $(PYTEST_ARGS)
 
 test-fast: ## The tests that need no emulator (pure domain code), in seconds
@@ -37,5 +38,8 @@ emulators: ## Start the emulators alone (Ctrl-C stops them)
 	  scripts/supervise.py --config "$$CONFIG" -- firebase emulators:start --config "$$CONFIG" --only firestore,auth,functions \
 	  --project demo-factor-journal'
 
-lint: ## Static checks
-	@bash -c 'source scripts/toolchain.sh && ruff check --ignore E501 functions dashboard tests bench demo'
+lint: ## Static checks: ruff (style, imports, line length), the formatting, mypy (types of the domain package)
+	@bash -c 'source scripts/toolchain.sh && ruff check $(CODE) && ruff format --check $(CODE) && mypy'
+
+format: ## Format the code and apply ruff's safe fixes
+	@bash -c 'source scripts/toolchain.sh && ruff check --fix $(CODE) && ruff format $(CODE)'

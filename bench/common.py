@@ -55,6 +55,7 @@ APP = str(Path(__file__).resolve().parents[1] / "dashboard" / "app.py")
 def app_on_fresh_database(database: str) -> firestore.Client:
     """Point the app's runtime at an emptied emulator database (and forget cached clients)."""
     import streamlit as st
+
     from factor_journal import runtime
 
     os.environ["FJ_FIRESTORE_DATABASE"] = database
@@ -68,8 +69,9 @@ def app_on_fresh_database(database: str) -> firestore.Client:
 def measure_page(token: str, page: str | None = None, before: Callable[[], object] | None = None) -> tuple[int, float]:
     """(document reads, server-side render ms) of one page view through AppTest, after sign-in;
     ``before`` runs just before the measured run (e.g. to drop what the app keeps between reruns)."""
-    from factor_journal import runtime
     from streamlit.testing.v1 import AppTest
+
+    from factor_journal import runtime
 
     app = AppTest.from_file(APP, default_timeout=120)
     app.query_params["t"] = token

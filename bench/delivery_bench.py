@@ -104,8 +104,13 @@ def _concurrent_turns(client) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     session = stores[0].start_session(user)
     base = datetime.now(UTC) - timedelta(minutes=1)
     turns = [
-        stores[0].add_turn(user, session, "user", f"turn {i}: data quality, data governance, sensors, data scientists, cloud, AI strategy",
-                              created_at=base + timedelta(seconds=i))
+        stores[0].add_turn(
+            user,
+            session,
+            "user",
+            f"turn {i}: data quality, data governance, sensors, data scientists, cloud, AI strategy",
+            created_at=base + timedelta(seconds=i),
+        )
         for i in range(INSTANCES)
     ]
     model = SlowModel()

@@ -27,6 +27,10 @@ from collections import Counter, defaultdict
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from google.cloud import firestore
+from google.cloud.firestore_v1.base_query import FieldFilter
+
+from bench.common import fresh_database
 from factor_journal import runtime
 from factor_journal.catalog import Catalog, load_catalog
 from factor_journal.graph import graph_for
@@ -35,14 +39,10 @@ from factor_journal.models import UserProfile
 from factor_journal.nightly import NightlySettings, progress, start_run
 from factor_journal.organisation import OrganisationDirectory
 from factor_journal.reminders import MAIL_COLLECTION, ReminderPolicy, remind
-from factor_journal.rollup import PersonRow, shard_of
 from factor_journal.repositories.paths import SUMMARY_FIELD
+from factor_journal.rollup import PersonRow, shard_of
 from factor_journal.store import FactorJournalStore
 from factor_journal.summary import build_summary
-from google.cloud import firestore
-from google.cloud.firestore_v1.base_query import FieldFilter
-
-from bench.common import fresh_database
 
 PEOPLE = 20_000
 ORGANISATIONS = 50
@@ -66,8 +66,15 @@ def seed_population(
     writer = client.bulk_writer()
     for org in orgs:
         manager = f"{org}-manager"
-        profile = UserProfile(user_id=manager, display_name="Manager", email=f"{manager}@example.com", org_id=org,
-                              role="manager", created_at=now - timedelta(days=60), last_active=now - timedelta(days=30))
+        profile = UserProfile(
+            user_id=manager,
+            display_name="Manager",
+            email=f"{manager}@example.com",
+            org_id=org,
+            role="manager",
+            created_at=now - timedelta(days=60),
+            last_active=now - timedelta(days=30),
+        )
         writer.set(client.document(f"users/{manager}"), profile.to_document())
         writer.set(client.document(f"users/{manager}/metadata/assessment"), summary)
         writer.set(client.document(f"organisations/{org}"), {"name": org, "shards": 64, "managers": [manager]})
@@ -160,7 +167,9 @@ def run() -> dict[str, Any]:
     # 1. Today's single loop, on the same seed in a named database (it runs in-process).
     legacy_client = fresh_database("fj-bench-nightly")
     seeded_at = time.perf_counter()
-    population = seed_population(legacy_client, catalog, people=people, organisations=ORGANISATIONS, now=now, prefix=prefix)
+    population = seed_population(
+        legacy_client, catalog, people=people, organisations=ORGANISATIONS, now=now, prefix=prefix
+    )
     seed_seconds = round(time.perf_counter() - seeded_at, 1)
     print(f"  nightly: seeded {people} people in {ORGANISATIONS} organisations in {seed_seconds} s "
           f"({len(population['due'])} due a reminder)", flush=True)  # fmt: skip
@@ -190,19 +199,31 @@ def run() -> dict[str, Any]:
         enqueued = start_run(client, runtime.task_sink(), now, run_id, settings)
         enqueue_ms = round((time.perf_counter() - started) * 1000, 1)
         waited, state = wait_for_run(client, run_id, timeout=3600)
-        runs.append({"run": attempt, "enqueued_by_scheduler": len(enqueued), "enqueue_ms": enqueue_ms,
-                     "wall_seconds": round(waited + enqueue_ms / 1000, 1), **state.model_dump(exclude={"run_id"})})
+        runs.append(
+            {
+                "run": attempt,
+                "enqueued_by_scheduler": len(enqueued),
+                "enqueue_ms": enqueue_ms,
+                "wall_seconds": round(waited + enqueue_ms / 1000, 1),
+                **state.model_dump(exclude={"run_id"}),
+            }
+        )
         print(f"  nightly: fan-out ({attempt}): {runs[-1]['wall_seconds']} s, {state.tasks} tasks, "
               f"{state.reminders_sent} reminders, complete={state.complete}", flush=True)  # fmt: skip
     mail = mail_per_person(client, prefix)
-    days = sum(1 for org in population["organisations"] for _ in client.collection(f"organisations/{org}/daily").stream())
+    days = sum(
+        1 for org in population["organisations"] for _ in client.collection(f"organisations/{org}/daily").stream()
+    )
     figures["fan_out"] = runs
     figures["reminders_written"] = sum(mail.values())
     figures["duplicates"] = sum(count - 1 for count in mail.values())
     figures["due_never_reminded"] = len(population["due"] - set(mail))
     figures["reminded_but_not_due"] = len(set(mail) - population["due"])
     figures["organisation_days_written"] = days
-    print(f"  nightly: {figures['reminders_written']} reminders for {figures['due']} due, duplicates "
-          f"{figures['duplicates']}, never reached {figures['due_never_reminded']}, org days {days}", flush=True)  # fmt: skip
+    print(
+        f"  nightly: {figures['reminders_written']} reminders for {figures['due']} due, duplicates "
+        f"{figures['duplicates']}, never reached {figures['due_never_reminded']}, org days {days}",
+        flush=True,
+    )
     fresh_database("(default)")
     return figures

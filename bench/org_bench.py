@@ -18,6 +18,9 @@ from collections import Counter, defaultdict
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from google.cloud import firestore
+
+from bench.common import PROJECT_ID, app_on_fresh_database, measure_page, percentiles
 from factor_journal import runtime
 from factor_journal.catalog import load_catalog
 from factor_journal.links import LinkSigner
@@ -25,9 +28,6 @@ from factor_journal.models import UserProfile
 from factor_journal.organisation import OrganisationDirectory
 from factor_journal.rollup import PersonRow, shard_of
 from factor_journal.store import FactorJournalStore
-from google.cloud import firestore
-
-from bench.common import PROJECT_ID, app_on_fresh_database, measure_page, percentiles
 
 SIZES = (20, 200, 2000)
 RENDERS = 5
@@ -123,8 +123,13 @@ def _burst() -> dict[str, Any]:
     single_document: Counter[int] = Counter()
     for (user, session, turn), at in commits.items():
         second = int(at.timestamp())
-        for path in (f"users/{user}", f"users/{user}/metadata/assessment", f"users/{user}/conversations/{session}",
-                     f"users/{user}/conversations/{session}/turns/{turn}", f"organisations/{org}/rollup/{shard_of(user)}"):  # fmt: skip
+        for path in (
+            f"users/{user}",
+            f"users/{user}/metadata/assessment",
+            f"users/{user}/conversations/{session}",
+            f"users/{user}/conversations/{session}/turns/{turn}",
+            f"organisations/{org}/rollup/{shard_of(user)}",
+        ):
             per_document[path][second] += 1
         single_document[second] += 1
     peak_path, peak = max(((p, max(c.values())) for p, c in per_document.items()), key=lambda item: item[1])
@@ -154,8 +159,12 @@ def run() -> dict[str, Any]:
     results: dict[str, Any] = {"team_page": _team_pages()}
     burst = _burst()
     results["burst_200_people_10_seconds"] = burst
-    print(f"  org: 200 turns in {burst['turns_written_in_seconds']} s -> peak {burst['peak_writes_per_second_on_any_document']} "
-          f"writes/s on one document ({burst['peak_document']}); one org document would take "
-          f"{burst['peak_if_one_organisation_document']}/s; sustained over 10 s: "
-          f"{burst['sustained_writes_per_second_on_any_document_10s']}/s vs {burst['sustained_if_one_organisation_document_10s']}/s")  # fmt: skip
+    print(
+        f"  org: 200 turns in {burst['turns_written_in_seconds']} s -> "
+        f"peak {burst['peak_writes_per_second_on_any_document']} "
+        f"writes/s on one document ({burst['peak_document']}); one org document would take "
+        f"{burst['peak_if_one_organisation_document']}/s; sustained over 10 s: "
+        f"{burst['sustained_writes_per_second_on_any_document_10s']}/s "
+        f"vs {burst['sustained_if_one_organisation_document_10s']}/s"
+    )
     return results

@@ -24,13 +24,13 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+
+from bench.common import APP, app_on_fresh_database, measure_page, percentiles
+from bench.org_bench import _seed_org
 from factor_journal import runtime
 from factor_journal.links import LinkSigner
 from factor_journal.models import InferredUpdate, UserProfile
 from factor_journal.store import FactorJournalStore, entry_id_for
-
-from bench.common import APP, app_on_fresh_database, measure_page, percentiles
-from bench.org_bench import _seed_org
 
 ASSESSED = 50
 JOURNAL_ENTRIES = 5000
@@ -45,9 +45,19 @@ def _seed(store: FactorJournalStore) -> str:
     for index in range(0, len(factors), 6):
         store.record_inferences(
             user,
-            [InferredUpdate(factor_id=f, value=30 + i, confidence=0.7, rationale="bench", session_id="s1",
-                            conversation_excerpt="User: benchmark words", observed_at=start) for i, f in enumerate(factors[index : index + 6])],
-        )  # fmt: skip
+            [
+                InferredUpdate(
+                    factor_id=f,
+                    value=30 + i,
+                    confidence=0.7,
+                    rationale="bench",
+                    session_id="s1",
+                    conversation_excerpt="User: benchmark words",
+                    observed_at=start,
+                )
+                for i, f in enumerate(factors[index : index + 6])
+            ],
+        )
     per_factor = JOURNAL_ENTRIES // len(factors)
     writer = store.client.bulk_writer()
     for factor in factors:
@@ -55,7 +65,10 @@ def _seed(store: FactorJournalStore) -> str:
         journal = store.client.document(f"users/{user}/factors/{factor}").collection("journal")
         for index in range(per_factor - 1):
             entry = template.model_copy(
-                update={"entry_id": entry_id_for(f"seed-{index}", factor), "observed_at": start - timedelta(hours=index + 1)}
+                update={
+                    "entry_id": entry_id_for(f"seed-{index}", factor),
+                    "observed_at": start - timedelta(hours=index + 1),
+                }
             )
             writer.set(journal.document(entry.entry_id), entry.to_document())
     writer.close()
@@ -202,6 +215,8 @@ def run() -> dict[str, Any]:
         "per check for a person, 3 for a manager); "
         "history/review/ask read journal pages on demand; conversation reads the session's turns",
     }
-    print(f"  pages: reads per view {reads}; overview render p50 {results['overview_render']['p50_ms']} ms "
-          f"(p95 {results['overview_render']['p95_ms']} ms) for {assessed} factors / {JOURNAL_ENTRIES} entries")  # fmt: skip
+    print(
+        f"  pages: reads per view {reads}; overview render p50 {results['overview_render']['p50_ms']} ms "
+        f"(p95 {results['overview_render']['p95_ms']} ms) for {assessed} factors / {JOURNAL_ENTRIES} entries"
+    )
     return results

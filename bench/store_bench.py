@@ -39,6 +39,8 @@ class ScanBaselineChanges(FactorChanges):
                 state = state.model_copy(update={"evidence_count": count})
             states[state.factor_id] = state
         return states
+
+
 MEASURED_FACTOR = "data_quality"
 
 
@@ -66,7 +68,9 @@ def _seed_user(store: FactorJournalStore, assessed: int, journal_entries: int) -
 def _bulk_journal(store: FactorJournalStore, user: str, factor_id: str, count: int) -> None:
     """Older journal entries written in bulk (seeding only; the measured updates go through the store)."""
     template = store.history(user, factor_id, page_size=1).entries[0]
-    journal = store.client.collection("users").document(user).collection("factors").document(factor_id).collection("journal")
+    journal = (
+        store.client.collection("users").document(user).collection("factors").document(factor_id).collection("journal")
+    )
     writer = store.client.bulk_writer()
     start = datetime.now(UTC) - timedelta(days=400)
     for index in range(count - 1):

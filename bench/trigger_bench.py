@@ -15,6 +15,9 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from google.cloud import firestore
+
+from bench.common import PROJECT_ID, fresh_database, percentiles
 from factor_journal.candidates import select_candidates
 from factor_journal.catalog import load_catalog
 from factor_journal.extraction.base import ExchangeTurn, ExtractionRequest
@@ -23,9 +26,6 @@ from factor_journal.extraction.prompt import SYSTEM_INSTRUCTION, build_prompt, e
 from factor_journal.models import UserProfile
 from factor_journal.pipeline import CONTEXT_TURNS, TurnProcessor
 from factor_journal.store import FactorJournalStore
-from google.cloud import firestore
-
-from bench.common import PROJECT_ID, fresh_database, percentiles
 
 SAYINGS = [
     "Our data is all over the place, 5 different systems and lots of spreadsheets.",
@@ -70,8 +70,12 @@ def _cost_per_turn() -> dict[str, Any]:
     start = datetime.now(UTC) - timedelta(hours=1)
     reads, writes, updates = [], [], []
     for index in range(30):
-        store.add_turn(user, session, "assistant", "And how is that going?", created_at=start + timedelta(seconds=20 * index))
-        turn = store.add_turn(user, session, "user", SAYINGS[index % len(SAYINGS)], created_at=start + timedelta(seconds=20 * index + 10))
+        store.add_turn(
+            user, session, "assistant", "And how is that going?", created_at=start + timedelta(seconds=20 * index)
+        )
+        turn = store.add_turn(
+            user, session, "user", SAYINGS[index % len(SAYINGS)], created_at=start + timedelta(seconds=20 * index + 10)
+        )
         store.stats.reset()
         outcome = processor.process(user, session, turn)
         reads.append(store.stats.reads)
@@ -92,14 +96,21 @@ def _prompt_size(session_turns: int) -> dict[str, Any]:
     from factor_journal.graph import graph_for
 
     history = [
-        ExchangeTurn(role="assistant" if i % 2 == 0 else "user", text=SAYINGS[i % len(SAYINGS)]) for i in range(session_turns - 1)
+        ExchangeTurn(role="assistant" if i % 2 == 0 else "user", text=SAYINGS[i % len(SAYINGS)])
+        for i in range(session_turns - 1)
     ]
     recent = history[-CONTEXT_TURNS:]
     text = SAYINGS[1]
     candidates = select_candidates(catalog, graph_for(catalog), text, recent[-1].text if recent else "", {})
-    request = ExtractionRequest(user_id="u", session_id="s", turn_id="t", text=text, recent=recent, candidates=candidates)
+    request = ExtractionRequest(
+        user_id="u", session_id="s", turn_id="t", text=text, recent=recent, candidates=candidates
+    )
     prompt = SYSTEM_INSTRUCTION + "\n" + build_prompt(request)  # what the model reads: rules + content
-    return {"session_turns": session_turns, "prompt_tokens_estimate": estimate_tokens(prompt), "candidates": len(candidates)}
+    return {
+        "session_turns": session_turns,
+        "prompt_tokens_estimate": estimate_tokens(prompt),
+        "candidates": len(candidates),
+    }
 
 
 def _whole_catalog_prompt() -> int:

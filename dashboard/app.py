@@ -28,7 +28,6 @@ from dashboard import charts, context  # noqa: E402, F401  (the heavy imports, u
 from dashboard.safe_text import md  # noqa: E402
 from factor_journal.settings import settings  # noqa: E402
 
-
 PAGE_NAMES: list[str] = []  # every page's address, whoever may open it
 
 
@@ -47,7 +46,10 @@ USER_PAGES = [
     page("conversation", "Continue the conversation", ":material/forum:"),
 ]
 MANAGER_PAGES = {
-    "Organisation": [page("team", "Team progress", ":material/groups:", default=True), page("blockers", "Blockers", ":material/block:")],
+    "Organisation": [
+        page("team", "Team progress", ":material/groups:", default=True),
+        page("blockers", "Blockers", ":material/block:"),
+    ],
     "Person (read-only)": [
         page("overview", "Overview", ":material/explore:"),
         page("capabilities", "Capabilities", ":material/lock_open:"),

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import date, datetime, timedelta
 
 import plotly.graph_objects as go
+
 from factor_journal.models import AssessmentSummary, BlockedCapability, JournalEntry
 
 PLOT_CONFIG = {"displayModeBar": False}  # a reading view: no zoom/pan toolbar over the charts

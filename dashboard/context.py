@@ -12,14 +12,14 @@ on the next interaction.
 from __future__ import annotations
 
 import streamlit as st
+from pydantic import BaseModel
+
+from dashboard.safe_text import md
 from factor_journal import runtime
 from factor_journal.access import AccessChecker, Viewer
 from factor_journal.links import LinkError, LinkSigner
 from factor_journal.models import AssessmentSummary
 from factor_journal.store import FactorJournalStore
-from pydantic import BaseModel
-
-from dashboard.safe_text import md
 
 __all__ = [
     "Subject", "Viewer", "access", "current_subject", "open_page", "require_subject", "sign_in", "signer", "store",

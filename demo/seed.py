@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
 from factor_journal import runtime
 from factor_journal.cli import issue_link
 from factor_journal.models import UserProfile
@@ -46,7 +47,9 @@ def seed(store: FactorJournalStore, script: dict[str, Any], timeout: float = 60.
     for person in script["users"]:
         user = person["user_id"]
         store.register_user(
-            UserProfile(user_id=user, display_name=person["display_name"], email=person["email"], org_id=organisation["id"])
+            UserProfile(
+                user_id=user, display_name=person["display_name"], email=person["email"], org_id=organisation["id"]
+            )
         )
         for session in person.get("sessions", []):
             if store.session_data(user, session["id"]) is not None:
@@ -58,7 +61,9 @@ def seed(store: FactorJournalStore, script: dict[str, Any], timeout: float = 60.
                 if role == "user":
                     status = store.wait_for_analysis(user, session["id"], turn, timeout)
                     if status is None:
-                        raise TimeoutError(f"the trigger did not analyse {user}/{session['id']}/{turn} within {timeout:.0f}s")
+                        raise TimeoutError(
+                            f"the trigger did not analyse {user}/{session['id']}/{turn} within {timeout:.0f}s"
+                        )
                     print(f"  {user:12} {session['id']:15} {status:9} {text[:60]}", flush=True)
         seeded.append(user)
     return seeded

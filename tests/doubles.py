@@ -10,7 +10,13 @@ from factor_journal.extraction.base import ExtractionError, ExtractionRequest, E
 
 def reading(factor_id: str, value: float, confidence: float = 0.7, **extra: object) -> dict:
     """One extractor reading as a model would return it."""
-    return {"factor_id": factor_id, "value": value, "confidence": confidence, "rationale": f"about {factor_id}", **extra}
+    return {
+        "factor_id": factor_id,
+        "value": value,
+        "confidence": confidence,
+        "rationale": f"about {factor_id}",
+        **extra,
+    }
 
 
 class ScriptedExtractor:
@@ -57,7 +63,9 @@ class ReadingsByText:
             count = self.calls[request.text] = self.calls.get(request.text, 0) + 1
         if count <= self.fail_first:
             raise ExtractionError(f"Vertex AI answered 503 (call {count} for this turn)")
-        return ExtractionResult(raw_updates=self.readings.get(request.text, []), extractor="scripted", model="scripted-1")
+        return ExtractionResult(
+            raw_updates=self.readings.get(request.text, []), extractor="scripted", model="scripted-1"
+        )
 
 
 class Clock:

@@ -40,7 +40,9 @@ class QueryShape:
 
 def _filters(proto: object) -> list[object]:
     if isinstance(proto, StructuredQuery.CompositeFilter):
-        return [f for sub in proto.filters for f in _filters(sub.field_filter or sub.unary_filter or sub.composite_filter)]
+        return [
+            f for sub in proto.filters for f in _filters(sub.field_filter or sub.unary_filter or sub.composite_filter)
+        ]
     return [proto]
 
 

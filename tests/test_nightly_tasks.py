@@ -9,14 +9,14 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from factor_journal import runtime
-from factor_journal.catalog import Catalog
-from factor_journal.nightly import CloudTasksSink, NightlySettings, NightlyTask, callable_body, progress, start_run
-from factor_journal.reminders import mail_id_for
 from firebase_admin import functions
 from google.cloud import firestore
 
 from bench.nightly_bench import mail_per_person, seed_population
+from factor_journal import runtime
+from factor_journal.catalog import Catalog
+from factor_journal.nightly import CloudTasksSink, NightlySettings, NightlyTask, callable_body, progress, start_run
+from factor_journal.reminders import mail_id_for
 
 pytestmark = pytest.mark.functions
 
@@ -69,7 +69,9 @@ def test_the_nightly_run_fans_out_through_cloud_tasks_and_reminds_each_due_perso
 def test_a_task_delivered_twice_runs_twice_and_writes_once(trigger_client, population):
     later = NOW + timedelta(days=8)  # the window since the first test's reminders has passed
     run_id = f"dup-{uuid.uuid4().hex[:8]}"
-    task = NightlyTask(kind="reminders", run_id=run_id, now=later, settings=NightlySettings(page_size=40), scan="silent")
+    task = NightlyTask(
+        kind="reminders", run_id=run_id, now=later, settings=NightlySettings(page_size=40), scan="silent"
+    )
     queue = functions.task_queue(f"locations/europe-west1/functions/{task.queue}", app=runtime.admin_app())
     for _ in range(2):  # no task id: two distinct deliveries of the same work, possibly at once
         queue.enqueue(callable_body(task))

@@ -23,7 +23,9 @@ def test_function_requirements_pin_every_runtime_dependency_within_its_range():
     for name, requirement in pinned.items():
         [spec] = list(requirement.specifier)
         assert spec.operator == "==", f"{name} must be pinned"
-        assert declared[name].specifier.contains(spec.version), f"{name}=={spec.version} is outside {declared[name].specifier}"
+        assert declared[name].specifier.contains(spec.version), (
+            f"{name}=={spec.version} is outside {declared[name].specifier}"
+        )
 
 
 def test_the_catalog_ships_with_the_functions():

@@ -51,13 +51,18 @@ def test_what_the_run_leaves_behind_is_stopped_and_the_run_keeps_its_exit_code(t
         "sleep 300 & echo $! > orphan;"  # an orphan in the run's process group (the functions-framework case)
         "setsid sleep 300 & echo $! > escaped;"  # left the group and the session: found by the run's tag
         "sh -c \"trap '' TERM; exec sleep 300\" & echo $! > stubborn;"  # ignores SIGTERM: killed after the grace
-        f"{sys.executable} -c \"{listener}\" & echo $! > listener;"  # keeps an emulator port bound
+        f'{sys.executable} -c "{listener}" & echo $! > listener;'  # keeps an emulator port bound
         f"while ! {sys.executable} -c 'import socket; socket.create_connection((\"127.0.0.1\",{port}))' 2>/dev/null;"
         " do sleep 0.1; done; exit 7"
     )
     started = time.monotonic()
-    done = subprocess.run([sys.executable, str(SUPERVISE), "--config", str(config_with(tmp_path, port)), "--", "sh", "-c",
-                           script], cwd=tmp_path, capture_output=True, text=True, timeout=60)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, str(SUPERVISE), "--config", str(config_with(tmp_path, port)), "--", "sh", "-c", script],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 7, done.stderr  # the command's own code: the clean-up succeeded
     assert "stopping 4 process(es)" in done.stderr and "FAILED" not in done.stderr
     pids = {name: int((tmp_path / name).read_text()) for name in ("orphan", "escaped", "stubborn", "listener")}

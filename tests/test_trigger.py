@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+
 from factor_journal.models import UserProfile
 from factor_journal.store import FactorJournalStore
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import streamlit as st
-from factor_journal.extraction.base import ExtractionError
-from factor_journal.questions import answer_question
 
 from dashboard import context, labels
 from dashboard.safe_text import quote
+from factor_journal.extraction.base import ExtractionError
+from factor_journal.questions import answer_question
 
 EXAMPLES = [
     "Why is data quality only this low?",

@@ -18,14 +18,22 @@ def render() -> None:
         st.success(f"**{archetype.name}**: {archetype.description}")
     st.subheader("Next unlocks")
     for rank, capability in enumerate(capabilities.cannot_evaluate_yet, start=1):
-        label = f"{rank}. {capability.name} — {capability.met}/{capability.total} prerequisites met, {capability.closeness:.0%} of the way"
+        label = (
+            f"{rank}. {capability.name} — {capability.met}/{capability.total} prerequisites met, "
+            f"{capability.closeness:.0%} of the way"
+        )
         with st.expander(label, expanded=rank <= 2):
             st.caption(store.catalog.archetype(capability.archetype_id).description)
             st.plotly_chart(charts.capability_gaps(capability), width="stretch", key=f"gap-{capability.archetype_id}",
                             config=charts.PLOT_CONFIG)  # fmt: skip
             for blocker in capability.blockers:
-                now = "not assessed yet" if blocker.value is None else f"{blocker.value:g} at {blocker.confidence:.0%} confidence"
+                now = (
+                    "not assessed yet"
+                    if blocker.value is None
+                    else f"{blocker.value:g} at {blocker.confidence:.0%} confidence"
+                )
                 st.markdown(
-                    f"- **{blocker.factor_name}**: {now}; needs ≥ {blocker.min_value:g} at ≥ {blocker.min_confidence:.0%} "
+                    f"- **{blocker.factor_name}**: {now}; "
+                    f"needs ≥ {blocker.min_value:g} at ≥ {blocker.min_confidence:.0%} "
                     f"({labels.shortfall(blocker.missing)})"
                 )

@@ -10,12 +10,12 @@ import contextlib
 import time
 
 import streamlit as st
-from factor_journal.conversation import MAX_TURN_TEXT_CHARS, turn_text_problem
-from factor_journal.extraction.base import ExtractionError
-from factor_journal.guidance import next_best_questions
 
 from dashboard import context, labels
 from dashboard.safe_text import quote
+from factor_journal.conversation import MAX_TURN_TEXT_CHARS, turn_text_problem
+from factor_journal.extraction.base import ExtractionError
+from factor_journal.guidance import next_best_questions
 
 WAIT_FOR_ANALYSIS_SECONDS = 8.0
 SHOWN_TURNS = 12
@@ -76,7 +76,11 @@ def render() -> None:
         st.info("Conversations are only continued by the person themselves.")
         return
     session_id = _session_id(store, subject, viewer)
-    turns = [(tid, data) for tid, data in store.session_turns(subject.user_id, session_id) if isinstance(data.get("text"), str)]
+    turns = [
+        (tid, data)
+        for tid, data in store.session_turns(subject.user_id, session_id)
+        if isinstance(data.get("text"), str)
+    ]
     if not turns or turns[-1][1].get("role") != "assistant":
         summary = store.summary(subject.user_id)
         asked = {data["text"] for _, data in turns if data.get("role") == "assistant"}

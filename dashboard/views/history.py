@@ -15,7 +15,9 @@ HISTORY_PAGE = 25
 
 def render() -> None:
     subject, store, summary = context.open_page("Factor history")
-    touched = [fid for fid in summary.factors if summary.factors[fid].evidence_count or summary.factors[fid].last_entry_id]
+    touched = [
+        fid for fid in summary.factors if summary.factors[fid].evidence_count or summary.factors[fid].last_entry_id
+    ]
     if not touched:
         st.info("No factor has a history yet: histories begin with the first conversation.")
         return
@@ -37,8 +39,15 @@ def render() -> None:
         shown = "not assessed"
     else:
         shown = f"{state.current_value:g} ({labels.band(store.catalog, factor_id, state.current_value)})"
-    status = "computed from its parts" if store.catalog.factor(factor_id).is_composite else labels.status_label(state.inference_status)
-    st.markdown(f"**Now:** {shown} · confidence {state.current_confidence:.0%} · {status} · last said {labels.day(state.observed_at)}")
+    status = (
+        "computed from its parts"
+        if store.catalog.factor(factor_id).is_composite
+        else labels.status_label(state.inference_status)
+    )
+    st.markdown(
+        f"**Now:** {shown} · confidence {state.current_confidence:.0%} · {status} · "
+        f"last said {labels.day(state.observed_at)}"
+    )
     pages = st.session_state.setdefault("history_pages", {})
     shown = pages.get(factor_id, 1)
     entries, cursor = [], None
@@ -52,14 +61,23 @@ def render() -> None:
     if len(said_on) > 1:
         st.plotly_chart(charts.factor_timeline(entries, describe=humane), width="stretch", config=charts.PLOT_CONFIG)
     elif said_on:
-        st.caption(f"Everything below was said on {labels.day(min(said_on))}: the chart begins when a second day adds to it.")
+        st.caption(
+            f"Everything below was said on {labels.day(min(said_on))}: the chart begins when a second day adds to it."
+        )
     for entry in entries:
         before = "—" if entry.previous_value is None else f"{entry.previous_value:g}"
         after = "unassessed" if entry.new_value is None else f"{entry.new_value:g}"
-        flags = "" if entry.applied else (" · held as a conflict" if entry.kind == "conflict" else " · recorded, not applied")
+        flags = (
+            ""
+            if entry.applied
+            else (" · held as a conflict" if entry.kind == "conflict" else " · recorded, not applied")
+        )
         with st.container(border=True):
             kind = labels.KIND_LABELS.get(str(entry.kind), str(entry.kind))
-            st.markdown(f"**{entry.observed_at:%d %b %Y %H:%M}** · {before} → {after} · confidence {entry.confidence:.0%} · {kind}{flags}")
+            st.markdown(
+                f"**{entry.observed_at:%d %b %Y %H:%M}** · {before} → {after} · "
+                f"confidence {entry.confidence:.0%} · {kind}{flags}"
+            )
             if not subject.read_only:  # rationales and excerpts quote the person: theirs alone (README, Security)
                 quote(humane(entry.change_rationale))
                 if entry.conversation_excerpt:
@@ -79,7 +97,8 @@ def render() -> None:
         moment = datetime.combine(day, time(23, 59, 59), tzinfo=UTC)
         then = store.summary_as_of(subject.user_id, moment)
         st.markdown(
-            f"On **{day:%d %b %Y}**: {then.overall.total_factors_assessed}/{then.overall.total_factors} factors mapped, "
+            f"On **{day:%d %b %Y}**: "
+            f"{then.overall.total_factors_assessed}/{then.overall.total_factors} factors mapped, "
             f"confidence {then.overall.avg_confidence:.0%}, decision tier **{then.overall.decision_tier_name}**, "
             f"{len(then.capabilities.can_evaluate)} project types evaluable."
         )

@@ -11,6 +11,9 @@ from datetime import UTC, date, datetime
 
 import pandas as pd
 import streamlit as st
+
+from dashboard import charts, context, labels
+from dashboard.safe_text import md
 from factor_journal.errors import FactorJournalError
 from factor_journal.organisation import (
     MAPPED_BUCKETS,
@@ -23,9 +26,6 @@ from factor_journal.organisation import (
     team_csv,
 )  # fmt: skip
 from factor_journal.rollup import PersonRow
-
-from dashboard import charts, context, labels
-from dashboard.safe_text import md
 
 
 def directory() -> OrganisationDirectory:

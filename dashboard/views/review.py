@@ -10,10 +10,10 @@ from collections.abc import Callable
 from functools import partial
 
 import streamlit as st
-from factor_journal.errors import FactorJournalError
 
 from dashboard import context, labels
 from dashboard.safe_text import quote
+from factor_journal.errors import FactorJournalError
 
 REVIEW_PAGE = 10
 
@@ -37,17 +37,34 @@ def render() -> None:
             quote(labels.names_in(conflict.rationale, names))
             keep, take = st.columns(2)
             if keep.button("Keep my value", key=f"keep-{conflict.factor_id}", disabled=subject.read_only):
-                _act(partial(store.resolve_conflict, subject.user_id, conflict.factor_id, accept=False,
-                             rationale="User kept their value"), f"Kept your value for {conflict.factor_name}.")  # fmt: skip
+                _act(
+                    partial(
+                        store.resolve_conflict,
+                        subject.user_id,
+                        conflict.factor_id,
+                        accept=False,
+                        rationale="User kept their value",
+                    ),
+                    f"Kept your value for {conflict.factor_name}.",
+                )
             if take.button("Use the new value", key=f"take-{conflict.factor_id}", disabled=subject.read_only):
-                _act(partial(store.resolve_conflict, subject.user_id, conflict.factor_id, accept=True,
-                             rationale="User accepted the newer reading"), f"Updated {conflict.factor_name}.")  # fmt: skip
+                _act(
+                    partial(
+                        store.resolve_conflict,
+                        subject.user_id,
+                        conflict.factor_id,
+                        accept=True,
+                        rationale="User accepted the newer reading",
+                    ),
+                    f"Updated {conflict.factor_name}.",
+                )
 
     limit = st.session_state.setdefault("review_limit", REVIEW_PAGE)
     for item in summary.unconfirmed_inferences[:limit]:
         with st.container(border=True):
             st.markdown(
-                f"**{item.factor_name}**: {labels.band(store.catalog, item.factor_id, item.value)} · {item.value:g}/100 "
+                f"**{item.factor_name}**: {labels.band(store.catalog, item.factor_id, item.value)} · "
+                f"{item.value:g}/100 "
                 f"at {item.confidence:.0%} confidence "
                 f"· {item.evidence_count} piece{'s' if item.evidence_count != 1 else ''} of evidence"
             )
@@ -67,7 +84,6 @@ def render() -> None:
                 if st.form_submit_button("Save correction"):
                     _act(partial(store.correct, subject.user_id, item.factor_id, value, reason),
                          f"Saved your value for {item.factor_name}.")  # fmt: skip
-
 
     remaining = len(summary.unconfirmed_inferences) - limit
     if remaining > 0 and st.button(f"Show {min(remaining, REVIEW_PAGE)} more", key="review_more"):

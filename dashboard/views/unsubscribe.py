@@ -7,11 +7,11 @@ data.  Opening the page sets ``reminders_opt_out`` (idempotent) and says so.
 from __future__ import annotations
 
 import streamlit as st
+
+from dashboard import context
 from factor_journal.errors import UnknownUserError
 from factor_journal.links import LinkError
 from factor_journal.reminders import UnsubscribeLinks, unsubscribe
-
-from dashboard import context
 
 
 def render() -> None:

@@ -6,11 +6,11 @@ Reads only the precomputed summary document (one read per view).
 from __future__ import annotations
 
 import streamlit as st
-from factor_journal.guidance import next_best_questions, next_tier_statement
-from factor_journal.models import AssessmentSummary
 
 from dashboard import charts, context, labels
 from dashboard.safe_text import md, quote
+from factor_journal.guidance import next_best_questions, next_tier_statement
+from factor_journal.models import AssessmentSummary
 
 
 def render() -> None:
@@ -22,10 +22,20 @@ def render() -> None:
             "what we know, how sure we are, and which AI projects you can evaluate."
         )
     columns = st.columns(4)
-    columns[0].metric("Mapped", f"{overall.completeness:.0%}", f"{overall.total_factors_assessed}/{overall.total_factors} factors", delta_color="off", delta_arrow="off")
+    columns[0].metric(
+        "Mapped",
+        f"{overall.completeness:.0%}",
+        f"{overall.total_factors_assessed}/{overall.total_factors} factors",
+        delta_color="off",
+        delta_arrow="off",
+    )
     columns[1].metric("Confidence", f"{overall.avg_confidence:.0%}")
-    columns[2].metric("Decision tier", overall.decision_tier_name, overall.decision_budget, delta_color="off", delta_arrow="off")
-    columns[3].metric("Can evaluate", len(summary.capabilities.can_evaluate), "project types", delta_color="off", delta_arrow="off")
+    columns[2].metric(
+        "Decision tier", overall.decision_tier_name, overall.decision_budget, delta_color="off", delta_arrow="off"
+    )
+    columns[3].metric(
+        "Can evaluate", len(summary.capabilities.can_evaluate), "project types", delta_color="off", delta_arrow="off"
+    )
     st.progress(min(1.0, overall.completeness))
     st.markdown(f"**Next decision tier.** {next_tier_statement(summary)}")
     what_we_know(store.catalog, summary, read_only=subject.read_only)  # the answer to "what do you make of us?"

@@ -23,13 +23,29 @@ import yaml
 HERE = Path(__file__).resolve().parent
 CATALOG = HERE.parents[1] / "functions" / "factor_journal" / "catalog" / "factors.yaml"
 KINDS = {"factor", "off_topic", "hostile"}
-TAGS = {"negation", "hedge", "number", "sarcasm", "needs_question", "multi", "no_cue_words", "neighbour",
-        "injection", "small_talk"}
+TAGS = {
+    "negation",
+    "hedge",
+    "number",
+    "sarcasm",
+    "needs_question",
+    "multi",
+    "no_cue_words",
+    "neighbour",
+    "injection",
+    "small_talk",
+}
 FIELDS = {"id": str, "question": str, "answer": str, "expected": list, "kind": str, "tags": list}
 # The six factors the main design names as examples (data_quality, governance, infrastructure,
 # sensor data, ML expertise, ML infrastructure): they must be well covered.
-DESIGN_FACTORS = ("data_quality", "data_governance", "data_infrastructure", "sensor_data", "ml_expertise",
-                  "ml_infrastructure")
+DESIGN_FACTORS = (
+    "data_quality",
+    "data_governance",
+    "data_infrastructure",
+    "sensor_data",
+    "ml_expertise",
+    "ml_infrastructure",
+)
 
 
 def band(value: float) -> str:
@@ -148,10 +164,14 @@ def report(rows: list[dict], factor_ids: set[str]) -> list[str]:
     for t in sorted(TAGS):
         print(f"  {t:15}" + "".join(f"{s}={tags[(s, t)]:<5}" for s in splits))
     factor_bands = Counter((r["_split"], band(e["value"])) for r in rows for e in r["expected"])
-    print("\nexpected updates per band: " + "  ".join(f"{s} {b}={factor_bands[(s, b)]}" for s in splits
-                                                      for b in ("low", "mid", "high")))
-    print(f"words per answer: min {min(len(r['answer'].split()) for r in rows)}, "
-          f"max {max(len(r['answer'].split()) for r in rows)}")
+    print(
+        "\nexpected updates per band: "
+        + "  ".join(f"{s} {b}={factor_bands[(s, b)]}" for s in splits for b in ("low", "mid", "high"))
+    )
+    print(
+        f"words per answer: min {min(len(r['answer'].split()) for r in rows)}, "
+        f"max {max(len(r['answer'].split()) for r in rows)}"
+    )
 
     missing = []
     if {"dev", "test"} <= set(splits):

@@ -26,7 +26,51 @@ MAX_CANDIDATES = 8
 SEMANTIC_CANDIDATES = 4  # at least the semantic extractor's MAX_FACTORS
 _WORD = re.compile(r"[a-z][a-z0-9]+")
 _STOP = frozenset(
-    ["the", "and", "for", "with", "our", "are", "was", "were", "have", "has", "had", "you", "your", "that", "this", "what", "how", "who", "data", "about", "any", "from", "not", "use", "used", "using", "into", "over", "more", "less", "than", "them", "they", "their", "there", "its", "it's", "does", "did", "can", "could", "would", "should"]
+    [
+        "the",
+        "and",
+        "for",
+        "with",
+        "our",
+        "are",
+        "was",
+        "were",
+        "have",
+        "has",
+        "had",
+        "you",
+        "your",
+        "that",
+        "this",
+        "what",
+        "how",
+        "who",
+        "data",
+        "about",
+        "any",
+        "from",
+        "not",
+        "use",
+        "used",
+        "using",
+        "into",
+        "over",
+        "more",
+        "less",
+        "than",
+        "them",
+        "they",
+        "their",
+        "there",
+        "its",
+        "it's",
+        "does",
+        "did",
+        "can",
+        "could",
+        "would",
+        "should",
+    ]
 )
 
 

@@ -1,14 +1,14 @@
 """Command line: ``python -m factor_journal <command>`` (also installed as ``factor-journal``).
 
-  reprocess --user U [--failed-only]   replay a user's turns through the pipeline (idempotent)
-  rebuild-summary --user U             recompute a summary from the factor documents (repair)
-  link --user U [--session S] [--days N] [--manager]   print a signed resume (or manager) link
-  revoke-link TOKEN_OR_ID              withdraw a link
-  daily [--inline]                     start the nightly run now (enqueue its tasks; --inline: do them here)
-  recover                              retry the turns whose retry time has come (the sweeper's job)
-  export --user U [--out FILE]         everything held about a person, as JSON (stdout or FILE)
-  erase --user U --yes                 erase everything held about a person (resumable: run it again
-                                       to finish an interrupted erasure); prints document counts only
+reprocess --user U [--failed-only]   replay a user's turns through the pipeline (idempotent)
+rebuild-summary --user U             recompute a summary from the factor documents (repair)
+link --user U [--session S] [--days N] [--manager]   print a signed resume (or manager) link
+revoke-link TOKEN_OR_ID              withdraw a link
+daily [--inline]                     start the nightly run now (enqueue its tasks; --inline: do them here)
+recover                              retry the turns whose retry time has come (the sweeper's job)
+export --user U [--out FILE]         everything held about a person, as JSON (stdout or FILE)
+erase --user U --yes                 erase everything held about a person (resumable: run it again
+                                     to finish an interrupted erasure); prints document counts only
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import sys
 from collections import Counter
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from tqdm import tqdm
 
@@ -67,7 +68,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    parser = argparse.ArgumentParser(prog="factor-journal", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="factor-journal", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     replay = commands.add_parser("reprocess", help="replay a user's turns through the extraction pipeline")
     replay.add_argument("--user", required=True)
@@ -99,7 +102,10 @@ def _main(argv: Sequence[str] | None) -> int:
         return 1 if outcomes.get("failed") or outcomes.get("needs_attention") else 0
     if args.command == "rebuild-summary":
         summary = runtime.store().rebuild_summary_by_scan(args.user, write=True)
-        print(f"{args.user}: {summary.overall.total_factors_assessed} factors assessed, tier {summary.overall.decision_tier}")
+        print(
+            f"{args.user}: {summary.overall.total_factors_assessed} factors assessed, "
+            f"tier {summary.overall.decision_tier}"
+        )
         return 0
     if args.command == "link":
         print(issue_link(args.user, args.session, timedelta(days=args.days), manager=args.manager))
@@ -116,12 +122,13 @@ def _main(argv: Sequence[str] | None) -> int:
         return _privacy(args)
     if args.command == "daily":
         if args.inline:
-            result = runtime.daily_jobs_inline()
+            result: dict[str, Any] = runtime.daily_jobs_inline()
             done = result["progress"]
             print(f"run {result['run_id']}: {result['tasks']} tasks, {done['organisations']} organisations recorded, "
                   f"{done['reminders_sent']} reminders queued")  # fmt: skip
             return 0
-        result = runtime.daily_jobs()
+        started: dict[str, Any] = runtime.daily_jobs()
+        result = started
         print(f"run {result['run_id']}: enqueued {', '.join(result['enqueued']) or 'nothing (already started)'}")
         return 0
     return 2
@@ -150,7 +157,9 @@ def _privacy(args: argparse.Namespace) -> int:
     return 0
 
 
-def issue_link(user_id: str, session_id: str | None = None, ttl: timedelta = DEFAULT_TTL, *, manager: bool = False) -> str:
+def issue_link(
+    user_id: str, session_id: str | None = None, ttl: timedelta = DEFAULT_TTL, *, manager: bool = False
+) -> str:
     """A signed link into the app for the user (a manager link opens their organisation)."""
     signer = LinkSigner(runtime.firestore_client())
     org_id = None

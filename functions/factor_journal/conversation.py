@@ -78,7 +78,7 @@ def parse_turn(turn_id: str, data: dict[str, Any] | None) -> Turn:
         raise InvalidTurnError("; ".join(problems))
     if created_at.tzinfo is None:  # type: ignore[union-attr]
         created_at = created_at.replace(tzinfo=UTC)  # type: ignore[union-attr]
-    return Turn(turn_id=turn_id, role=role, text=text, created_at=created_at)  # type: ignore[arg-type]
+    return Turn(turn_id=turn_id, role=role, text=text, created_at=created_at)
 
 
 def format_excerpt(turns: list[Turn], limit_per_turn: int = 240) -> str:

@@ -42,7 +42,9 @@ def synthesise(state: FactorState, update: InferredUpdate, scale_span: float = 1
         return update
     prior = state.current_value
     assert prior is not None
-    prior_weight = state.current_confidence * min(state.evidence_count, PRIOR_EVIDENCE_CAP) * PRIOR_WEIGHT_PER_OBSERVATION
+    prior_weight = (
+        state.current_confidence * min(state.evidence_count, PRIOR_EVIDENCE_CAP) * PRIOR_WEIGHT_PER_OBSERVATION
+    )
     new_weight = update.confidence
     if prior_weight + new_weight == 0:
         return update

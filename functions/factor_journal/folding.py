@@ -100,7 +100,9 @@ def fold_reading(
         }
     )  # fmt: skip
     observed_at, entry_id = reading.key
-    return Transition(change.state.model_copy(update={"folded_through": observed_at, "folded_through_id": entry_id}), entry)
+    return Transition(
+        change.state.model_copy(update={"folded_through": observed_at, "folded_through_id": entry_id}), entry
+    )
 
 
 def stand(state: FactorState, entry: JournalEntry) -> Transition:

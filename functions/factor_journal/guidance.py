@@ -47,7 +47,9 @@ def next_best_questions(
         if not (unassessed or weak or recheck or factor.id in blocked_by):
             continue
         unlocks = blocked_by.get(factor.id, [])
-        score = sum(1.0 / count for _, count in unlocks) + (0.3 if unassessed else 0.0) + (0.2 if weak or recheck else 0.0)
+        score = (
+            sum(1.0 / count for _, count in unlocks) + (0.3 if unassessed else 0.0) + (0.2 if weak or recheck else 0.0)
+        )
         question = next((q for q in factor.elicitation_questions if q not in asked), None)
         if question is None or score <= 0:
             continue
@@ -61,7 +63,9 @@ def next_best_questions(
         else:
             reason = "not discussed yet"
         suggestions.append(
-            SuggestedQuestion(factor_id=factor.id, factor_name=factor.name, question=question, reason=reason, score=round(score, 3))
+            SuggestedQuestion(
+                factor_id=factor.id, factor_name=factor.name, question=question, reason=reason, score=round(score, 3)
+            )
         )
     suggestions.sort(key=lambda s: (-s.score, s.factor_id))
     return suggestions[:limit]

@@ -54,6 +54,7 @@ Clock = Callable[[], datetime]
 def system_clock() -> datetime:
     return datetime.now(UTC)
 
+
 LinkKind = Literal["resume", "manager"]
 
 

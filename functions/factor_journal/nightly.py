@@ -270,7 +270,11 @@ def progress(client: FirestoreClient, run_id: str) -> RunProgress:
 
     complete = set(chains) >= expected_chains and all(chain_done(chains[c]) for c in expected_chains)
     return RunProgress(
-        run_id=run_id, complete=complete, tasks=len(markers), executions=sum(m.get("executions", 0) for m in markers),
-        organisations=sum(m.get("organisations", 0) for m in markers), people_seen=sum(m.get("seen", 0) for m in markers),
+        run_id=run_id,
+        complete=complete,
+        tasks=len(markers),
+        executions=sum(m.get("executions", 0) for m in markers),
+        organisations=sum(m.get("organisations", 0) for m in markers),
+        people_seen=sum(m.get("seen", 0) for m in markers),
         reminders_sent=sum(m.get("sent", 0) for m in markers),
-    )  # fmt: skip
+    )

@@ -205,7 +205,9 @@ def blockers(catalog: Catalog, people: list[PersonRow]) -> Blockers:
             by_factor.update(blocked.blockers)
     archetypes = [
         BlockerCount(
-            archetype_id=aid, name=catalog.archetype(aid).name, blocked_people=blocked_people[aid],
+            archetype_id=aid,
+            name=catalog.archetype(aid).name,
+            blocked_people=blocked_people[aid],
             factors=dict(by_archetype[aid].most_common()),
         )  # fmt: skip
         for aid in blocked_people

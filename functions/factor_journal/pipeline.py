@@ -195,7 +195,9 @@ class TurnProcessor:
         own = [e.entry_id for e in change.entries if e.turn_id == turn.turn_id]
         return TurnOutcome(str(status), own, rejected)
 
-    def _settle(self, ref: TurnRef, claim: Claim, status: TurnStatus, error: str | None, kind: str | None) -> TurnOutcome:
+    def _settle(
+        self, ref: TurnRef, claim: Claim, status: TurnStatus, error: str | None, kind: str | None
+    ) -> TurnOutcome:
         """A final status that involves no factor change."""
         if error:
             log.warning("turn %s/%s/%s %s: %s", ref.user_id, ref.session_id, ref.turn_id, status, error)
@@ -220,7 +222,15 @@ class TurnProcessor:
             attempts=attempts, error=error, error_kind=kind, extractor=self.extractor.name,
             next_attempt_at=next_attempt, retry_at=next_attempt, failed_at=now,
         )  # fmt: skip
-        log.error("turn %s/%s/%s %s after attempt %d: %s", ref.user_id, ref.session_id, ref.turn_id, outcome.status, attempts, error)
+        log.error(
+            "turn %s/%s/%s %s after attempt %d: %s",
+            ref.user_id,
+            ref.session_id,
+            ref.turn_id,
+            outcome.status,
+            attempts,
+            error,
+        )
         written = self.store.people.record_failure(ref, claim.outcome.claim_id, outcome)
         if written is not None and exhausted:
             self.store.people.set_attention(ref, True)

@@ -165,14 +165,18 @@ def plan_change(
             factor_ids=sorted({e.factor_id for e in own_entries}),
             processed_at=now,
         )
-        progress = _session_progress(graph, inputs.session or SessionDocument(session_id=turn.session_id), turn, own_entries)
+        progress = _session_progress(
+            graph, inputs.session or SessionDocument(session_id=turn.session_id), turn, own_entries
+        )
     return ChangeSet(
         entries=entries, rewritten=rewritten, states={fid: states[fid] for fid in written}, summary=summary,
         last_active=last_active, guarded=guarded, outcome=outcome, session=progress,
     )  # fmt: skip
 
 
-def _flag_rechecks(graph: FactorGraph, applied: list[Transition], states: dict[str, FactorState], now: datetime) -> set[str]:
+def _flag_rechecks(
+    graph: FactorGraph, applied: list[Transition], states: dict[str, FactorState], now: datetime
+) -> set[str]:
     """Flag inferred factors whose current value rests on a factor the user just corrected."""
     flagged: set[str] = set()
     for change in applied:
@@ -189,7 +193,9 @@ def _flag_rechecks(graph: FactorGraph, applied: list[Transition], states: dict[s
                     f"inferred from {graph.name(corrected)}, which the user corrected "
                     f"from {change.entry.previous_value} to {change.entry.new_value}"
                 )
-                states[fid] = state.model_copy(update={"needs_recheck": True, "recheck_reason": reason, "last_updated": now})
+                states[fid] = state.model_copy(
+                    update={"needs_recheck": True, "recheck_reason": reason, "last_updated": now}
+                )
                 flagged.add(fid)
     return flagged
 
@@ -202,7 +208,9 @@ def _derive_composites(
     for cid in sorted({c for fid in moved for c in graph.composites_of(fid)}):
         composite = catalog.factor(cid)
         causes = sorted(moved & set(composite.composite or {}))
-        basis = "|".join(f"{fid}:{states[fid].last_entry_id}" for fid in sorted(composite.composite or {}) if fid in states)
+        basis = "|".join(
+            f"{fid}:{states[fid].last_entry_id}" for fid in sorted(composite.composite or {}) if fid in states
+        )
         entry_id = hashlib.sha256(f"{cid}|{basis}".encode()).hexdigest()[:20]
         current = states.get(cid) or FactorState(factor_id=cid, category=composite.category)
         cause = ", ".join(graph.name(fid) for fid in causes)
@@ -223,7 +231,7 @@ def _spoken_key(entry: JournalEntry) -> tuple[datetime, float, str]:
 def _last_conversation(
     graph: FactorGraph, applied: list[Transition], previous: LastConversation | None
 ) -> LastConversation | None:
-    """"Where we were": the newest observed thing said, never moved back by a late turn."""
+    """ "Where we were": the newest observed thing said, never moved back by a late turn."""
     spoken = [c.entry for c in applied if c.entry.source != Source.system and c.entry.kind != EntryKind.retracted]
     if not spoken:
         return previous

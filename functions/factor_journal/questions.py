@@ -105,7 +105,9 @@ _SINCE_PATTERNS = [
 
 
 def _mentions(text: str, phrases: list[str]) -> bool:
-    return any(re.search(r"(?<!\w)" + re.escape(p.lower()).replace(r"\ ", r"[\s_-]+") + r"(?!\w)", text) for p in phrases)
+    return any(
+        re.search(r"(?<!\w)" + re.escape(p.lower()).replace(r"\ ", r"[\s_-]+") + r"(?!\w)", text) for p in phrases
+    )
 
 
 def analyse_intent(question: str, catalog: Catalog, graph: FactorGraph, now: datetime | None = None) -> QuestionIntent:
@@ -217,7 +219,9 @@ def build_context(
             for dep in graph.depends_on(fid):
                 dependency = summary.factors.get(dep)
                 entry: dict[str, object] = {
-                    "value": dependency.current_value if dependency else None, "affects": fid, "name": graph.name(dep),
+                    "value": dependency.current_value if dependency else None,
+                    "affects": fid,
+                    "name": graph.name(dep),
                 }
                 cost = estimate_tokens(entry)
                 if used + cost > budget_tokens:
@@ -256,12 +260,16 @@ class OfflineComposer:
             for archetype_id in intent.archetype_ids:
                 blockers = context.blocked.get(archetype_id, [])
                 if not blockers:
-                    lines.append(f"You can already evaluate **{archetype_id.replace('_', ' ')}**: its prerequisites are met.")
+                    lines.append(
+                        f"You can already evaluate **{archetype_id.replace('_', ' ')}**: its prerequisites are met."
+                    )
                     continue
                 lines.append(f"**{archetype_id.replace('_', ' ').capitalize()}** is blocked by:")
                 for blocker in blockers:
                     value = blocker["value"]
-                    shown = "not assessed yet" if value is None else f"{value:g} (confidence {blocker['confidence']:.0%})"
+                    shown = (
+                        "not assessed yet" if value is None else f"{value:g} (confidence {blocker['confidence']:.0%})"
+                    )
                     lines.append(
                         f"- **{blocker['factor_name']}**: {shown}; needs ≥ {blocker['min_value']:g} "
                         f"at confidence ≥ {blocker['min_confidence']:.0%}"
@@ -294,7 +302,9 @@ class OfflineComposer:
         if intent.question_type == "why_value":
             low = [d for d in context.dependencies.values() if d.get("value") is not None and d["value"] < 40]  # type: ignore[operator]
             if low:
-                lines.append("Low factors it depends on: " + ", ".join(f"{d['name']} ({d['value']:g})" for d in low) + ".")  # type: ignore[str-format]
+                lines.append(
+                    "Low factors it depends on: " + ", ".join(f"{d['name']} ({d['value']:g})" for d in low) + "."
+                )
         if not lines:
             lines.append("I could not tell which factor or capability the question is about.")
         return "\n".join(lines)
@@ -340,4 +350,3 @@ def answer_question(
     if not citations:
         text += "\n\nThere is no journal evidence for this yet: nothing said in the conversations so far speaks to it."
     return Answer(text=text, citations=citations, has_evidence=bool(citations), intent=intent, composer=composer.name)
-

@@ -28,7 +28,7 @@ import hashlib
 import html
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import urlencode
 
 from itsdangerous import BadSignature, URLSafeSerializer
@@ -190,7 +190,7 @@ def due_page(
     """
     order_field = _SCAN_FIELD[scan]
     if scan == "quiet":
-        filters = [("last_active", "<", cutoff)]
+        filters: list[tuple[str, str, Any]] = [("last_active", "<", cutoff)]
     elif scan == "silent":
         filters = [("last_active", "==", None), ("created_at", "<", cutoff)]
     else:
@@ -237,7 +237,10 @@ def compose(
     )
     if next_question:
         lines.append(f"<p>Next, we would like to ask: <em>{html.escape(next_question)}</em></p>")
-    lines.append(f'<p><a href="{html.escape(url, quote=True)}">Pick up where we left off</a> (the link is valid for {settings().link_ttl_days:g} days).</p>')
+    lines.append(
+        f'<p><a href="{html.escape(url, quote=True)}">Pick up where we left off</a> '
+        f"(the link is valid for {settings().link_ttl_days:g} days).</p>"
+    )
     lines.append(
         f'<p style="color:#64748b;font-size:small">Don\'t want these reminders? '
         f'<a href="{html.escape(unsubscribe_url, quote=True)}">Unsubscribe with one click</a>.</p>'
@@ -247,7 +250,8 @@ def compose(
         "html": "\n".join(lines),
         "headers": (
             {"List-Unsubscribe": f"<{one_click_url}>", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"}
-            if one_click_url else {"List-Unsubscribe": f"<{unsubscribe_url}>"}
+            if one_click_url
+            else {"List-Unsubscribe": f"<{unsubscribe_url}>"}
         ),
     }
 
@@ -332,7 +336,10 @@ def _send_once(
             unsubscribe_links.url(one_click_endpoint(store.client.project), profile.user_id, page=""),
         )  # fmt: skip
         return MailDocument(
-            to=[current.email], message=MailMessage.model_validate(message), user_id=profile.user_id, kind="resume_reminder",
+            to=[current.email],
+            message=MailMessage.model_validate(message),
+            user_id=profile.user_id,
+            kind="resume_reminder",
             created_at=now,
         )
 

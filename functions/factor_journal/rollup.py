@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 from datetime import datetime
+
 from pydantic import Field
 
 from factor_journal.models import AssessmentSummary, CategoryProgress, DocumentModel, Overall, UserProfile

@@ -32,7 +32,9 @@ class Settings(BaseModel):
     # The turn pipeline
     turns_per_minute: int = Field(12, ge=1, description="analysed turns a person may write per minute")
     turns_per_day: int = Field(400, ge=1, description="analysed turns a person may write per day")
-    claim_lease_seconds: float = Field(180.0, gt=0, description="how long a claimer holds a turn before others may take over")
+    claim_lease_seconds: float = Field(
+        180.0, gt=0, description="how long a claimer holds a turn before others may take over"
+    )
     max_turn_attempts: int = Field(5, ge=1, description="attempts before a failing turn needs attention")
     retry_base_seconds: float = Field(60.0, gt=0, description="wait before the second attempt; x4 each further attempt")
     retry_max_seconds: float = Field(3600.0, gt=0)

@@ -75,7 +75,9 @@ __all__ = ["ChangeResult", "FactorJournalStore", "TurnContext", "entry_id_for"]
 
 
 class FactorJournalStore:
-    def __init__(self, client: FirestoreClient, catalog: Catalog | None = None, *, contention_timeout: float = 120.0) -> None:
+    def __init__(
+        self, client: FirestoreClient, catalog: Catalog | None = None, *, contention_timeout: float = 120.0
+    ) -> None:
         self.client: CountedClient = CountedClient.like(client)
         self.catalog = catalog or load_catalog()
         self.graph: FactorGraph = graph_for(self.catalog)
@@ -181,7 +183,9 @@ class FactorJournalStore:
         """Apply one inferred update; returns its journal entry."""
         return self.record_inferences(user_id, [update]).entries[0]
 
-    def _decide(self, user_id: str, factor_id: str, step: Callable[[FactorState, datetime], Transition]) -> JournalEntry:
+    def _decide(
+        self, user_id: str, factor_id: str, step: Callable[[FactorState, datetime], Transition]
+    ) -> JournalEntry:
         result = self.changes.apply(user_id, [factor_id], step=lambda states, now: [step(states[factor_id], now)])
         return result.entries[0]
 
@@ -205,7 +209,9 @@ class FactorJournalStore:
         reason = rationale_given(rationale, f"the correction of {factor_id!r}")
         return self._decide(
             user_id, factor_id,
-            lambda state, now: transitions.correct(state, user_id, entry_id_for(None, factor_id), now, checked, reason, session_id),
+            lambda state, now: transitions.correct(
+                state, user_id, entry_id_for(None, factor_id), now, checked, reason, session_id
+            ),
         )  # fmt: skip
 
     def retract(self, user_id: str, factor_id: str, rationale: str, *, source: Source = Source.user) -> JournalEntry:
@@ -317,9 +323,12 @@ class FactorJournalStore:
             dependents=[reference(fid) for fid in self.graph.dependents(factor_id)],
             needed_by=[
                 ArchetypeNeed(
-                    archetype_id=aid, name=self.graph.name(aid), min_value=p.min_value,
+                    archetype_id=aid,
+                    name=self.graph.name(aid),
+                    min_value=p.min_value,
                     min_confidence=p.min_confidence,
-                    met=state.current_value is not None and state.current_value >= p.min_value
+                    met=state.current_value is not None
+                    and state.current_value >= p.min_value
                     and state.current_confidence >= p.min_confidence,
                 )  # fmt: skip
                 for aid, p in self.graph.archetypes_needing(factor_id)

@@ -45,7 +45,9 @@ def decision_tier(catalog: Catalog, completeness: float, avg_confidence: float) 
     return reached
 
 
-def next_tier(catalog: Catalog, current: DecisionTier, assessed: int, total: int, avg_confidence: float) -> NextTier | None:
+def next_tier(
+    catalog: Catalog, current: DecisionTier, assessed: int, total: int, avg_confidence: float
+) -> NextTier | None:
     """The tier above ``current`` and what it still needs, or None at the top."""
     tiers = catalog.decision_tiers
     position = [tier.id for tier in tiers].index(current.id)
@@ -188,7 +190,10 @@ def build_summary(
             and state.current_value is not None
             and not catalog.factor(state.factor_id).is_composite
         ),
-        key=lambda item: (item.latest_mention is None, -(item.latest_mention.timestamp() if item.latest_mention else 0)),
+        key=lambda item: (
+            item.latest_mention is None,
+            -(item.latest_mention.timestamp() if item.latest_mention else 0),
+        ),
     )
     conflicts = [
         OpenConflict(

@@ -91,9 +91,7 @@ def infer(
         tolerance = CONFLICT_TOLERANCE * (factor.scale.max - factor.scale.min)
         if abs(update.value - state.current_value) <= tolerance:
             # Corroborates what the user said: evidence, not a change.
-            entry = _entry(
-                state, user_id, entry_id, now, applied=False, effective=False, **_timeline(state), **common
-            )
+            entry = _entry(state, user_id, entry_id, now, applied=False, effective=False, **_timeline(state), **common)
             return Transition(counted, entry)
         conflict = Conflict(
             entry_id=entry_id,
@@ -216,7 +214,11 @@ def resolve_conflict(
         confidence = round(min(1.0, conflict.proposed_confidence + CONFIRMATION_BOOST), 4)
         status = InferenceStatus.confirmed
     else:
-        value, confidence, status = state.current_value, state.current_confidence, InferenceStatus(state.inference_status)
+        value, confidence, status = (
+            state.current_value,
+            state.current_confidence,
+            InferenceStatus(state.inference_status),
+        )
     return _user_change(
         state, user_id, entry_id, now,
         kind=EntryKind.conflict_resolved, value=value, confidence=confidence, status=status,
@@ -224,7 +226,9 @@ def resolve_conflict(
     )  # fmt: skip
 
 
-def composite_reading(catalog: Catalog, composite: Factor, states: dict[str, FactorState]) -> tuple[float, float, list[str]] | None:
+def composite_reading(
+    catalog: Catalog, composite: Factor, states: dict[str, FactorState]
+) -> tuple[float, float, list[str]] | None:
     """A composite's value (weighted mean of assessed components) and confidence.
 
     Confidence is the weighted mean of component confidences with unassessed

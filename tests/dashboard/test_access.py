@@ -12,14 +12,14 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from factor_journal.conversation import MAX_TURN_TEXT_CHARS
-from factor_journal.links import RECORD_TTL, LinkSigner
-from factor_journal.organisation import OrganisationDirectory
-from factor_journal.privacy import PersonalData
 from streamlit.testing.v1 import AppTest
 from test_app import APP, _reset_caches, infer, open_app, texts
 
 from dashboard import context
+from factor_journal.conversation import MAX_TURN_TEXT_CHARS
+from factor_journal.links import RECORD_TTL, LinkSigner
+from factor_journal.organisation import OrganisationDirectory
+from factor_journal.privacy import PersonalData
 
 PIXEL = "![p](https://example.invalid/pixel.png)"
 LINK = "[click me](https://example.invalid/phish)"
@@ -60,7 +60,7 @@ def org(store, make_user):
     org_id = f"org-{make_user(store)}"
     directory.create(org_id, "Access Org")
     member = make_user(store, org_id=org_id, display_name="Mia Member")
-    infer(store, member, "data_quality", 20, 0.75, 3, rationale=f"User said \"{HOSTILE}\"", excerpt=f"User: {HOSTILE}")
+    infer(store, member, "data_quality", 20, 0.75, 3, rationale=f'User said "{HOSTILE}"', excerpt=f"User: {HOSTILE}")
     infer(store, member, "ml_expertise", 50, 0.7, 2)
     manager = make_user(store, org_id=org_id, display_name="Maria Manager")
     directory.assign_manager(org_id, manager)
@@ -105,7 +105,9 @@ def test_an_expired_record_ends_an_open_session(app_clock, signer, store, firest
     token = signer.issue(member)
     app = open_app(token)
     link_id = context.signer().verify(token).link_id
-    firestore_client.collection("resume_links").document(link_id).update({"expires_at": app_clock() + timedelta(minutes=1)})
+    firestore_client.collection("resume_links").document(link_id).update(
+        {"expires_at": app_clock() + timedelta(minutes=1)}
+    )
     app_clock.advance(timedelta(minutes=1))
     app.run()
     assert "expired" in texts(app) and not app.metric

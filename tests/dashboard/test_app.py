@@ -14,12 +14,13 @@ from pathlib import Path
 
 import pytest
 import streamlit as st
+from streamlit.testing.v1 import AppTest
+
 from factor_journal import runtime
 from factor_journal.links import LinkSigner
 from factor_journal.models import InferredUpdate, UserProfile
 from factor_journal.organisation import OrganisationDirectory
 from factor_journal.store import FactorJournalStore
-from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 

@@ -9,13 +9,13 @@ import uuid
 from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 
+from test_app import infer, open_app, texts
+
+from dashboard import charts
 from factor_journal.models import UserProfile
 from factor_journal.organisation import OrganisationDirectory
 from factor_journal.reminders import UnsubscribeLinks
 from factor_journal.rollup import PersonRow, shard_of
-from test_app import infer, open_app, texts
-
-from dashboard import charts
 
 
 def figures(app) -> list[dict]:
@@ -162,7 +162,9 @@ def test_a_team_of_2000_filters_pages_and_aggregates(app_database, signer, store
     app = open_app(signer.issue(manager, kind="manager", org_id=org))
     assert "Showing all 2,000 people." in texts(app)
     assert len(app.dataframe[0].value) == 25 and "People 1–25 of 2,000" in texts(app)
-    assert len(app.get("plotly_chart")) == 3  # tiers, mapped by category, what holds people back: no per-person heat map
+    assert (
+        len(app.get("plotly_chart")) == 3
+    )  # tiers, mapped by category, what holds people back: no per-person heat map
     _, mapped, _ = figures(app)
     per_category = [sum(values) for values in zip(*(bar["x"] for bar in mapped["data"]), strict=True)]
     assert per_category == [2000] * len(store.catalog.categories)  # every person in one bucket per category
@@ -212,7 +214,12 @@ def test_the_conversation_says_plainly_what_became_of_each_answer(app_database, 
         if status == "failed":
             extraction["next_attempt_at"] = retry_at
         store.turns(user, session).document(f"t{index}").set(
-            {"role": "user", "text": f"answer {index}", "created_at": start + timedelta(minutes=index), "extraction": extraction}
+            {
+                "role": "user",
+                "text": f"answer {index}",
+                "created_at": start + timedelta(minutes=index),
+                "extraction": extraction,
+            }
         )
     app = open_app(signer.issue(user, session), "conversation")
     shown = "\n".join(c.value for c in app.caption)

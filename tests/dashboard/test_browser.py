@@ -20,6 +20,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+
 from factor_journal.links import LinkSigner, link_url
 from factor_journal.models import InferredUpdate
 
@@ -93,8 +94,12 @@ def wait_for_text(driver, needle: str, timeout: float = 45.0) -> str:
 
 DESKTOP, PHONE = 1400, 390
 SHOTS = {  # screenshots kept in docs/ (FJ_UPDATE_SCREENSHOT=1) and shown in the README
-    ("overview", DESKTOP): "overview.png", ("overview", PHONE): "overview-phone.png", ("history", DESKTOP): "history.png",
-    ("team", DESKTOP): "team.png", ("team", PHONE): "team-phone.png", ("team-dark", DESKTOP): "team-dark.png",
+    ("overview", DESKTOP): "overview.png",
+    ("overview", PHONE): "overview-phone.png",
+    ("history", DESKTOP): "history.png",
+    ("team", DESKTOP): "team.png",
+    ("team", PHONE): "team-phone.png",
+    ("team-dark", DESKTOP): "team-dark.png",
 }
 
 
@@ -103,7 +108,9 @@ def go_to(driver, label: str) -> None:
     from selenium.webdriver.common.by import By
 
     def links():
-        return [e for e in driver.find_elements(By.CSS_SELECTOR, '[data-testid="stSidebarNavLink"]') if e.is_displayed()]
+        return [
+            e for e in driver.find_elements(By.CSS_SELECTOR, '[data-testid="stSidebarNavLink"]') if e.is_displayed()
+        ]
 
     if not links():
         driver.find_element(By.CSS_SELECTOR, '[data-testid="stExpandSidebarButton"]').click()
@@ -182,7 +189,9 @@ def organisation(store, make_user):
     return {"org": org, "anna": anna, "nils": nils, "manager": manager}
 
 
-def test_a_person_reads_every_page_on_a_desktop_and_a_phone(app_url, browser, store, organisation, firestore_client, tmp_path):
+def test_a_person_reads_every_page_on_a_desktop_and_a_phone(
+    app_url, browser, store, organisation, firestore_client, tmp_path
+):
     anna = organisation["anna"]
     token = LinkSigner(firestore_client).issue(anna, "kickoff")
     summary = store.summary(anna)
@@ -243,8 +252,15 @@ def test_a_manager_reads_the_team_on_a_desktop_a_phone_and_in_dark_mode(app_url,
     for width in (DESKTOP, PHONE):
         browser.set_window_size(width, 1000)
         browser.get(link_url(app_url, token))
-        for expected in ("Browser Org: team progress", "Showing all 2 people.", "Decision tiers", "Mapped by category",
-                         "What holds people back", "Progress over time", "Nils Never: 0% mapped, not active yet"):  # fmt: skip
+        for expected in (
+            "Browser Org: team progress",
+            "Showing all 2 people.",
+            "Decision tiers",
+            "Mapped by category",
+            "What holds people back",
+            "Progress over time",
+            "Nils Never: 0% mapped, not active yet",
+        ):
             wait_for_text(browser, expected)
         assert_product_chrome(browser, "Team progress")
         deadline = time.monotonic() + 20
@@ -258,7 +274,11 @@ def test_a_manager_reads_the_team_on_a_desktop_a_phone_and_in_dark_mode(app_url,
         assert all(":" not in label for label in xs), xs
         shoot(browser, "team", width, tmp_path)
         # 5. filters: a name search narrows the table
-        search = next(e for e in browser.find_elements(By.CSS_SELECTOR, "input") if e.get_attribute("placeholder") == "Name or e-mail")
+        search = next(
+            e
+            for e in browser.find_elements(By.CSS_SELECTOR, "input")
+            if e.get_attribute("placeholder") == "Name or e-mail"
+        )
         search.send_keys("Nils", Keys.ENTER)
         wait_for_text(browser, "Showing 1 of 2 people.")
         go_to(browser, "Blockers")
@@ -267,7 +287,9 @@ def test_a_manager_reads_the_team_on_a_desktop_a_phone_and_in_dark_mode(app_url,
 
     # 7. the theme reads in dark mode too: the app's own dark background when the browser prefers dark
     browser.set_window_size(DESKTOP, 1000)
-    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+    browser.execute_cdp_cmd(
+        "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]}
+    )
     browser.get(link_url(app_url, token))
     wait_for_text(browser, "Showing all 2 people.")
     background = browser.execute_script(

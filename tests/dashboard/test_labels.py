@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
-from factor_journal.catalog import load_catalog
-from factor_journal.models import EntryKind, FactorState, JournalEntry, Source
 
 from dashboard import charts, labels
+from factor_journal.catalog import load_catalog
+from factor_journal.models import EntryKind, FactorState, JournalEntry, Source
 
 CATALOG = load_catalog()
 NAMES = labels.factor_names(CATALOG)
@@ -35,13 +35,24 @@ def test_tiers_statuses_and_missing_dates_have_human_labels():
     assert labels.ago(now - timedelta(days=12), now) == "12 days ago"
 
 
-@pytest.mark.parametrize(("value", "expected"), [(0, "low"), (20, "low"), (34, "low"), (36, "mid"), (64, "mid"), (66, "high"), (100, "high")])
+@pytest.mark.parametrize(
+    ("value", "expected"), [(0, "low"), (20, "low"), (34, "low"), (36, "mid"), (64, "mid"), (66, "high"), (100, "high")]
+)
 def test_band_is_the_nearest_rubric_level(value, expected):
     assert labels.band(CATALOG, "data_quality", value) == expected
 
 
 def test_every_turn_status_has_a_plain_message_and_failures_say_when_they_are_retried():
-    for status in ("processing", "processed", "no_update", "failed", "needs_attention", "invalid", "rate_limited", None):
+    for status in (
+        "processing",
+        "processed",
+        "no_update",
+        "failed",
+        "needs_attention",
+        "invalid",
+        "rate_limited",
+        None,
+    ):
         assert labels.turn_status_message(status)
     assert "retried automatically" in labels.turn_status_message("failed")
     at = datetime(2026, 11, 22, 14, 5, tzinfo=UTC)
@@ -66,7 +77,11 @@ def test_the_default_history_factor_is_the_one_changed_last_never_a_composite():
     assert labels.most_recently_changed(CATALOG, states) == "ml_expertise"
     said_later = states["data_quality"].model_copy(update={"observed_at": base + timedelta(days=5)})
     flagged = states["ml_expertise"].model_copy(update={"observed_at": base, "last_updated": base + timedelta(days=9)})
-    mixed = {**states, "data_quality": said_later, "ml_expertise": flagged}  # a re-check flag is no change by the person
+    mixed = {
+        **states,
+        "data_quality": said_later,
+        "ml_expertise": flagged,
+    }  # a re-check flag is no change by the person
     assert labels.most_recently_changed(CATALOG, mixed) == "data_quality"
     assert labels.most_recently_changed(CATALOG, {"sensor_data": states["sensor_data"]}) is None
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from factor_journal.extraction.evaluate import CORPUS, CorpusError, available_splits, load_corpus
 
 

@@ -6,6 +6,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
+
 from factor_journal.access import AccessChangedError, AccessChecker
 from factor_journal.links import RECORD_TTL, LinkSigner, RevokedLinkError
 from factor_journal.organisation import OrganisationDirectory

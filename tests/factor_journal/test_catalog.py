@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import pytest
+
 from factor_journal.catalog import CatalogError, load_catalog
 from factor_journal.catalog.models import parse_catalog
 from factor_journal.graph import graph_for
 
-REQUIRED_FACTORS = {"data_quality", "data_governance", "data_infrastructure", "sensor_data", "ml_expertise", "ml_infrastructure"}
+REQUIRED_FACTORS = {
+    "data_quality",
+    "data_governance",
+    "data_infrastructure",
+    "sensor_data",
+    "ml_expertise",
+    "ml_infrastructure",
+}
 REQUIRED_ARCHETYPES = {
     "basic_forecasting_annual",
     "simple_automation",
@@ -71,14 +79,29 @@ factors:
     ("change", "message"),
     [
         (("depends_on: [b]", "depends_on: [zzz]"), "depends on unknown factor 'zzz'"),
-        (("category: data, rubric: {low: l, mid: m, high: h}, elicitation_questions: [q]}",
-          "category: data, rubric: {low: l, mid: m, high: h}, elicitation_questions: [q], depends_on: [a]}"),
-         "cycle"),  # fmt: skip
+        (
+            (
+                "category: data, rubric: {low: l, mid: m, high: h}, elicitation_questions: [q]}",
+                "category: data, rubric: {low: l, mid: m, high: h}, elicitation_questions: [q], depends_on: [a]}",
+            ),
+            "cycle",
+        ),  # fmt: skip
         (("category: data, rubric", "category: other, rubric"), "unknown category"),
-        (("version: \"x\"", "version: \"x\"\narchetypes: [{id: p, name: P, prerequisites: [{factor: a, min_value: 300, min_confidence: 0.5}]}]"),
-         "off the scale"),  # fmt: skip
-        (("rubric: {low: l, mid: m, high: h}, elicitation_questions: [q], depends_on", "rubric: {low: l}, elicitation_questions: [q], depends_on"),
-         "rubric.mid"),  # fmt: skip
+        (
+            (
+                'version: "x"',
+                'version: "x"\narchetypes: [{id: p, name: P, '
+                "prerequisites: [{factor: a, min_value: 300, min_confidence: 0.5}]}]",
+            ),
+            "off the scale",
+        ),  # fmt: skip
+        (
+            (
+                "rubric: {low: l, mid: m, high: h}, elicitation_questions: [q], depends_on",
+                "rubric: {low: l}, elicitation_questions: [q], depends_on",
+            ),
+            "rubric.mid",
+        ),  # fmt: skip
     ],
 )
 def test_inconsistent_catalog_is_rejected_with_the_reason(change, message):

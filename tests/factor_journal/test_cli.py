@@ -48,7 +48,9 @@ def test_reprocess_replays_failed_turns_once(cli_database, store, make_user, cap
     assert "no turns to replay" in capsys.readouterr().out
 
 
-def test_link_command_issues_a_working_link_and_refuses_unknown_users(cli_database, store, make_user, capsys, firestore_client):
+def test_link_command_issues_a_working_link_and_refuses_unknown_users(
+    cli_database, store, make_user, capsys, firestore_client
+):
     user = make_user(store)
     assert cli.main(["link", "--user", user, "--session", "s1"]) == 0
     url = capsys.readouterr().out.strip()
@@ -68,7 +70,9 @@ def test_rebuild_summary_repairs_a_damaged_summary(cli_database, store, make_use
     user = make_user(store)
     store.record_inference(user, InferredUpdate(factor_id="data_quality", value=40, confidence=0.7, rationale="r"))
     good = store.summary(user)
-    store.client.document(f"users/{user}/metadata/assessment").update({"assessment_summary.overall.total_factors_assessed": 99})
+    store.client.document(f"users/{user}/metadata/assessment").update(
+        {"assessment_summary.overall.total_factors_assessed": 99}
+    )
     assert cli.main(["rebuild-summary", "--user", user]) == 0
     assert store.summary(user).overall == good.overall
 
@@ -82,7 +86,9 @@ def test_reprocess_failed_only_picks_up_turns_left_in_limbo(cli_database, store,
     session = store.start_session(user)
     start = datetime.now(UTC) - timedelta(hours=2)
     crashed = store.add_turn(user, session, "user", "Our data is all over the place.", created_at=start)
-    never = store.add_turn(user, session, "user", "We have two data scientists.", created_at=start + timedelta(seconds=5))
+    never = store.add_turn(
+        user, session, "user", "We have two data scientists.", created_at=start + timedelta(seconds=5)
+    )
     done = store.add_turn(user, session, "user", "We use the cloud.", created_at=start + timedelta(seconds=9))
     TurnProcessor(store, ScriptedExtractor([])).process(user, session, done)
     store.people.claim_turn(TurnRef(user, session, crashed), lease=timedelta(minutes=5), now=start)  # then died

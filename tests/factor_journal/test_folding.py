@@ -18,8 +18,17 @@ SCRIPT = [(20, 0.8), (85, 0.7), (40, 0.5), (60, 0.6), (35, 0.9), (70, 0.4)]
 
 def readings(weigh: bool = True) -> list[Reading]:
     return [
-        Reading(InferredUpdate(factor_id="data_quality", value=v, confidence=c, rationale=f"r{i}",
-                               observed_at=T0 + timedelta(minutes=i)), f"e{i}", weigh=weigh)  # fmt: skip
+        Reading(
+            InferredUpdate(
+                factor_id="data_quality",
+                value=v,
+                confidence=c,
+                rationale=f"r{i}",
+                observed_at=T0 + timedelta(minutes=i),
+            ),
+            f"e{i}",
+            weigh=weigh,
+        )  # fmt: skip
         for i, (v, c) in enumerate(SCRIPT)
     ]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+
 from factor_journal.errors import UnknownUserError
 from factor_journal.links import (
     DEMO_SECRET,

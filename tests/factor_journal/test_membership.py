@@ -10,6 +10,7 @@ from __future__ import annotations
 import uuid
 
 import pytest
+
 from factor_journal.models import InferredUpdate
 from factor_journal.organisation import NotAManagerError, OrganisationDirectory
 from factor_journal.rollup import shard_of

@@ -12,6 +12,11 @@ from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
+from google.cloud import firestore
+from google.cloud.firestore_v1.base_query import FieldFilter
+from pydantic import ValidationError
+
+from bench.nightly_bench import seed_population
 from factor_journal.catalog import Catalog
 from factor_journal.links import LinkSigner
 from factor_journal.models import UserProfile
@@ -33,11 +38,6 @@ from factor_journal.reminders import (
     send_due_reminders,
 )
 from factor_journal.store import FactorJournalStore
-from google.cloud import firestore
-from google.cloud.firestore_v1.base_query import FieldFilter
-from pydantic import ValidationError
-
-from bench.nightly_bench import seed_population
 
 DATABASE = "fj-nightly"
 
@@ -119,7 +119,9 @@ def test_everyone_due_is_reminded_in_one_night_whatever_the_page_size(store, sig
     counts = mail_counts(store, set(population["members"]) | {f"{o}-manager" for o in population["organisations"]})
     assert set(counts) == population["due"] and set(counts.values()) == {1}
     assert len(sent) == len(population["due"])
-    again = send_due_reminders(store, signer, "https://app.example", now + timedelta(hours=3), ReminderPolicy(page_size=3))
+    again = send_due_reminders(
+        store, signer, "https://app.example", now + timedelta(hours=3), ReminderPolicy(page_size=3)
+    )
     assert again == [] and mail_counts(store, population["due"]) == counts  # one per window
     mail = store.client.document(f"{MAIL_COLLECTION}/{mail_id_for(sorted(population['due'])[0], now)}").get()
     assert mail.exists and mail.get("to") == [f"{sorted(population['due'])[0]}@example.com"]
@@ -160,11 +162,13 @@ def test_the_nightly_tasks_cover_every_organisation_and_person_and_are_idempoten
 def test_a_malformed_task_is_refused_before_any_work(store, signer):
     worker = NightlyWorker(store, signer, "https://app.example", InlineQueue())
     now = datetime.now(UTC).isoformat()
-    for bad in ({"kind": "reminders", "run_id": "r1", "now": now},  # no scan
-                {"kind": "everything", "run_id": "r1", "now": now},
-                {"kind": "reminders", "run_id": "../x", "now": now, "scan": "quiet"},
-                {"kind": "reminders", "run_id": "r1", "now": "2026-01-01T00:00:00", "scan": "quiet"},  # naive
-                {"kind": "reminders", "run_id": "r1", "now": now, "scan": "quiet", "settings": {"page_size": 0}}):
+    for bad in (
+        {"kind": "reminders", "run_id": "r1", "now": now},  # no scan
+        {"kind": "everything", "run_id": "r1", "now": now},
+        {"kind": "reminders", "run_id": "../x", "now": now, "scan": "quiet"},
+        {"kind": "reminders", "run_id": "r1", "now": "2026-01-01T00:00:00", "scan": "quiet"},  # naive
+        {"kind": "reminders", "run_id": "r1", "now": now, "scan": "quiet", "settings": {"page_size": 0}},
+    ):
         with pytest.raises(ValidationError):
             worker.run(bad)
     with pytest.raises(ValueError):

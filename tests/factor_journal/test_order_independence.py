@@ -27,7 +27,10 @@ SESSION_A = [
     ("Our data quality is a mess, duplicates everywhere.", [reading("data_quality", 20, 0.8)]),
     ("We have 2 data scientists on the team.", [reading("ml_expertise", 55, 0.6)]),
     ("Data quality checks run nightly now, it is much cleaner.", [reading("data_quality", 85, 0.7)]),
-    ("Nobody owns the data governance, no catalog.", [reading("data_governance", 15, 0.7), reading("data_quality", 40, 0.5)]),
+    (
+        "Nobody owns the data governance, no catalog.",
+        [reading("data_governance", 15, 0.7), reading("data_quality", 40, 0.5)],
+    ),
 ]
 SESSION_B = [
     ("Sensor data from every press goes to the historian.", [reading("sensor_data", 75, 0.7)]),
@@ -93,7 +96,7 @@ def run(store: FactorJournalStore, order: list[int], *, fail_first: int = 0) -> 
 def test_order_contention_and_crashes_do_not_change_the_assessment(database, catalog):
     store = FactorJournalStore(database, catalog)
     count = len(SESSION_A) + len(SESSION_B)
-    in_order = sorted(range(count), key=lambda i: (BASE + timedelta(minutes=10 * (i % 4) + 3 * (i // 4))))
+    in_order = sorted(range(count), key=lambda i: BASE + timedelta(minutes=10 * (i % 4) + 3 * (i // 4)))
     reference, model = run(store, in_order)
     assert all(calls == 1 for calls in model.calls.values()) and model.total_calls == count
     assert reference["summary"]["last_conversation"]["timestamp"] == BASE + timedelta(minutes=33)

@@ -8,6 +8,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
+
 from factor_journal.models import InferredUpdate, UserProfile
 from factor_journal.organisation import NotAManagerError, OrganisationDirectory, blockers, team_csv
 from factor_journal.rollup import ROLLUP_SHARDS, PersonRow, shard_of
@@ -96,7 +97,9 @@ def test_quiet_people_and_daily_history(small_store, two_orgs):
     later = datetime.now(UTC) + timedelta(days=10)
     team = directory.team(manager_a, a, now=later)
     assert {p.user_id for p in team.quiet} == set(members_a)  # nobody spoke in the last 7 days by then
-    assert directory.team(manager_a, a).quiet == [p for p in directory.team(manager_a, a).people if p.last_active is None]
+    assert directory.team(manager_a, a).quiet == [
+        p for p in directory.team(manager_a, a).people if p.last_active is None
+    ]
     day = directory.record_day(a)
     again = directory.record_day(a)  # overwritten within the day
     history = directory.history(a)
@@ -119,12 +122,23 @@ def test_blockers_across_people_and_csv_export(small_catalog):
     from factor_journal.rollup import BlockedRow
 
     people = [
-        PersonRow(user_id="u1", display_name="Anna, Data", completeness=0.4, last_active=datetime(2026, 11, 1, tzinfo=UTC),
-                  blocked=[BlockedRow(archetype_id="medium", blockers=["skills"]),
-                           BlockedRow(archetype_id="hard", blockers=["skills", "storage"])]),
-        PersonRow(user_id="u2", display_name="Ben", completeness=0.2,
-                  blocked=[BlockedRow(archetype_id="hard", blockers=["storage", "quality"])]),
-    ]  # fmt: skip
+        PersonRow(
+            user_id="u1",
+            display_name="Anna, Data",
+            completeness=0.4,
+            last_active=datetime(2026, 11, 1, tzinfo=UTC),
+            blocked=[
+                BlockedRow(archetype_id="medium", blockers=["skills"]),
+                BlockedRow(archetype_id="hard", blockers=["skills", "storage"]),
+            ],
+        ),
+        PersonRow(
+            user_id="u2",
+            display_name="Ben",
+            completeness=0.2,
+            blocked=[BlockedRow(archetype_id="hard", blockers=["storage", "quality"])],
+        ),
+    ]
     found = blockers(small_catalog, people)
     assert [(a.archetype_id, a.blocked_people) for a in found.archetypes] == [("hard", 2), ("medium", 1)]
     assert found.factors[0] in (("skills", 2), ("storage", 2))

@@ -11,6 +11,7 @@ import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
+
 from doubles import ScriptedExtractor, reading
 from factor_journal.extraction.base import ExtractionError
 from factor_journal.extraction.offline import OfflineExtractor
@@ -149,9 +150,11 @@ def test_out_of_order_delivery_folds_evidence_as_in_order_and_keeps_the_session_
         user = make_user(store)
         session = store.start_session(user)
         older = store.add_turn(user, session, "user", "We had 1 data scientist", created_at=now - timedelta(minutes=10))
-        newer = store.add_turn(user, session, "user", "Now we have 4 data scientists", created_at=now - timedelta(minutes=5))
+        newer = store.add_turn(
+            user, session, "user", "Now we have 4 data scientists", created_at=now - timedelta(minutes=5)
+        )
         readings = {older: [reading("ml_expertise", 30, 0.7)], newer: [reading("ml_expertise", 80, 0.7)]}
-        for turn in ([older, newer] if order == "in order" else [newer, older]):
+        for turn in [older, newer] if order == "in order" else [newer, older]:
             TurnProcessor(store, ScriptedExtractor(readings[turn])).process(user, session, turn)
         state = store.factor(user, "ml_expertise")
         history = store.history(user, "ml_expertise").entries
@@ -167,7 +170,14 @@ def test_out_of_order_delivery_folds_evidence_as_in_order_and_keeps_the_session_
 def test_concurrent_turns_of_one_user_lose_no_update(store, make_user):
     user = make_user(store)
     sessions = [store.start_session(user) for _ in range(3)]
-    factors = ["data_quality", "data_governance", "sensor_data", "ml_expertise", "ml_infrastructure", "data_infrastructure"]
+    factors = [
+        "data_quality",
+        "data_governance",
+        "sensor_data",
+        "ml_expertise",
+        "ml_infrastructure",
+        "data_infrastructure",
+    ]
     base = datetime.now(UTC) - timedelta(minutes=5)
     jobs = []
     for index, factor in enumerate(factors):
@@ -190,7 +200,9 @@ def test_concurrent_turns_of_one_user_lose_no_update(store, make_user):
 
 def test_bad_extractor_output_is_dropped_with_reasons_and_the_rest_applies(store, conversation):
     user, session, say = conversation
-    turn = say("user", "Our data is a mess, we have telemetry from every press, two data scientists and a data catalog.")
+    turn = say(
+        "user", "Our data is a mess, we have telemetry from every press, two data scientists and a data catalog."
+    )
     extractor = ScriptedExtractor(
         [
             reading("data_quality", 20),

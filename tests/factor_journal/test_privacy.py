@@ -16,6 +16,8 @@ from typing import Any
 
 import httpx
 import pytest
+from google.cloud import firestore
+
 from factor_journal import cli, runtime
 from factor_journal.links import LinkSigner
 from factor_journal.models import UserProfile
@@ -24,7 +26,6 @@ from factor_journal.pipeline import TurnProcessor
 from factor_journal.privacy import PRIVACY_LOG, PersonalData, subject_of
 from factor_journal.rollup import PersonRow, shard_of
 from factor_journal.store import FactorJournalStore
-from google.cloud import firestore
 
 DATABASE = "fj-privacy"
 PROJECT_ID = os.environ.get("GCLOUD_PROJECT", "demo-factor-journal")
@@ -33,9 +34,12 @@ SECRET_WORDS = "Zorblax data lake"  # what the person said, to be found nowhere 
 
 pytestmark = pytest.mark.emulator
 
+
 @pytest.fixture
 def client() -> firestore.Client:
-    httpx.delete(f"http://{os.environ['FIRESTORE_EMULATOR_HOST']}/emulator/v1/projects/{PROJECT_ID}/databases/{DATABASE}/documents").raise_for_status()
+    httpx.delete(
+        f"http://{os.environ['FIRESTORE_EMULATOR_HOST']}/emulator/v1/projects/{PROJECT_ID}/databases/{DATABASE}/documents"
+    ).raise_for_status()
     return firestore.Client(project=PROJECT_ID, database=DATABASE)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+
 from factor_journal.graph import graph_for
 from factor_journal.models import InferredUpdate
 from factor_journal.questions import analyse_intent, answer_question, build_context, estimate_tokens
@@ -24,7 +25,9 @@ def said(store, user, factor, value, confidence, days_ago, why, **extra):
 def user(store, make_user):
     user = make_user(store)
     said(store, user, "data_governance", 15, 0.7, 40, "No data catalog and nobody owns the data")
-    said(store, user, "data_quality", 20, 0.75, 40, "Data scattered across 5 systems", inferred_from=["data_governance"])
+    said(
+        store, user, "data_quality", 20, 0.75, 40, "Data scattered across 5 systems", inferred_from=["data_governance"]
+    )
     said(store, user, "sensor_data", 60, 0.8, 10, "Telemetry from the two newest presses")
     said(store, user, "data_quality", 35, 0.8, 5, "They started deduplicating customers")
     return user

@@ -6,6 +6,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
+
 from factor_journal.links import LinkSigner
 from factor_journal.models import InferredUpdate, UserProfile
 from factor_journal.reminders import MAIL_COLLECTION, ReminderPolicy, send_due_reminders
@@ -26,16 +27,24 @@ def person(store, *, days_quiet: float | None, opt_out: bool = False, email: str
                              conversation_excerpt="User: our data is in spreadsheets", session_id="kickoff"),
     )  # fmt: skip
     last = None if days_quiet is None else datetime.now(UTC) - timedelta(days=days_quiet)
-    store.client.document(f"users/{user}").update({"last_active": last, "created_at": datetime.now(UTC) - timedelta(days=30)})
+    store.client.document(f"users/{user}").update(
+        {"last_active": last, "created_at": datetime.now(UTC) - timedelta(days=30)}
+    )
     return user
 
 
 def mail_for(store, user: str) -> list[dict]:
-    return [d.to_dict() for d in store.client.collection(MAIL_COLLECTION).stream() if d.to_dict().get("user_id") == user]
+    return [
+        d.to_dict() for d in store.client.collection(MAIL_COLLECTION).stream() if d.to_dict().get("user_id") == user
+    ]
 
 
 def test_quiet_people_with_incomplete_assessments_get_one_reminder_per_window(small_store, signer):
-    quiet, active, never = person(small_store, days_quiet=10), person(small_store, days_quiet=2), person(small_store, days_quiet=None)
+    quiet, active, never = (
+        person(small_store, days_quiet=10),
+        person(small_store, days_quiet=2),
+        person(small_store, days_quiet=None),
+    )
     send_due_reminders(small_store, signer, "https://app.example", policy=POLICY)
     send_due_reminders(small_store, signer, "https://app.example", policy=POLICY)  # the same day again
     assert len(mail_for(small_store, quiet)) == 1
@@ -44,7 +53,9 @@ def test_quiet_people_with_incomplete_assessments_get_one_reminder_per_window(sm
     later = datetime.now(UTC) + timedelta(days=3)
     send_due_reminders(small_store, signer, "https://app.example", now=later, policy=POLICY)
     assert len(mail_for(small_store, quiet)) == 1  # still inside the window
-    send_due_reminders(small_store, signer, "https://app.example", now=datetime.now(UTC) + timedelta(days=8), policy=POLICY)
+    send_due_reminders(
+        small_store, signer, "https://app.example", now=datetime.now(UTC) + timedelta(days=8), policy=POLICY
+    )
     assert len(mail_for(small_store, quiet)) == 2
 
 

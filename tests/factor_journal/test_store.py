@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 from functools import partial
 
 import pytest
+
 from factor_journal.errors import (
     DerivedFactorError,
     InvalidConfidenceError,
@@ -316,7 +317,10 @@ def test_concurrent_writers_in_separate_processes_are_serialised_by_the_transact
     """Two store instances (as two function instances would be) share no lock: the transaction must hold."""
     user = make_user(store)
     writers = [FactorJournalStore(firestore_client, catalog) for _ in range(2)]
-    calls = [partial(w.record_inference, user, update(f, 40)) for w, f in zip(writers, ["data_quality", "sensor_data"], strict=True)]
+    calls = [
+        partial(w.record_inference, user, update(f, 40))
+        for w, f in zip(writers, ["data_quality", "sensor_data"], strict=True)
+    ]
     assert run_concurrently(calls) == []
     summary = store.summary(user)
     assert {"data_quality", "sensor_data"} <= {f for f, s in summary.factors.items() if s.is_assessed}

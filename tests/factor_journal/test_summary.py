@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+
 from factor_journal.graph import graph_for
 from factor_journal.models import FactorState, InferenceStatus, InferredUpdate
 from factor_journal.summary import build_summary

@@ -18,18 +18,44 @@ def state(value=None, confidence=0.0, status=InferenceStatus.unassessed, observe
 
 
 def update(value: float, confidence: float = 0.7, observed=NOW) -> InferredUpdate:
-    return InferredUpdate(factor_id="quality", value=value, confidence=confidence, rationale="said so", observed_at=observed)
+    return InferredUpdate(
+        factor_id="quality", value=value, confidence=confidence, rationale="said so", observed_at=observed
+    )
 
 
 @pytest.mark.parametrize(
     ("before", "reading", "value", "status", "kind", "applied", "conflict"),
     [
         (state(), 30, 30, InferenceStatus.unconfirmed, EntryKind.inferred, True, False),
-        (state(40, 0.6, InferenceStatus.unconfirmed), 70, 70, InferenceStatus.unconfirmed, EntryKind.inferred, True, False),
+        (
+            state(40, 0.6, InferenceStatus.unconfirmed),
+            70,
+            70,
+            InferenceStatus.unconfirmed,
+            EntryKind.inferred,
+            True,
+            False,
+        ),
         # user-backed: a close reading corroborates (journaled, not applied)
-        (state(50, 0.95, InferenceStatus.user_provided), 55, 50, InferenceStatus.user_provided, EntryKind.inferred, False, False),
+        (
+            state(50, 0.95, InferenceStatus.user_provided),
+            55,
+            50,
+            InferenceStatus.user_provided,
+            EntryKind.inferred,
+            False,
+            False,
+        ),
         # user-backed: a far reading is held as a conflict, never an overwrite
-        (state(50, 0.95, InferenceStatus.confirmed), 90, 50, InferenceStatus.confirmed, EntryKind.conflict, False, True),
+        (
+            state(50, 0.95, InferenceStatus.confirmed),
+            90,
+            50,
+            InferenceStatus.confirmed,
+            EntryKind.conflict,
+            False,
+            True,
+        ),
     ],
 )
 def test_infer(small_catalog, before, reading, value, status, kind, applied, conflict):
@@ -44,13 +70,29 @@ def test_infer(small_catalog, before, reading, value, status, kind, applied, con
 @pytest.mark.parametrize(
     ("step", "value", "confidence", "status", "kind"),
     [
-        (lambda s: transitions.confirm(s, "u", "e", NOW, None), 40, 0.7, InferenceStatus.confirmed, EntryKind.confirmed),
-        (lambda s: transitions.correct(s, "u", "e", NOW, 75, "we did", None), 75, 0.95, InferenceStatus.user_provided,
-         EntryKind.corrected),
-        (lambda s: transitions.retract(s, "u", "e", NOW, "wrong", Source.user), None, 0.0, InferenceStatus.unassessed,
-         EntryKind.retracted),
+        (
+            lambda s: transitions.confirm(s, "u", "e", NOW, None),
+            40,
+            0.7,
+            InferenceStatus.confirmed,
+            EntryKind.confirmed,
+        ),
+        (
+            lambda s: transitions.correct(s, "u", "e", NOW, 75, "we did", None),
+            75,
+            0.95,
+            InferenceStatus.user_provided,
+            EntryKind.corrected,
+        ),
+        (
+            lambda s: transitions.retract(s, "u", "e", NOW, "wrong", Source.user),
+            None,
+            0.0,
+            InferenceStatus.unassessed,
+            EntryKind.retracted,
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_persons_decisions(step, value, confidence, status, kind):
     before = state(40, 0.6, InferenceStatus.unconfirmed, NOW - timedelta(days=1), needs_recheck=True)
     change = step(before)
@@ -78,7 +120,10 @@ def test_resolving_a_conflict(small_catalog, accept):
 def test_a_composite_is_a_function_of_its_components(small_catalog):
     composite = next(f for f in small_catalog.factors if f.is_composite)
     components = list(composite.composite or {})
-    states = {fid: state(60, 0.8, InferenceStatus.unconfirmed, NOW - timedelta(hours=i)) for i, fid in enumerate(components[:2])}
+    states = {
+        fid: state(60, 0.8, InferenceStatus.unconfirmed, NOW - timedelta(hours=i))
+        for i, fid in enumerate(components[:2])
+    }
     blank = FactorState(factor_id=composite.id, category=composite.category)
     change = transitions.derive(small_catalog, composite, blank, states, "u", "d", NOW, cause="Quality")
     assert change is not None and change.state.current_value == 60

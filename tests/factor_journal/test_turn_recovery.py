@@ -133,7 +133,9 @@ def test_a_turn_needing_attention_is_listed_on_the_managers_rollup_row(store, ma
     session = store.start_session(user)
     turn = store.add_turn(user, session, "user", "Our data is all over the place")
     config = Settings(max_turn_attempts=1)
-    TurnProcessor(store, ScriptedExtractor(ExtractionError("quota exceeded")), config=config).process(user, session, turn)
+    TurnProcessor(store, ScriptedExtractor(ExtractionError("quota exceeded")), config=config).process(
+        user, session, turn
+    )
     rows = {}
     for shard in store.org_ref("org-attention").collection("rollup").stream():
         rows.update((shard.to_dict() or {}).get("rows", {}))
@@ -194,7 +196,9 @@ def test_turns_over_the_rate_limit_are_kept_marked_and_not_analysed(store, make_
     model = ScriptedExtractor([reading("data_quality", 25)])
     processor = TurnProcessor(store, model, config=Settings(turns_per_minute=2, turns_per_day=100))
     base = datetime.now(UTC)
-    turns = [store.add_turn(user, session, "user", f"turn {i}", created_at=base + timedelta(seconds=i)) for i in range(4)]
+    turns = [
+        store.add_turn(user, session, "user", f"turn {i}", created_at=base + timedelta(seconds=i)) for i in range(4)
+    ]
     statuses = [processor.process(user, session, turn).status for turn in turns]
     assert "rate_limited" not in statuses[:2] and statuses[2:] == ["rate_limited", "rate_limited"]
     assert len(model.requests) == 2

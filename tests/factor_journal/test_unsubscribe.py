@@ -10,6 +10,7 @@ from urllib.parse import parse_qs, urlparse
 
 import httpx
 import pytest
+
 from factor_journal.errors import UnknownUserError
 from factor_journal.links import InvalidLinkError, LinkSigner
 from factor_journal.models import InferredUpdate, UserProfile
@@ -42,7 +43,9 @@ def quiet_person(store) -> str:
 
 
 def the_mail(store, user: str) -> dict:
-    [mail] = [d.to_dict() for d in store.client.collection(MAIL_COLLECTION).stream() if d.to_dict().get("user_id") == user]
+    [mail] = [
+        d.to_dict() for d in store.client.collection(MAIL_COLLECTION).stream() if d.to_dict().get("user_id") == user
+    ]
     return mail
 
 
@@ -54,7 +57,7 @@ def test_every_reminder_has_a_one_click_link_and_list_unsubscribe_headers(small_
     assert headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
     one_click = headers["List-Unsubscribe"].strip("<>")  # the HTTP function mail clients POST to
     assert one_click.startswith(f"https://europe-west1-{small_store.client.project}.cloudfunctions.net/unsubscribe?u=")
-    page = message["html"].split('Don\'t want these reminders? <a href="')[1].split('"')[0]
+    page = message["html"].split("Don't want these reminders? <a href=\"")[1].split('"')[0]
     assert page.startswith("https://app.example/unsubscribe?u=") and "Unsubscribe with one click" in message["html"]
     assert 'reply with "unsubscribe"' not in message["html"]  # no promise nothing keeps
     for url in (one_click, page):
@@ -65,7 +68,9 @@ def test_the_one_click_address_can_be_configured(small_store, signer, monkeypatc
     monkeypatch.setenv("FJ_UNSUBSCRIBE_URL", "https://mail.example/unsubscribe")
     user = quiet_person(small_store)
     send_due_reminders(small_store, signer, "https://app.example", policy=POLICY)
-    assert the_mail(small_store, user)["message"]["headers"]["List-Unsubscribe"].startswith("<https://mail.example/unsubscribe?u=")
+    assert the_mail(small_store, user)["message"]["headers"]["List-Unsubscribe"].startswith(
+        "<https://mail.example/unsubscribe?u="
+    )
 
 
 def test_the_link_opts_out_and_no_reminder_follows(small_store, signer):
@@ -76,7 +81,9 @@ def test_the_link_opts_out_and_no_reminder_follows(small_store, signer):
     profile = unsubscribe(small_store, UnsubscribeLinks.like(signer), token)
     assert profile.user_id == user and small_store.get_user(user).reminders_opt_out is True
     unsubscribe(small_store, UnsubscribeLinks.like(signer), token)  # idempotent
-    send_due_reminders(small_store, signer, "https://app.example", now=datetime.now(UTC) + timedelta(days=30), policy=POLICY)
+    send_due_reminders(
+        small_store, signer, "https://app.example", now=datetime.now(UTC) + timedelta(days=30), policy=POLICY
+    )
     assert the_mail(small_store, user)  # still only the one mail
 
 
@@ -111,7 +118,9 @@ def test_mail_clients_one_click_post_reaches_the_deployed_function(trigger_clien
     live.register_user(UserProfile(user_id=user, display_name="One Click", email="one@example.com"))
     links = UnsubscribeLinks()  # the functions run with the same link secret (the emulators' demo secret here)
     url = functions_url("unsubscribe")
-    bad = httpx.post(url, params={"u": links.token(user)[:-2] + "xx"}, data={"List-Unsubscribe": "One-Click"}, timeout=60)
+    bad = httpx.post(
+        url, params={"u": links.token(user)[:-2] + "xx"}, data={"List-Unsubscribe": "One-Click"}, timeout=60
+    )
     assert bad.status_code == 400 and live.get_user(user).reminders_opt_out is False
     response = httpx.post(url, params={"u": links.token(user)}, data={"List-Unsubscribe": "One-Click"}, timeout=60)
     assert response.status_code == 200 and "unsubscribed" in response.text

@@ -90,9 +90,7 @@ def _world(trigger_client: firestore.Client) -> World:
         people = dict(zip(PEOPLE, pool.map(sign_up, PEOPLE), strict=True))
     suffix = uuid.uuid4().hex[:10]
     orgs = {"A": f"org-a-{suffix}", "B": f"org-b-{suffix}"}
-    ids = {
-        key: f"{key}-{uuid.uuid4().hex[:10]}" for key in ("session", "turn", "entry", "link", "mail", "misc")
-    }
+    ids = {key: f"{key}-{uuid.uuid4().hex[:10]}" for key in ("session", "turn", "entry", "link", "mail", "misc")}
     ids |= {"day": DAY, "other_day": OTHER_DAY, "factor": FACTOR, "other_factor": OTHER_FACTOR}
     world = World(people=people, orgs=orgs, ids=ids)
     _seed(trigger_client, world)

@@ -29,10 +29,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from factor_journal.conversation import MAX_TURN_TEXT_CHARS, turn_text_problem
 from google.cloud import firestore
 from google.cloud.firestore_v1 import ArrayRemove, ArrayUnion
 from rules_client import ALLOWED, DENIED, AdminRead, Fields, World, describe, encode_fields, outcome
+
+from factor_journal.conversation import MAX_TURN_TEXT_CHARS, turn_text_problem
 
 # --- Reading one's own documents --------------------------------------------------------------
 
@@ -56,13 +57,9 @@ OWN_READERS = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("reader", "expected"), OWN_READERS, ids=[f"{r}:{describe(e)}" for r, e in OWN_READERS]
-)
+@pytest.mark.parametrize(("reader", "expected"), OWN_READERS, ids=[f"{r}:{describe(e)}" for r, e in OWN_READERS])
 @pytest.mark.parametrize("template", OWN_DOCUMENTS.values(), ids=OWN_DOCUMENTS.keys())
-def test_only_the_owner_reads_their_documents(
-    world: World, template: str, reader: str, expected: int
-) -> None:
+def test_only_the_owner_reads_their_documents(world: World, template: str, reader: str, expected: int) -> None:
     path = world.path(template, owner="alice")
     assert outcome(world[reader].read(path)) == expected, f"{reader} reading {path}"
 
@@ -276,9 +273,7 @@ TURN_CHANGES: list[tuple[str, Fields | None, list[str] | None, tuple[str, ...]]]
 
 
 @pytest.mark.parametrize("author", ["alice", "mona", "signed-out"])
-@pytest.mark.parametrize(
-    ("why", "fields", "mask", "server_time"), TURN_CHANGES, ids=[row[0] for row in TURN_CHANGES]
-)
+@pytest.mark.parametrize(("why", "fields", "mask", "server_time"), TURN_CHANGES, ids=[row[0] for row in TURN_CHANGES])
 def test_existing_turns_are_never_changed_by_clients(
     world: World,
     why: str,

@@ -303,4 +303,3 @@ def load_catalog(path: Path | str = DEFAULT_CATALOG_PATH) -> Catalog:
     except OSError as error:
         raise CatalogError(f"cannot read catalog {path}: {error}") from error
     return parse_catalog(text, source=str(path))
-

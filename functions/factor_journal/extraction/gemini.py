@@ -48,7 +48,7 @@ def _transport_errors() -> tuple[tuple[type[Exception], ...], tuple[type[Excepti
 TIMEOUT_ERRORS, TRANSPORT_ERRORS = _transport_errors()
 
 
-def vertex_mode() -> dict[str, bool]:
+def vertex_mode() -> dict[str, Any]:
     """The ``Client`` keyword that selects Vertex AI: ``enterprise=True`` where the SDK has it (3.x),
     else the older ``vertexai=True`` (the project allows google-genai >= 1.20)."""
     return {"enterprise": True} if "enterprise" in inspect.signature(Client.__init__).parameters else {"vertexai": True}

@@ -22,7 +22,7 @@ from datetime import UTC, datetime, timedelta
 from google.api_core import exceptions as api_exceptions
 
 from factor_journal.errors import FactorJournalError
-from factor_journal.repositories.client import CountedClient, jittered_sleep
+from factor_journal.repositories.client import CountedClient, DocumentReference, jittered_sleep
 from factor_journal.repositories.paths import Paths
 
 
@@ -59,14 +59,18 @@ class CommitLeases:
             attempt = 0
             while True:
                 try:
-                    result = ref.create({"holder": token, "expires_at": datetime.now(UTC) + timedelta(seconds=self.ttl)})
+                    result = ref.create(
+                        {"holder": token, "expires_at": datetime.now(UTC) + timedelta(seconds=self.ttl)}
+                    )
                     break
                 except api_exceptions.AlreadyExists:
                     attempt += 1
                     if attempt % 20 == 1:
                         self._break_if_expired(ref)
                     if time.monotonic() > deadline:
-                        raise CommitBusyError(f"another writer held user {user_id!r}'s commit lease for too long") from None
+                        raise CommitBusyError(
+                            f"another writer held user {user_id!r}'s commit lease for too long"
+                        ) from None
                     jittered_sleep(min(attempt, 3), base=0.01, cap=0.04)
             try:
                 yield
@@ -75,7 +79,7 @@ class CommitLeases:
                 with suppress(api_exceptions.FailedPrecondition, api_exceptions.NotFound):
                     ref.delete(option=self.client.write_option(last_update_time=result.update_time))
 
-    def _break_if_expired(self, ref) -> None:  # type: ignore[no-untyped-def]
+    def _break_if_expired(self, ref: DocumentReference) -> None:
         snapshot = ref.get()
         if not snapshot.exists:
             return

@@ -61,7 +61,9 @@ class TurnRef:
 
 
 class People:
-    def __init__(self, client: CountedClient, catalog: Catalog, graph: FactorGraph, *, contention_timeout: float = 120.0) -> None:
+    def __init__(
+        self, client: CountedClient, catalog: Catalog, graph: FactorGraph, *, contention_timeout: float = 120.0
+    ) -> None:
         self.client = client
         self.paths = Paths(client)
         self.catalog = catalog
@@ -84,7 +86,9 @@ class People:
             known = (user_snapshot.to_dict() or {}) if user_snapshot.exists else {}
             old_org = known.get("org_id")
             moved_from = old_org if old_org and old_org != profile.org_id else None
-            old_org_exists = moved_from is not None and paths.organisation(moved_from).get(transaction=transaction).exists
+            old_org_exists = (
+                moved_from is not None and paths.organisation(moved_from).get(transaction=transaction).exists
+            )
             document = profile.to_document()
             if user_snapshot.exists:  # never reset what the pipeline and the reminder job keep
                 document = {k: v for k, v in document.items() if k not in SERVER_MANAGED_PROFILE_FIELDS}
@@ -207,7 +211,9 @@ class People:
         """Record a turn's final outcome that involves no factor change (invalid, rate limited, context)."""
         self.paths.turn(ref.user_id, ref.session_id, ref.turn_id).set({"extraction": outcome.to_document()}, merge=True)
 
-    def record_failure(self, ref: TurnRef, claim_id: str | None, outcome: ExtractionOutcome) -> ExtractionOutcome | None:
+    def record_failure(
+        self, ref: TurnRef, claim_id: str | None, outcome: ExtractionOutcome
+    ) -> ExtractionOutcome | None:
         """Record a failed attempt, unless the turn was completed (or re-claimed) meanwhile.
 
         Returns the outcome written, or None when nothing was written."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 
 import pytest
+
 from factor_journal.catalog import Catalog, Level
 from factor_journal.catalog.models import parse_catalog
 from factor_journal.extraction.base import ExchangeTurn, ExtractionRequest, ExtractionResult, ProposedUpdate
