@@ -9,9 +9,8 @@ from pydantic import Field
 
 from factor_journal.models import DocumentModel
 from factor_journal.repositories.client import FirestoreClient
+from factor_journal.repositories.paths import LINK_COLLECTION as LINK_COLLECTION
 from factor_journal.repositories.paths import Paths
-
-LINK_COLLECTION = "resume_links"
 
 
 class LinkRecord(DocumentModel):

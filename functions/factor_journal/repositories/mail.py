@@ -12,9 +12,8 @@ from pydantic import Field
 
 from factor_journal.models import DocumentModel, UserProfile
 from factor_journal.repositories.client import CountedClient, run_transaction
+from factor_journal.repositories.paths import MAIL_COLLECTION as MAIL_COLLECTION
 from factor_journal.repositories.paths import Paths
-
-MAIL_COLLECTION = "mail"
 
 
 class MailMessage(DocumentModel):

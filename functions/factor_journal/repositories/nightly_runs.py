@@ -8,8 +8,7 @@ from typing import Any
 from google.cloud import firestore
 
 from factor_journal.repositories.client import FirestoreClient
-
-RUNS_COLLECTION = "nightly_runs"
+from factor_journal.repositories.paths import RUNS_COLLECTION as RUNS_COLLECTION
 
 
 class NightlyRuns:

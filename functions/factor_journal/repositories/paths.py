@@ -17,6 +17,8 @@ Per organisation::
     organisations/{org}                                   organisation (name, managers)
     organisations/{org}/rollup/shard-NN                   people's roll-up rows
     organisations/{org}/daily/{YYYY-MM-DD}                daily figures
+
+Shared: ``resume_links/{link_id}``, ``mail/{id}``, ``nightly_runs/{run}``, ``privacy_log/{subject}``.
 """
 
 from __future__ import annotations
@@ -28,6 +30,10 @@ ORGANISATIONS = "organisations"
 SUMMARY_DOCUMENT = ("metadata", "assessment")
 SUMMARY_FIELD = "assessment_summary"
 TURNS = "turns"
+LINK_COLLECTION = "resume_links"  # resume_links/{link_id}: link records
+MAIL_COLLECTION = "mail"  # mail/{id}: the Trigger Email extension's queue
+RUNS_COLLECTION = "nightly_runs"  # nightly_runs/{run}/tasks/{key}: nightly runs and their finished tasks
+PRIVACY_LOG = "privacy_log"  # privacy_log/{subject}: erasures, by pseudonym
 
 
 class Paths:

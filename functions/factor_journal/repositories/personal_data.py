@@ -37,13 +37,12 @@ from google.cloud.firestore_v1.base_query import FieldFilter
 from google.cloud.firestore_v1.field_path import FieldPath
 
 from factor_journal.errors import InvalidInputError
-from factor_journal.repositories.links import LINK_COLLECTION
-from factor_journal.repositories.mail import MAIL_COLLECTION
+from factor_journal.repositories.paths import LINK_COLLECTION, MAIL_COLLECTION
+from factor_journal.repositories.paths import PRIVACY_LOG as PRIVACY_LOG
 from factor_journal.rollup import shard_of
 
 LOG = logging.getLogger("factor_journal.privacy")
 EXPORT_FORMAT = "factor-journal-export/1"
-PRIVACY_LOG = "privacy_log"
 
 
 def subject_of(user_id: str) -> str:
