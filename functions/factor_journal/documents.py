@@ -32,7 +32,19 @@ SETTLED = DONE | {TurnStatus.invalid, TurnStatus.rate_limited, TurnStatus.contex
 """Statuses a delivery never acts on again (``reprocess`` may still re-run needs_attention)."""
 
 
-class ExtractionOutcome(DocumentModel):
+class AnalysisDetails(DocumentModel):
+    """What the pipeline learned while analysing a turn, written with its outcome."""
+
+    extractor: str | None = None
+    model: str | None = None
+    prompt_tokens: int = 0
+    response_tokens: int = 0
+    candidates: list[str] = Field(default_factory=list)
+    rejected: list[str] = Field(default_factory=list)
+    guarded: list[str] = Field(default_factory=list)
+
+
+class ExtractionOutcome(AnalysisDetails):
     """``turn.extraction``: what became of the turn, with enough to audit and replay it."""
 
     status: TurnStatus
@@ -44,13 +56,6 @@ class ExtractionOutcome(DocumentModel):
     next_attempt_at: datetime | None = None
     entry_ids: list[str] = Field(default_factory=list)
     factor_ids: list[str] = Field(default_factory=list)
-    extractor: str | None = None
-    model: str | None = None
-    prompt_tokens: int = 0
-    response_tokens: int = 0
-    candidates: list[str] = Field(default_factory=list)
-    rejected: list[str] = Field(default_factory=list)
-    guarded: list[str] = Field(default_factory=list)
     error: str | None = None
     error_kind: str | None = None
     processed_at: datetime | None = None
@@ -70,18 +75,6 @@ class ExtractionOutcome(DocumentModel):
 
     def lease_expired(self, now: datetime) -> bool:
         return self.status == TurnStatus.processing and (self.lease_until is None or self.lease_until <= now)
-
-
-class AnalysisDetails(DocumentModel):
-    """What the pipeline learned while analysing a turn, written with its outcome."""
-
-    extractor: str | None = None
-    model: str | None = None
-    prompt_tokens: int = 0
-    response_tokens: int = 0
-    candidates: list[str] = Field(default_factory=list)
-    rejected: list[str] = Field(default_factory=list)
-    guarded: list[str] = Field(default_factory=list)
 
 
 class TokenUsage(DocumentModel):

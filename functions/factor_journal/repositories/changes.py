@@ -34,7 +34,7 @@ from factor_journal.planner import (
     plan_change,
     touched_factors,
 )
-from factor_journal.repositories.client import CountedClient, run_transaction
+from factor_journal.repositories.client import CountedClient, Repository, run_transaction
 from factor_journal.repositories.locks import CommitLeases
 from factor_journal.repositories.paths import SUMMARY_FIELD, Paths
 from factor_journal.rollup import person_row, shard_of, snapshot_document
@@ -65,15 +65,14 @@ def write_row(
     transaction.set(shard, {"rows": {profile.user_id: row.to_document()}}, merge=[FieldPath("rows", profile.user_id)])
 
 
-class FactorChanges:
+class FactorChanges(Repository):
+    catalog: Catalog
+    graph: FactorGraph
+
     def __init__(
         self, client: CountedClient, catalog: Catalog, graph: FactorGraph, *, contention_timeout: float = 120.0
     ) -> None:
-        self.client = client
-        self.paths = Paths(client)
-        self.catalog = catalog
-        self.graph = graph
-        self.contention_timeout = contention_timeout
+        super().__init__(client, catalog, graph, contention_timeout=contention_timeout)
         self.leases = CommitLeases(client)
 
     def apply(

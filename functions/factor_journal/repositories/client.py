@@ -151,3 +151,17 @@ def run_transaction(
 def jittered_sleep(attempt: int, base: float = 0.01, cap: float = 0.2) -> None:
     """Full-jitter exponential pause before retry number ``attempt`` (1-based)."""
     time.sleep(random.uniform(0, min(cap, base * 2 ** min(attempt, 10))))
+
+
+class Repository:
+    """What every repository of a user's data holds: the counted client, its paths, the catalog and graph
+    the documents are read against, and how long a transaction may retry contention."""
+
+    def __init__(self, client: CountedClient, catalog: Any, graph: Any, *, contention_timeout: float = 120.0) -> None:
+        from factor_journal.repositories.paths import Paths
+
+        self.client = client
+        self.paths = Paths(client)
+        self.catalog = catalog
+        self.graph = graph
+        self.contention_timeout = contention_timeout

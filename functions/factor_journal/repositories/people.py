@@ -33,7 +33,7 @@ from factor_journal.errors import UnknownUserError
 from factor_journal.graph import FactorGraph
 from factor_journal.models import SERVER_MANAGED_PROFILE_FIELDS, AssessmentSummary, UserProfile
 from factor_journal.repositories.changes import write_row
-from factor_journal.repositories.client import CountedClient, run_transaction
+from factor_journal.repositories.client import Repository, run_transaction
 from factor_journal.repositories.paths import SUMMARY_FIELD, TURNS, Paths
 from factor_journal.rollup import shard_of
 from factor_journal.summary import build_summary
@@ -60,15 +60,9 @@ class TurnRef:
         return f"{self.session_id}/{self.turn_id}"
 
 
-class People:
-    def __init__(
-        self, client: CountedClient, catalog: Catalog, graph: FactorGraph, *, contention_timeout: float = 120.0
-    ) -> None:
-        self.client = client
-        self.paths = Paths(client)
-        self.catalog = catalog
-        self.graph = graph
-        self.contention_timeout = contention_timeout
+class People(Repository):
+    catalog: Catalog
+    graph: FactorGraph
 
     # Profiles ----------------------------------------------------------------------------
 
