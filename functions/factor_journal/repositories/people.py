@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from google.api_core import exceptions as api_exceptions
 from google.cloud import firestore
 from google.cloud.firestore_v1.base_query import FieldFilter
 from google.cloud.firestore_v1.field_path import FieldPath
@@ -33,10 +34,13 @@ from factor_journal.errors import UnknownUserError
 from factor_journal.graph import FactorGraph
 from factor_journal.models import SERVER_MANAGED_PROFILE_FIELDS, AssessmentSummary, UserProfile
 from factor_journal.repositories.changes import write_row
-from factor_journal.repositories.client import Repository, run_transaction
+from factor_journal.repositories.client import Repository, jittered_sleep, run_transaction
+from factor_journal.repositories.locks import CommitBusyError
 from factor_journal.repositories.paths import SUMMARY_FIELD, TURNS, Paths
 from factor_journal.rollup import shard_of
 from factor_journal.summary import build_summary
+
+CLAIM_ATTEMPTS = 40
 
 
 @dataclass(frozen=True)
@@ -168,20 +172,18 @@ class People(Repository):
     def claim_turn(self, ref: TurnRef, *, lease: timedelta, now: datetime | None = None, force: bool = False) -> Claim:
         """Claim the turn for analysis, unless it is settled, claimed under a live lease, or failed and not
         yet due again.  ``force`` (a person asking to reprocess) also claims turns that need attention,
-        were rate limited or are waiting for their next attempt."""
-        turn_ref = self.paths.turn(ref.user_id, ref.session_id, ref.turn_id)
-        snapshot = turn_ref.get()  # the fast path: duplicates stop here with one read, no write
-        if not snapshot.exists:
-            return Claim(won=False, outcome=None, missing=True)
-        found = _blocking(snapshot.to_dict(), now or datetime.now(UTC), force)
-        if found is not None:
-            return Claim(won=False, outcome=found, data=snapshot.to_dict())
+        were rate limited or are waiting for their next attempt.
 
-        @firestore.transactional
-        def run(transaction: firestore.Transaction) -> Claim:
-            current = turn_ref.get(transaction=transaction)
-            data = current.to_dict() or {}
-            moment = now or datetime.now(UTC)
+        A read, then a write conditional on the turn being unchanged since (no transaction, so racing
+        deliveries never wait on each other's locks): exactly one racer wins; the others re-read and
+        find the turn claimed.  A duplicate of a done or claimed turn costs one read and no write."""
+        turn_ref = self.paths.turn(ref.user_id, ref.session_id, ref.turn_id)
+        moment = now or datetime.now(UTC)
+        for attempt in range(1, CLAIM_ATTEMPTS + 1):
+            snapshot = turn_ref.get()
+            if not snapshot.exists:
+                return Claim(won=False, outcome=None, missing=True)
+            data = snapshot.to_dict() or {}
             blocking = _blocking(data, moment, force)
             if blocking is not None:
                 return Claim(won=False, outcome=blocking, data=data)
@@ -192,14 +194,20 @@ class People(Repository):
                 claim_id=uuid.uuid4().hex,
                 claimed_at=moment,
                 lease_until=moment + lease,
-                retry_at=moment + lease,  # the sweeper takes the turn over if this claimer dies
+                retry_at=moment + lease,  # the sweep takes the turn over if this claimer dies
                 error=previous.error if previous else None,
                 error_kind=previous.error_kind if previous else None,
             )
-            transaction.set(turn_ref, {"extraction": outcome.to_document()}, merge=True)
+            try:
+                turn_ref.update(
+                    {"extraction": outcome.to_document()},
+                    option=self.client.write_option(last_update_time=snapshot.update_time),
+                )
+            except (api_exceptions.FailedPrecondition, api_exceptions.Aborted):
+                jittered_sleep(attempt)  # another delivery changed the turn first: look again
+                continue
             return Claim(won=True, outcome=outcome, data=data)
-
-        return run_transaction(self.client, run, timeout=self.contention_timeout)
+        raise CommitBusyError(f"turn {ref.key!r} kept changing while it was being claimed")
 
     def settle_turn(self, ref: TurnRef, outcome: ExtractionOutcome) -> None:
         """Record a turn's final outcome that involves no factor change (invalid, rate limited, context)."""
@@ -259,12 +267,11 @@ class People(Repository):
 
     def set_attention(self, ref: TurnRef, needs_attention: bool) -> None:
         """List (or unlist) the turn among the person's turns needing attention, on the profile and
-        on their roll-up row (where their managers see it)."""
+        on their roll-up row (where their managers see it): one batch, conditional on the profile being
+        unchanged since it was read (retried otherwise), so concurrent changes never lose an entry."""
         paths = self.paths
-
-        @firestore.transactional
-        def run(transaction: firestore.Transaction) -> None:
-            snapshot = paths.user(ref.user_id).get(transaction=transaction)
+        for attempt in range(1, CLAIM_ATTEMPTS + 1):
+            snapshot = paths.user(ref.user_id).get()
             if not snapshot.exists:
                 return
             data = snapshot.to_dict() or {}
@@ -272,16 +279,23 @@ class People(Repository):
             updated = listed | {ref.key} if needs_attention else listed - {ref.key}
             if updated == listed:
                 return
-            transaction.set(paths.user(ref.user_id), {"attention_turns": sorted(updated)}, merge=True)
+            batch = self.client.batch()
+            precondition = self.client.write_option(last_update_time=snapshot.update_time)
+            batch.update(paths.user(ref.user_id), {"attention_turns": sorted(updated)}, option=precondition)
             org_id = data.get("org_id")
             if org_id:
                 shard = paths.rollup_shard(org_id, shard_of(ref.user_id))
-                transaction.set(
-                    shard, {"rows": {ref.user_id: {"needs_attention": len(updated)}}},
+                batch.set(
+                    shard,
+                    {"rows": {ref.user_id: {"needs_attention": len(updated)}}},
                     merge=[FieldPath("rows", ref.user_id, "needs_attention")],
-                )  # fmt: skip
-
-        run_transaction(self.client, run, timeout=self.contention_timeout)
+                )
+            try:
+                batch.commit()
+                return
+            except (api_exceptions.FailedPrecondition, api_exceptions.Aborted):
+                jittered_sleep(attempt)
+        raise CommitBusyError(f"user {ref.user_id!r} kept changing while listing a turn needing attention")
 
     def count_turn(self, user_id: str, now: datetime) -> tuple[int, int]:
         """Count one more analysed turn for the rate limit; returns (this minute's, today's) count so far,
