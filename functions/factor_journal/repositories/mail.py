@@ -6,12 +6,12 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Literal
 
-from google.cloud import firestore
+from google.api_core import exceptions as api_exceptions
 from google.cloud.firestore_v1.base_query import FieldFilter
 from pydantic import Field
 
 from factor_journal.models import DocumentModel, UserProfile
-from factor_journal.repositories.client import CountedClient, run_transaction
+from factor_journal.repositories.client import CountedClient, jittered_sleep
 from factor_journal.repositories.paths import MAIL_COLLECTION as MAIL_COLLECTION
 from factor_journal.repositories.paths import Paths
 
@@ -52,24 +52,34 @@ class Mail:
     def queue_once(
         self, user_id: str, mail_id: str, compose: Callable[[UserProfile], MailDocument | None]
     ) -> str | None:
-        """Write ``mail/{mail_id}`` and the person's ``last_reminded_at`` in one transaction, unless the
-        person is gone, the mail exists already, or ``compose`` (given the profile as read) declines."""
+        """Create ``mail/{mail_id}`` and set the person's ``last_reminded_at`` together (one batch: the mail
+        is created only if it does not exist, the profile written only if unchanged since read), unless
+        the person is gone, the mail exists already, or ``compose`` (given the profile as read) declines.
+        No transaction, so two tasks racing on one person never wait on each other's locks: one wins."""
         user_ref = self.paths.user(user_id)
         mail_ref = self.client.collection(MAIL_COLLECTION).document(mail_id)
-
-        @firestore.transactional
-        def run(transaction: firestore.Transaction) -> str | None:
-            user_snapshot, mail_snapshot = user_ref.get(transaction=transaction), mail_ref.get(transaction=transaction)
-            if not user_snapshot.exists or mail_snapshot.exists:  # gone, or already reminded today
+        for attempt in range(1, 20):
+            user_snapshot = user_ref.get()
+            if not user_snapshot.exists or mail_ref.get().exists:  # gone, or already reminded today
                 return None
             document = compose(UserProfile.model_validate(user_snapshot.to_dict()))
             if document is None:
                 return None
-            transaction.set(mail_ref, document.to_document())
-            transaction.set(user_ref, {"last_reminded_at": document.created_at}, merge=True)
-            return mail_ref.id
-
-        return run_transaction(self.client, run)
+            batch = self.client.batch()
+            batch.create(mail_ref, document.to_document())
+            batch.update(
+                user_ref,
+                {"last_reminded_at": document.created_at},
+                option=self.client.write_option(last_update_time=user_snapshot.update_time),
+            )
+            try:
+                batch.commit()
+                return mail_ref.id
+            except api_exceptions.AlreadyExists:
+                return None
+            except (api_exceptions.FailedPrecondition, api_exceptions.Aborted):
+                jittered_sleep(attempt)  # the profile changed meanwhile: decide again on the new one
+        return None
 
     def opt_out(self, user_id: str, at: datetime) -> UserProfile | None:
         """Set the person's ``reminders_opt_out`` (idempotent); None when there is no such person."""
