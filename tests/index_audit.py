@@ -95,7 +95,8 @@ def declared_overrides(path: Path = INDEXES) -> list[dict]:
 def needs_group_override(shape: QueryShape) -> bool:
     """A collection-group query on one field needs that field's single-field index enabled for the group
     (Firestore creates single-field indexes for collection scope only)."""
-    return shape.collection_group and not needs_composite(shape)
+    fields = set(shape.equalities) | {f for f, _ in shape.ordered}
+    return shape.collection_group and len(fields) == 1  # none: a name-ordered scan, always served
 
 
 def served_by_override(shape: QueryShape, override: dict) -> bool:

@@ -64,3 +64,5 @@ def test_the_audit_asks_collection_group_queries_for_a_field_override():
         "turns: extraction.retry_at ASCENDING (collection group: needs a fieldOverride)"
     ]
     assert missing_indexes({group}) == []  # firestore.indexes.json enables it for the group
+    name_scan = QueryShape("", True, frozenset(), ())  # recursive_delete's scan of everything below a document
+    assert missing_indexes({name_scan}, overrides=[]) == []
