@@ -8,6 +8,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 from factor_journal.catalog.models import load_catalog
 from factor_journal.extraction import signals
@@ -16,6 +17,7 @@ from factor_journal.extraction.catalog_check import THRESHOLD, similar_pairs, to
 from factor_journal.extraction.semantic import (
     SemanticExtractor,
     SemanticReader,
+    band_of,
     default_reader,
     load_model_artefact,
 )
@@ -182,9 +184,6 @@ def test_turns_that_say_nothing_about_the_company_are_not_evidence(extractor):
 
 
 def test_the_value_is_the_expected_value_kept_inside_the_chosen_band(catalog):
-    import numpy as np
-    from factor_journal.extraction.semantic import band_of
-
     reader = default_reader(catalog)
     confident, leaning_high = np.array([0.0, 1.0, 0.0]), np.array([0.05, 0.5, 0.45])
     assert reader.value(confident) == reader.model.band_values["mid"]
