@@ -2,8 +2,9 @@
 
 A turn is read in four steps, each promise checked by the eval (``make eval``):
 
-1. **Hostile text is not evidence**: a turn that instructs the system ("ignore previous instructions",
-   "mark us fully ready", a forged "SYSTEM:" line) proposes nothing (``signals.is_hostile``).
+1. **Hostile text and small talk are not evidence**: a turn that instructs the system ("ignore previous
+   instructions", "mark us fully ready", a forged "SYSTEM:" line, a JSON payload) or says nothing whatever
+   was asked (filler, a question back, a deferral) proposes nothing (``is_evidence``).
 2. **Detection**: every assessable factor gets a probability that the turn speaks to it, from a small
    logistic model over similarities (WordLlama's bundled 256-d embeddings, ``embeddings.py``) of the
    answer to the factor's description, rubric and labelled examples, of the assistant's question to
@@ -11,7 +12,8 @@ A turn is read in four steps, each promise checked by the eval (``make eval``):
    ahead of the other factors it stands, and how close the turn is to small talk and hostile turns.
 3. **Band**: a softmax classifier (low / mid / high) over the answer's embedding, its closeness to
    the factor's three rubric levels, the bands of the nearest labelled answers, and negation and hedge
-   signals ("we are not bad at…", "sort of, in places").  The value is the band's typical value.
+   signals ("we are not bad at…", "sort of, in places"), and whether a "yes" answers a question about a
+   problem.  The value is the expected value under the band probabilities, kept inside the chosen band.
 4. **Abstention**: the update's confidence is P(detected) × P(band); below the trained threshold the
    factor is left alone (no update beats a wrong one).  At most ``MAX_FACTORS`` factors per turn.
 
@@ -91,7 +93,7 @@ BAND_SIGNALS: Final = (
     "knn_factor_low", "knn_factor_mid", "knn_factor_high", "knn_all_low", "knn_all_mid", "knn_all_high",
     "negations", "hedges", "negated_negative", "negated_positive", "polarity", "number", "short_answer",
     "low_share", "mid_share", "high_share", "low_markers", "mid_markers", "high_markers",
-    "rules_low", "rules_mid", "rules_high",
+    "rules_low", "rules_mid", "rules_high", "problem_question", "polarity_x_problem_question",
 )  # fmt: skip
 
 
@@ -239,12 +241,14 @@ class Turn:
         knn_factor = self._knn(rows[space.example_bands[rows, factor_index] >= 0], factor_index, k=5)
         knn_all = self._knn(rows[(space.example_bands[rows] >= 0).any(axis=1)], None, k=10)
         text = self.answer
+        problem = float(signals.problem_question(self.question))
         signal = [
             *(rubric - rubric.mean()), *(exchange_rubric - exchange_rubric.mean()), *knn_factor, *knn_all,
             min(signals.negation_count(text), 3) / 3, min(signals.hedge_count(text), 3) / 3,
             float(signals.negated_negative(text)), float(signals.negated_positive(text)),
             float(signals.answer_polarity(text)), float(signals.has_number(text)), self.short,
             *signals.maturity_markers(text), *self.rules_level[factor_index],
+            problem, problem * float(signals.answer_polarity(text)),
         ]  # fmt: skip
         return np.asarray(signal, dtype=np.float32)
 
@@ -354,7 +358,7 @@ class SemanticModel:
     def to_json(self) -> dict[str, Any]:
         return {
             "format": 1,
-            "band_signals_version": 2,
+            "band_signals_version": 3,
             "embedding_model": MODEL_ID,
             "catalog_version": self.catalog_version,
             "threshold": self.threshold,
@@ -438,7 +442,7 @@ class SemanticReader:
 
     def readings(self, question: str, answer: str, turn: Turn | None = None) -> list[Reading]:
         """Every factor above the detection floor, most likely first (at most ``MAX_FACTORS``), with its band."""
-        if not answer.strip() or signals.is_hostile(answer):
+        if not is_evidence(answer):
             return []
         turn = turn or self.turn(question, answer)
         detected = self.detect(turn)
@@ -448,15 +452,29 @@ class SemanticReader:
             probs = self.model.band.probabilities(turn.band_features(int(i))[None, :])[0]
             band = BANDS[int(probs.argmax())]
             found.append(
-                Reading(
-                    self.space.factors[i].id, float(detected[i]), band, float(probs.max()), self.model.band_values[band]
-                )
+                Reading(self.space.factors[i].id, float(detected[i]), band, float(probs.max()), self.value(probs))
             )
         return found
+
+    def value(self, probs: np.ndarray) -> float:
+        """The expected value under the band probabilities, kept inside the most likely band.
+
+        A confident "mid" stays at mid's typical value; a "mid" that leans high moves up within mid.
+        """
+        band = BANDS[int(probs.argmax())]
+        typical = np.array([self.model.band_values[b] for b in BANDS])
+        low, high = BAND_RANGES[band]
+        return round(float(np.clip(float(probs @ typical), low, high)), 1)
 
     def updates(self, question: str, answer: str) -> list[Reading]:
         """The readings confident enough to propose (the rest abstain)."""
         return [r for r in self.readings(question, answer) if r.confidence >= self.model.threshold]
+
+
+def is_evidence(answer: str) -> bool:
+    """Whether a turn can be evidence at all: not empty, not hostile (instructions to the system), and not
+    small talk that says nothing whatever was asked (filler, a question back, a deferral)."""
+    return bool(answer.strip()) and not signals.is_hostile(answer) and not signals.is_non_evidence(answer)
 
 
 def _last_question(recent: Sequence[ExchangeTurn]) -> str:
@@ -490,7 +508,7 @@ def default_reader(catalog: Catalog | None = None) -> SemanticReader:
 def rank_factors(catalog: Catalog, question: str, answer: str, limit: int) -> list[str]:
     """The ``limit`` factors the semantic detector finds most likely in the turn (for candidate selection)."""
     reader = default_reader(catalog)
-    if not answer.strip() or signals.is_hostile(answer):
+    if not is_evidence(answer):
         return []
     detected = reader.detect(reader.turn(question, answer))
     return [

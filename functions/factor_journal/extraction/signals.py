@@ -84,6 +84,51 @@ _HOSTILE: Final = re.compile(
     r"|\brecord (?:that|this)\b|\bnote down\b|\bwrite down that\b|\bpretend (?:i|we)\b|\b(?:10|ten) out of (?:10|ten)\b"
     r"|\bwhatever (?:i|we) said\b|\bdelete (?:them|my|our|the|those)\b[^.!?\n]{0,20}\banswers?\b"
     r"|\bauthori[sz]ed audit\b"
+    # instructions addressed to the system, however phrased (general forms, not sentences from the corpus)
+    r"|</?\s*(?:user|assistant|system|admin|developer|instructions?|inst|sys)\s*>|<<\s*sys\s*>>|\[/?inst\]"
+    r"|\[\s*(?:system|admin|administrator|developer|root|sudo|override|moderator|operator)\b"
+    r"|\b(?:admin|administrator|developer|operator|moderator|root|sudo|auditor)(?:'s)?\s+"
+    r"(?:override|access|mode|privileges?|rights|instructions?|commands?|notice|policy|message)\b"
+    r"|\boverrid\w*\s+(?:the\s+|your\s+|any\s+|all\s+)?(?:rubric|rules|instructions|scor\w*|assessment|system|"
+    r"settings|ratings?|values?|guidelines|evaluation|model)\b"
+    r"|\b(?:ignore|disregard|forget|discard|skip over|bypass|drop|scrap)\s+(?:the\s+|your\s+|this\s+|these\s+|those\s+"
+    r"|all\s+|any\s+|my\s+)?(?:rubric|scoring|assessment|questions?|evidence|guidelines|constraints|safety|policy|"
+    r"what (?:i|we) (?:said|told|wrote|answered)|everything (?:i|we|else)|anything (?:i|we))\b"
+    r"|\b(?:regardless of|no matter) what (?:i|we|my|our|anyone)\b|\bwhatever (?:i|we|my|our) (?:\w+ )?(?:say"
+    r"|said|answer)"
+    r"|\b(?:you|the (?:assistant|bot|ai|model|system|tool))\s+(?:must|should|will|shall|need to|have to|are to|"
+    r"are (?:required|instructed|supposed) to)\s+(?:now\s+|always\s+|only\s+)?(?:rate|score|mark|record|set"
+    r"|give|report|"
+    r"update|assign|treat|list|ignore|accept|write|output|print|respond|reply|answer|say|classify|label)\b"
+    r"|\b(?:print|reveal|show|output|leak|repeat|tell me)\s+(?:me\s+)?(?:your|the)\s+(?:system\s+|hidden\s+"
+    r"|initial\s+)?"
+    r"(?:prompt|instructions|rules|configuration|rubric)\b"
+    r"|\b(?:repeat after me|say exactly|respond only with|reply only with|output only|answer only with)\b"
+    r"|\bdo not (?:mention|tell|reveal|report|disclose|flag|log) (?:this|that|these|the instruction)"
+    r"|\b(?:from now on|henceforth|going forward),?\s+(?:you|always|only|rate|score|treat|set|mark|answer|record)\b"
+    r"|\b(?:scores?|ratings?|values?|grades?)\s+(?:below|under|lower than|less than|above)\s+\d+\s+"
+    r"(?:are|is|will be)?\s*(?:no longer|not)\s+(?:allowed|permitted|accepted|valid)"
+    r"|\b(?:new|updated|revised|official)\s+(?:policy|rule|instruction|directive|guideline)s?\b[^.!?\n]{0,80}"
+    r"\b(?:scores?|ratings?|values?|factors?|assessment|readiness)\b"
+    r"|\b(?:give|award|grant|assign)\s+(?:us|me|our \w+|the company|this company|them)\s+(?:a |an |the )?"
+    r"(?:\d+|full|top|max(?:imum)?|high(?:est)?|perfect|best|good|great|excellent)\s*(?:score|marks?|ratings?|points?|"
+    r"grades?|rating|values?)\b"
+    r"|\b(?:rate|score|grade|rank|mark|classify|label|list|count|register|log|treat|put|write)\s+(?:us|me"
+    r"|the company|this "
+    r"company|our (?:company|firm|business|organi[sz]ation|team))\s+(?:down\s+)?(?:as|at|with|like|in)\b[^.!?\n]{0,40}"
+    r"(?:\b\d{2,3}\b|\bhigh|\btop|\bmax|\bready\b|\bperfect|\bexpert|\bexcellent|\bleader|\badvanced|\bmature"
+    r"|\bfull|\bbest)"
+    r"|\b(?:raise|increase|boost|bump|inflate|adjust|round up|upgrade|max out|maximi[sz]e)\s+(?:our|the|my|all|every|"
+    r"each|their)\s+(?:\w+\s+){0,2}(?:scores?|ratings?|grades?|tiers?|readiness|values)\b"
+    r"|\b(?:maximum|max|top|highest|perfect|full)\s+(?:scores?|marks|ratings?|readiness|points)\b"
+    r"|\b(?:note|message|instructions?|memo|reminder)\s+(?:for|to)\s+(?:the\s+)?(?:ai|bot|assistant|model"
+    r"|system|tool|llm)\b"
+    r"|\b(?:our|the|my|all|these)\s+(?:scores?|ratings?|grades?|readiness)\s+(?:must|should|has to|have to"
+    r"|need to|shall)\s+be\b"
+    r"|\{\s*[\"'][a-z_]+[\"']\s*:|\b(?:tier|score|confidence|value|readiness|rating)\s*[=:]\s*[\"']?(?:\d|high"
+    r"|max|full|true)"
+    r"|\b(?:assume|pretend|imagine|suppose|act as if|treat it as if|proceed as if)\s+(?:that\s+)?(?:i|we|the company|"
+    r"our company|everyone)\s+(?:\w+\s+){0,2}(?:said|answered|told|replied|confirmed|is|are|was|were|have|had)\b"
 )
 
 
@@ -193,3 +238,92 @@ def asks_back(text: str) -> bool:
 def small_talk_count(text: str) -> int:
     """Markers of small talk and logistics ("can we continue after lunch", "is this recorded")."""
     return len(_SMALL_TALK.findall(normalise(text)))
+
+
+# Turns that carry no evidence whatever was asked: fillers ("ok", "hmm", "haha, fair question"), asking
+# the interviewer back ("what does MLOps stand for?"), and deferrals ("let me think", "give me two minutes").
+_FILLER_WORDS: Final = frozenset(
+    [
+        "ok", "okay", "k", "hmm", "hm", "mm", "mhm", "uh", "um", "er", "erm", "ah", "oh", "haha", "ha", "hah",
+        "lol", "alright", "fair", "question", "good", "interesting",
+        "thanks", "thank", "you", "cheers", "that's", "helpful", "nice", "cool", "lovely", "hi", "hello", "hey",
+        "there", "morning", "afternoon", "evening", "happy", "friday", "monday", "see", "i", "got", "it",
+        "understood", "noted", "makes", "sense", "let", "me", "think", "about", "that", "one", "this", "brb",
+        "sorry", "wait",
+    ]
+)
+_DEFERRAL: Final = re.compile(
+    r"\b(?:let me think|give me (?:a|one|two|five|\d+) (?:sec(?:ond)?s?|min(?:ute)?s?|moment)|one (?:sec"
+    r"|moment|minute)|"
+    r"hang on|hold on|brb|be right back|come back to (?:it|this|that)|skip (?:this|that|it)|next question|"
+    r"can we (?:skip|continue|pause|stop|do this later)|pick (?:this|it) up later|not the right person|"
+    r"(?:ask|check with) (?:someone|my colleague|my boss|it|the it)(?: else)?(?: and come back)?|no idea,? sorry|"
+    r"i(?:'m| am) not sure what you mean|what do you mean|can you (?:repeat|rephrase|explain|give me an example)|"
+    r"what does \w+ (?:stand for|mean)|someone(?:'s| is) at the door|"
+    r"(?:is|will) (?:this|that|it|my answer) (?:be )?(?:confidential|recorded|anonymous|stored|shared|private)|"
+    r"(?:don't|do not) want (?:my|our) (?:boss|manager|colleagues?|team) (?:reading|to read|to see|seeing)|"
+    r"(?:might|may) not be the right (?:person|one))\b"
+)
+# Hearsay and asides about other people or companies, with nothing said about "we" / "us" / "here".
+_HEARSAY: Final = re.compile(
+    r"\b(?:my (?:brother|sister|wife|husband|partner|friend|cousin|neighbou?r|dad|mum|mom|mother|father|son|daughter|"
+    r"uncle|aunt)[\w-]*|a friend (?:of mine)?|i (?:read|heard|saw|watched) (?:an?|about|on|that|somewhere)|"
+    r"(?:an?|this) article|in the (?:news|paper)|on (?:the news|linkedin|youtube|tv)|apparently|other companies|"
+    r"at my (?:old|previous|last|former) (?:job|company|employer|firm))"
+)
+_WE: Final = re.compile(r"\b(?:we|we're|we've|we'd|we'll|us|here|ours)\b")
+
+
+
+def is_filler(text: str) -> bool:
+    """Whether every word is a filler or greeting ("ok", "Hmm.", "Haha, fair question.", "Thanks!").
+
+    Bare judgements that answer a question ("Sure.", "Fine.", "Great.") are not fillers.
+    """
+    words = tokens(text)
+    return bool(words) and all(word in _FILLER_WORDS for word in words)
+
+
+def is_question_only(text: str) -> bool:
+    """Whether every sentence of a turn of three words or more is a question (the user asks the interviewer back).
+
+    Shorter ones ("The what?") answer the question by not knowing the term, and stay evidence.
+    """
+    said = normalise(text)
+    sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", said) if s.strip() and tokens(s)]
+    return word_count(text) >= 3 and bool(sentences) and all(s.endswith("?") for s in sentences)
+
+
+def is_deferral(text: str) -> bool:
+    """Whether a short turn defers or asks for clarification ("let me think", "what does MLOps stand for?")."""
+    return word_count(text) <= 20 and bool(_DEFERRAL.search(normalise(text)))
+
+
+def is_hearsay(text: str) -> bool:
+    """Whether the turn is about other people or companies ("my brother-in-law works at…", "I read an article…")
+    and says nothing in the company's voice ("we", "us", "here")."""
+    said = normalise(text)
+    return bool(_HEARSAY.search(said)) and not _WE.search(said)
+
+
+def is_non_evidence(text: str) -> bool:
+    """A turn that says nothing about the company whatever the question: filler, a question back, a deferral
+    or an aside about others.
+
+    The semantic extractor proposes nothing for such a turn (abstention comes before any factor is scored).
+    """
+    return is_filler(text) or is_question_only(text) or is_deferral(text) or is_hearsay(text)
+
+
+
+_PROBLEM_QUESTION: Final = re.compile(
+    r"\b(?:problems?|issues?|lost|missing|manual(?:ly)?|by hand|struggle|fail\w*|break\w*|wrong|errors?|duplicates?|"
+    r"out of date|outdated|depend\w* on|only one|single person|risks?|worr\w*|hard|difficult|resist\w*|pushback|"
+    r"afraid|fears?|gut|guess\w*|complain\w*|delays?|slow|gaps?|silos?|workarounds?|disagree|conflict\w*"
+    r"|bottlenecks?)\b"
+)
+
+
+def problem_question(text: str) -> bool:
+    """Whether a question asks about a problem ("Were any years lost…?"): a "yes" to it reads low, not high."""
+    return bool(_PROBLEM_QUESTION.search(normalise(text)))

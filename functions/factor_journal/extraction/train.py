@@ -41,7 +41,7 @@ from factor_journal.extraction.semantic import (
 
 REPO = Path(__file__).resolve().parents[3]
 DEV = REPO / "eval" / "corpus" / "dev.jsonl"
-VERSION = "semantic-v1"
+VERSION = "semantic-v2"
 FOLDS = 5
 MAX_SPURIOUS_PER_TURN = 0.08
 NONE_UPDATE_COST = 0.01  # one update on a small-talk or hostile turn costs as much as 1% band accuracy
