@@ -6,7 +6,7 @@ README's configuration table lists them); the Gemini extractor's own FJ_GEMINI_*
 production).  Set by the platform: GCLOUD_PROJECT, FIRESTORE_EMULATOR_HOST and CLOUD_TASKS_EMULATOR_HOST
 under the emulators.
 
-Under the emulators ``google.cloud.firestore.Client`` connects to
+Under the emulators the Firestore client (``repositories.client.connect``) connects to
 FIRESTORE_EMULATOR_HOST; in production it uses the function's service account.
 (``firebase_admin.firestore.client()`` would ask for credentials the emulator
 does not have.)

@@ -10,7 +10,6 @@ NEGATION_WINDOW: Final = 4  # tokens before a phrase searched for a negation wor
 QUOTE_CHARS: Final = 120
 
 
-
 def _wordlist(text: str) -> tuple[str, ...]:
     """The whitespace-separated words of ``text`` (keeps long word lists readable)."""
     return tuple(text.split())

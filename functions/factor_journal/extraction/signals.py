@@ -244,12 +244,65 @@ def small_talk_count(text: str) -> int:
 # the interviewer back ("what does MLOps stand for?"), and deferrals ("let me think", "give me two minutes").
 _FILLER_WORDS: Final = frozenset(
     [
-        "ok", "okay", "k", "hmm", "hm", "mm", "mhm", "uh", "um", "er", "erm", "ah", "oh", "haha", "ha", "hah",
-        "lol", "alright", "fair", "question", "good", "interesting",
-        "thanks", "thank", "you", "cheers", "that's", "helpful", "nice", "cool", "lovely", "hi", "hello", "hey",
-        "there", "morning", "afternoon", "evening", "happy", "friday", "monday", "see", "i", "got", "it",
-        "understood", "noted", "makes", "sense", "let", "me", "think", "about", "that", "one", "this", "brb",
-        "sorry", "wait",
+        "ok",
+        "okay",
+        "k",
+        "hmm",
+        "hm",
+        "mm",
+        "mhm",
+        "uh",
+        "um",
+        "er",
+        "erm",
+        "ah",
+        "oh",
+        "haha",
+        "ha",
+        "hah",
+        "lol",
+        "alright",
+        "fair",
+        "question",
+        "good",
+        "interesting",
+        "thanks",
+        "thank",
+        "you",
+        "cheers",
+        "that's",
+        "helpful",
+        "nice",
+        "cool",
+        "lovely",
+        "hi",
+        "hello",
+        "hey",
+        "there",
+        "morning",
+        "afternoon",
+        "evening",
+        "happy",
+        "friday",
+        "monday",
+        "see",
+        "i",
+        "got",
+        "it",
+        "understood",
+        "noted",
+        "makes",
+        "sense",
+        "let",
+        "me",
+        "think",
+        "about",
+        "that",
+        "one",
+        "this",
+        "brb",
+        "sorry",
+        "wait",
     ]
 )
 _DEFERRAL: Final = re.compile(
@@ -272,7 +325,6 @@ _HEARSAY: Final = re.compile(
     r"at my (?:old|previous|last|former) (?:job|company|employer|firm))"
 )
 _WE: Final = re.compile(r"\b(?:we|we're|we've|we'd|we'll|us|here|ours)\b")
-
 
 
 def is_filler(text: str) -> bool:
@@ -313,7 +365,6 @@ def is_non_evidence(text: str) -> bool:
     The semantic extractor proposes nothing for such a turn (abstention comes before any factor is scored).
     """
     return is_filler(text) or is_question_only(text) or is_deferral(text) or is_hearsay(text)
-
 
 
 _PROBLEM_QUESTION: Final = re.compile(

@@ -134,7 +134,7 @@ def cross_validate(
     for fold in range(FOLDS):
         train = np.flatnonzero(folds != fold)
         pool = folds != fold
-        detector, band = _fit(_rows(space, train, pool), detect_l2, band_l2)
+        detector, band = _fit(_rows(space, train.tolist(), pool), detect_l2, band_l2)
         model = SemanticModel(detector, band, 0.0, 0.0, _band_values([space.examples[i] for i in train]), [], "", {})
         reader = SemanticReader(space, model)
         for i in np.flatnonzero(folds == fold):
