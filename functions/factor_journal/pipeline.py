@@ -64,7 +64,11 @@ class TurnProcessor:
         context_turns: int = CONTEXT_TURNS,
         config: Settings | None = None,
         clock: Callable[[], datetime] | None = None,
+        enforce_rate_limits: bool = False,
     ) -> None:
+        """``enforce_rate_limits``: count each new turn against the person's limits (the deployed trigger
+        does, where clients write turns; in-process tools such as the eval and reprocess do not)."""
+        self.enforce_rate_limits = enforce_rate_limits
         self.store = store
         self.extractor = extractor
         self.context_turns = context_turns
@@ -91,7 +95,7 @@ class TurnProcessor:
             return self._settle(ref, claim, TurnStatus.invalid, f"invalid turn: {error}", "invalid_input")
         if turn.role == "assistant":
             return self._settle(ref, claim, TurnStatus.context, None, None)
-        if claim.outcome.attempts == 1 and not force:
+        if self.enforce_rate_limits and claim.outcome.attempts == 1 and not force:
             minute, day = self.store.people.count_turn(user_id, now)
             if minute > self.config.turns_per_minute or day > self.config.turns_per_day:
                 limit = (

@@ -72,7 +72,7 @@ def store() -> FactorJournalStore:
 
 @lru_cache(maxsize=1)
 def turn_processor() -> TurnProcessor:
-    return TurnProcessor(store(), make_extractor())
+    return TurnProcessor(store(), make_extractor(), enforce_rate_limits=True)
 
 
 def on_turn_written(user_id: str, session_id: str, turn_id: str, event_time: datetime | None) -> str:

@@ -30,8 +30,8 @@ class Settings(BaseModel):
     nightly_page_size: int = Field(200, ge=1, le=1000, description="people per reminder task")
     nightly_org_page_size: int = Field(10, ge=1, le=1000, description="organisations per figures task")
     # The turn pipeline
-    turns_per_minute: int = Field(12, ge=1, description="analysed turns a person may write per minute")
-    turns_per_day: int = Field(400, ge=1, description="analysed turns a person may write per day")
+    turns_per_minute: int = Field(30, ge=1, description="analysed turns a person may write per minute")
+    turns_per_day: int = Field(1000, ge=1, description="analysed turns a person may write per day")
     claim_lease_seconds: float = Field(
         180.0, gt=0, description="how long a claimer holds a turn before others may take over"
     )

@@ -194,7 +194,9 @@ def test_a_turn_no_delivery_ever_claimed_is_found_by_the_sweep(store, make_user)
 def test_turns_over_the_rate_limit_are_kept_marked_and_not_analysed(store, make_user):
     user, session = new_conversation(store, make_user)
     model = ScriptedExtractor([reading("data_quality", 25)])
-    processor = TurnProcessor(store, model, config=Settings(turns_per_minute=2, turns_per_day=100))
+    processor = TurnProcessor(
+        store, model, config=Settings(turns_per_minute=2, turns_per_day=100), enforce_rate_limits=True
+    )
     base = datetime.now(UTC)
     turns = [
         store.add_turn(user, session, "user", f"turn {i}", created_at=base + timedelta(seconds=i)) for i in range(4)
@@ -210,7 +212,11 @@ def test_the_daily_limit_counts_across_minutes(store, make_user):
     user, session = new_conversation(store, make_user)
     clock = Clock(datetime(2026, 11, 20, 9, 0, tzinfo=UTC))
     processor = TurnProcessor(
-        store, ScriptedExtractor([]), config=Settings(turns_per_minute=5, turns_per_day=3), clock=clock
+        store,
+        ScriptedExtractor([]),
+        config=Settings(turns_per_minute=5, turns_per_day=3),
+        clock=clock,
+        enforce_rate_limits=True,
     )
     statuses = []
     for i in range(4):
@@ -232,3 +238,16 @@ def test_counted_client_counts_every_read_and_write(store, make_user):
         batch.set(store.client.document(f"users/{user}/anything/{i}"), {"i": i, "n": firestore.Increment(1)})
     batch.commit()
     assert store.stats.writes == 4
+
+
+def test_the_deployed_trigger_counts_turns_against_the_limits(monkeypatch):
+    """Clients write turns through the trigger, so that is where the limits hold (runtime wiring)."""
+    from factor_journal import runtime
+
+    monkeypatch.setenv("FJ_FIRESTORE_DATABASE", "fj-tests")
+    monkeypatch.setenv("FJ_EXTRACTOR", "rules")
+    runtime.reset()
+    try:
+        assert runtime.turn_processor().enforce_rate_limits
+    finally:
+        runtime.reset()
