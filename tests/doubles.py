@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from factor_journal.extraction.base import ExtractionError, ExtractionRequest, ExtractionResult
 
@@ -69,7 +69,7 @@ class ReadingsByText:
 
 
 class Clock:
-    """A settable clock for code that takes ``clock=`` (no real sleeps in tests)."""
+    """A clock the test moves by hand, for code that takes ``clock=`` (no real sleeps in tests)."""
 
     def __init__(self, now: datetime | None = None) -> None:
         self.now = now or datetime.now(UTC)
@@ -77,7 +77,6 @@ class Clock:
     def __call__(self) -> datetime:
         return self.now
 
-    def advance(self, **delta: float) -> None:
-        from datetime import timedelta
-
-        self.now += timedelta(**delta)
+    def advance(self, delta: timedelta | None = None, **parts: float) -> None:
+        """Move on by ``delta`` or by ``timedelta(**parts)``."""
+        self.now += (delta or timedelta()) + timedelta(**parts)

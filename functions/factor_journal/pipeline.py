@@ -157,7 +157,7 @@ class TurnProcessor:
         )
         result = self.extractor.extract(request)  # the one model call for this turn
         allowed = {c.factor_id for c in candidates} if self.extractor.name != "offline" else None
-        screened = screen(result.raw_updates, catalog, summary.factors, allowed)
+        screened = screen(result.raw_updates, catalog, allowed)
         rejected = [*result.rejected, *screened.rejected]
         for reason in rejected:
             log.warning("turn %s/%s/%s: dropped extractor output: %s", user_id, session_id, turn.turn_id, reason)

@@ -14,9 +14,8 @@ plausibility guard then bounds what one turn can do:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, TypeVar
 
 from pydantic import ValidationError
@@ -48,17 +47,10 @@ def _describe(raw: Any) -> str:
     return "an update"
 
 
-def screen(
-    raw_updates: Iterable[Any],
-    catalog: Catalog,
-    states: Mapping[str, FactorState],
-    allowed: set[str] | None = None,
-    observed_at: datetime | None = None,
-) -> Screened:
+def screen(raw_updates: Iterable[Any], catalog: Catalog, allowed: set[str] | None = None) -> Screened:
     """Accepted updates (parsed, on the catalog, on scale, at most the per-turn limit) and why others were
     dropped.  ``allowed`` limits updates to the factors the extractor was asked about.  The move bound
-    (``bound_move``) is applied later, when each reading is folded in at its place on the timeline;
-    ``states`` and ``observed_at`` are accepted for callers' convenience and not needed here.
+    (``bound_move``) is applied later, when each reading is folded in at its place on the timeline.
     """
     result = Screened()
     best: dict[str, ProposedUpdate] = {}

@@ -9,13 +9,14 @@ People's words are shown as text, never rendered as Markdown, and a manager neve
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 from streamlit.testing.v1 import AppTest
 from test_app import APP, _reset_caches, infer, open_app, texts
 
 from dashboard import context
+from doubles import Clock
 from factor_journal.conversation import MAX_TURN_TEXT_CHARS
 from factor_journal.links import RECORD_TTL, LinkSigner
 from factor_journal.organisation import OrganisationDirectory
@@ -26,23 +27,12 @@ LINK = "[click me](https://example.invalid/phish)"
 HOSTILE = f"Our data is fine {PIXEL} really, see {LINK} and $x^2$ :red[alarm]"
 
 
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = datetime.now(UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, delta: timedelta) -> None:
-        self.now += delta
-
-
 @pytest.fixture
-def app_clock(monkeypatch) -> Iterator[FakeClock]:
+def app_clock(monkeypatch) -> Iterator[Clock]:
     """The app's (fj-tests) link clock, moved by the test."""
     monkeypatch.setenv("FJ_FIRESTORE_DATABASE", "fj-tests")
     _reset_caches()
-    clock = FakeClock()
+    clock = Clock()
     context.signer().clock = clock
     yield clock
     _reset_caches()

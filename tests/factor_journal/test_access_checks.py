@@ -3,26 +3,19 @@
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 
+from doubles import Clock
 from factor_journal.access import AccessChangedError, AccessChecker
 from factor_journal.links import RECORD_TTL, LinkSigner, RevokedLinkError
 from factor_journal.organisation import OrganisationDirectory
 
 
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = datetime.now(UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
 @pytest.fixture
 def setup(firestore_client, small_store, make_user):
-    clock = FakeClock()
+    clock = Clock()
     signer = LinkSigner(firestore_client, secret="test-secret", clock=clock)
     directory = OrganisationDirectory(small_store)
     org = f"org-{uuid.uuid4().hex[:6]}"

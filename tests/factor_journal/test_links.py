@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 
+from doubles import Clock
 from factor_journal.errors import UnknownUserError
 from factor_journal.links import (
     DEMO_SECRET,
@@ -21,22 +22,9 @@ from factor_journal.links import (
 )
 
 
-class FakeClock:
-    """A clock the test moves by hand (links take it instead of the system clock)."""
-
-    def __init__(self) -> None:
-        self.now = datetime.now(UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, delta: timedelta) -> None:
-        self.now += delta
-
-
 @pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
+def clock() -> Clock:
+    return Clock()
 
 
 @pytest.fixture

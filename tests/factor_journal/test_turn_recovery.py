@@ -240,7 +240,7 @@ def test_counted_client_counts_every_read_and_write(store, make_user):
     assert store.stats.writes == 4
 
 
-def test_the_deployed_trigger_counts_turns_against_the_limits(monkeypatch):
+def test_the_deployed_trigger_counts_turns_against_the_limits(monkeypatch, firestore_client):
     """Clients write turns through the trigger, so that is where the limits hold (runtime wiring)."""
     from factor_journal import runtime
 

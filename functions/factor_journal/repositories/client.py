@@ -21,6 +21,8 @@ from google.api_core import exceptions as api_exceptions
 from google.api_core import retry as api_retry
 from google.cloud import firestore
 
+from factor_journal.repositories.paths import Paths
+
 T = TypeVar("T")
 TRANSACTION_ATTEMPTS = 5
 
@@ -158,7 +160,6 @@ class Repository:
     the documents are read against, and how long a transaction may retry contention."""
 
     def __init__(self, client: CountedClient, catalog: Any, graph: Any, *, contention_timeout: float = 120.0) -> None:
-        from factor_journal.repositories.paths import Paths
 
         self.client = client
         self.paths = Paths(client)

@@ -41,18 +41,15 @@ class CommitLeases:
         self._local: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
 
-    def _local_lock(self, user_id: str) -> threading.Lock:
-        with self._guard:
-            return self._local.setdefault(user_id, threading.Lock())
-
     def local(self, user_id: str) -> threading.Lock:
         """This process's lock on the user's changes (no Firestore lease)."""
-        return self._local_lock(user_id)
+        with self._guard:
+            return self._local.setdefault(user_id, threading.Lock())
 
     @contextmanager
     def held(self, user_id: str) -> Iterator[None]:
         """Hold the user's commit lease for the duration of the block (raises CommitBusyError on timeout)."""
-        with self._local_lock(user_id):
+        with self.local(user_id):
             ref = self.paths.commit_lease(user_id)
             token = uuid.uuid4().hex
             deadline = time.monotonic() + self.wait

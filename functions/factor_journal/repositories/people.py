@@ -243,11 +243,7 @@ class People(Repository):
             .order_by("extraction.retry_at")
             .limit(limit)
         )
-        refs = []
-        for snapshot in query.stream():
-            parts = snapshot.reference.path.split("/")  # users/{uid}/conversations/{sid}/turns/{tid}
-            refs.append(TurnRef(user_id=parts[1], session_id=parts[3], turn_id=parts[5]))
-        return refs
+        return [ref for snapshot in query.stream() if (ref := _turn_ref(snapshot.reference.path)) is not None]
 
     def unclaimed_turns(self, since: datetime, until: datetime) -> list[TurnRef]:
         """Turns created in [since, until) that no delivery ever claimed (a lost or crashed first delivery)."""
@@ -256,12 +252,12 @@ class People(Repository):
             .where(filter=FieldFilter("created_at", ">=", since))
             .where(filter=FieldFilter("created_at", "<", until))
         )
-        refs = []
-        for snapshot in query.stream():
-            parts = snapshot.reference.path.split("/")
-            if len(parts) == 6 and parts[0] == "users" and ExtractionOutcome.of(snapshot.to_dict()) is None:
-                refs.append(TurnRef(user_id=parts[1], session_id=parts[3], turn_id=parts[5]))
-        return refs
+        return [
+            ref
+            for snapshot in query.stream()
+            if (ref := _turn_ref(snapshot.reference.path)) is not None
+            and ExtractionOutcome.of(snapshot.to_dict()) is None
+        ]
 
     # Attention and rate ------------------------------------------------------------------
 
@@ -315,6 +311,14 @@ class People(Repository):
         for session_id in self.session_ids(user_id):
             for turn_id, data in self.session_turns(user_id, session_id):
                 yield TurnRef(user_id, session_id, turn_id), data
+
+
+def _turn_ref(path: str) -> TurnRef | None:
+    """The turn a collection-group result stands for (``users/{uid}/conversations/{sid}/turns/{tid}``)."""
+    parts = path.split("/")
+    if len(parts) != 6 or parts[0] != "users":
+        return None
+    return TurnRef(user_id=parts[1], session_id=parts[3], turn_id=parts[5])
 
 
 def _blocking(data: dict[str, Any] | None, now: datetime, force: bool = False) -> ExtractionOutcome | None:

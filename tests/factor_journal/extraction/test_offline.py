@@ -513,5 +513,5 @@ def test_packaged_output_passes_screening(packaged, catalog):
 
     text = "Our data is scattered across 5 different systems, we have no data warehouse and two data scientists"
     result = packaged.extract(request(text, ("assistant", "Tell me about your data.")))
-    screened = screen(result.raw_updates, catalog, {})
+    screened = screen(result.raw_updates, catalog)
     assert screened.rejected == [] and len(screened.accepted) == len(result.raw_updates) >= 3
