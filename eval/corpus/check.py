@@ -194,8 +194,10 @@ def report(rows: list[dict], factor_ids: set[str]) -> list[str]:
         for fid in covered:
             n = sum(by_factor[fid].values())
             checks.append((n >= 4, f"{fid}: at least 4 turns ({n})"))
-        dev_share = sum(r["_split"] == "dev" for r in rows) / total
-        checks.append((0.55 <= dev_share <= 0.65, f"dev share about 60% ({dev_share:.0%})"))
+        n_dev = sum(r["_split"] == "dev" for r in rows)
+        n_test = total - n_dev
+        checks.append((n_test >= 200, f"a held-out test split of at least 200 turns ({n_test})"))
+        checks.append((n_dev >= n_test, f"dev (the training split) at least as large as test ({n_dev} vs {n_test})"))
         missing = [text for ok, text in checks if not ok]
         print(f"\nrequirements: {len(checks) - len(missing)}/{len(checks)} met")
         for text in missing:
