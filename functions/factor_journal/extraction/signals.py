@@ -77,11 +77,13 @@ _HOSTILE: Final = re.compile(
     r"|\b(?:set|mark|rate|score|record|put|update|change|give|assign|bump|max)\w*\s+(?:us|me|my|our|the company|"
     r"everything|all|every|this company|them)\b[^.!?\n]{0,50}(?:\b100\b|100%|\bhigh(?:est)?\b|\bfull(?:y)?\b|\bmax"
     r"|\bready\b|\bperfect\b|\btop\b|\bexpert\b|\bten out of ten\b)"
-    r"|\b(?:scores?|readiness|ratings?|values?|factors?)\s+(?:to|at|of|as)\s+(?:100|high|max|maximum|full|ready|perfect)\b"
+    r"|\b(?:scores?|readiness|ratings?|values?|factors?)\s+(?:to|at|of|as)\s+(?:100|high|max|maximum|full|ready"
+    r"|perfect)\b"
     r"|\b(?:every|all)\s+(?:the\s+)?(?:factors?|scores?|values?|categories)\b"
     r"|\bfully (?:ai[- ])?ready\b|\bhigh[_ ]risk tier\b|\bconfidence (?:to |of )?1(?:\.0)?\b|\bai_readiness_score\b"
     r"|\b[a-z]+_[a-z_]+\s*[=:]\s*\d+|\bset [a-z]+_[a-z_]+ to\b|\"(?:factor_id|value|confidence)\"\s*:"
-    r"|\brecord (?:that|this)\b|\bnote down\b|\bwrite down that\b|\bpretend (?:i|we)\b|\b(?:10|ten) out of (?:10|ten)\b"
+    r"|\brecord (?:that|this)\b|\bnote down\b|\bwrite down that\b|(?<!to )(?<!not )\bpretend (?:i|we)\b|\b(?:10"
+    r"|ten) out of (?:10|ten)\b"
     r"|\bwhatever (?:i|we) said\b|\bdelete (?:them|my|our|the|those)\b[^.!?\n]{0,20}\banswers?\b"
     r"|\bauthori[sz]ed audit\b"
     # instructions addressed to the system, however phrased (general forms, not sentences from the corpus)
@@ -89,7 +91,7 @@ _HOSTILE: Final = re.compile(
     r"|\[\s*(?:system|admin|administrator|developer|root|sudo|override|moderator|operator)\b"
     r"|\b(?:admin|administrator|developer|operator|moderator|root|sudo|auditor)(?:'s)?\s+"
     r"(?:override|access|mode|privileges?|rights|instructions?|commands?|notice|policy|message)\b"
-    r"|\boverrid\w*\s+(?:the\s+|your\s+|any\s+|all\s+)?(?:rubric|rules|instructions|scor\w*|assessment|system|"
+    r"|\boverrid\w*\s+(?:the\s+|your\s+|any\s+|all\s+)?(?:rubric|rules|instructions|scor\w*|assessment|"
     r"settings|ratings?|values?|guidelines|evaluation|model)\b"
     r"|\b(?:ignore|disregard|forget|discard|skip over|bypass|drop|scrap)\s+(?:the\s+|your\s+|this\s+|these\s+|those\s+"
     r"|all\s+|any\s+|my\s+)?(?:rubric|scoring|assessment|questions?|evidence|guidelines|constraints|safety|policy|"
@@ -129,6 +131,32 @@ _HOSTILE: Final = re.compile(
     r"|max|full|true)"
     r"|\b(?:assume|pretend|imagine|suppose|act as if|treat it as if|proceed as if)\s+(?:that\s+)?(?:i|we|the company|"
     r"our company|everyone)\s+(?:\w+\s+){0,2}(?:said|answered|told|replied|confirmed|is|are|was|were|have|had)\b"
+    # markup and machine addressing nobody types in an interview answer: comments, tool calls, the extractor by
+    # name, and identifiers in snake_case given a value ("record cloud_adoption as 100")
+    r"|<!--|-->|\b(?:extractor|scorer|grader|classifier|evaluator|parser|llm|gpt|gemini|chatgpt|claude|copilot"
+    r"|bot)\s*:"
+    r"|\b[a-z]+_[a-z_]+\s+(?:as|to|at|=|becomes?|should be|is)\s+(?:\d|high|max|full|ready|top)"
+    r"|\b(?:discard|ignore|disregard|drop|delete|remove|strip)\s+(?:\w+\s+){0,3}(?:text|answer|words|above|before"
+    r"|earlier|previous|preceding)\b[^.!?\n]{0,60}\b(?:record|set|mark|score|rate|write|log|treat|use)\b"
+    # asking the assistant to write down, copy or adjust a finding rather than hear the facts
+    r"|(?<!\bi )(?<!\bwe )\b(?:please|just|kindly|could you|can you|would you|will you"
+    r"|go ahead and)\s+(?:\w+\s+){0,3}?(?:write|put|log"
+    r"|record|note|store|enter|save|copy|say|confirm|mark|round|nudge|bump|push|move|reset|re-?score|re-?rate|upgrade"
+    r"|translate)\b[^.!?\n]{0,80}\b(?:that|high|higher|up|top|full|ready|expert|yes|as|score|scores|number|finding)\b"
+    r"|\b(?:round|nudg|bump|tick)\w*\s+(?:\w+\s+){0,4}?(?:up|upwards|higher)\b|\b(?:push|mov|shift|lift)\w*\s+(?:our|the"
+    r"|my|us|them)\s+(?:\w+\s+){0,2}?(?:scores?|ratings?|grades?|ones|numbers?)\s+(?:up|higher)\b"
+    r"|\b(?:re-?score|re-?rate)[ds]?\s+(?:\w+\s+){0,3}?(?:as|to|at|up|higher|high)\b|\bbe re-?(?:scored"
+    r"|rated)\b|\breset (?:everything|all|the scores?|the ratings?|it all)\b"
+    r"|\b(?:i(?:'m| am)|we(?:'re| are)) (?:hereby )?(?:instructing|ordering|telling|authori[sz]ing|directing) you\b"
+    r"|\b(?:let'?s|we(?:'ll| will)) play a game\b|\brole-?play\b|\bin the (?:voice|role) of\b"
+    r"|\byou(?:'re| are) (?:now )?an? (?:\w+ )?(?:assessor|auditor|evaluator|rater|grader|consultant|scorer)\b"
+    r"|\b(?:team|people|company|developers?|engineers?|folks) (?:that|who) (?:built|made|trained|programmed|wrote|"
+    r"created|designed) you\b|\btest case \d+|\bunlock (?:the |all )?(?:high|top|max|full)"
+    r"|\byour (?:internal|hidden) (?:format|representation|memory|database|state|records?)\b"
+    r"|\bcopy (?:his|her|their|the|that|our) (?:\w+ )?(?:numbers?|scores?|ratings?|grades?)\b"
+    r"|\bsay yes to (?:everything|all)\b|\b(?:previous|earlier|other|all (?:the|my|our)) answers should\b"
+    r"|\b(?:log|record|enter|write|put) (?:that|this|it) (?:down )?as (?:his|her|their|the|an?|our) \w+"
+    r"|\bwrite (?:down )?that we\b|\bjust write\b"
 )
 
 
@@ -138,6 +166,28 @@ def normalise(text: str) -> str:
 
 def tokens(text: str) -> list[str]:
     return _TOKEN.findall(normalise(text))
+
+
+_CLAUSE: Final = re.compile(r"[.,;:!?()]+|\b(?:but|though|although|however)\b")
+
+
+def band_terms(text: str) -> set[str]:
+    """The words and word pairs of a turn that can carry a band whatever the topic, for a learnt bag-of-words.
+
+    Numbers fold to ``<num>``; a word after a negation in the same clause is marked ``not_`` ("we have not
+    documented it" gives ``not_documented``), so "documented" and "not documented" weigh differently.
+    """
+    terms: set[str] = set()
+    for clause in _CLAUSE.split(normalise(text)):
+        negated, words = False, []
+        for word in _TOKEN.findall(clause):
+            bare = word.replace("'", "")
+            term = "<num>" if bare.isdigit() else bare
+            words.append(f"not_{term}" if negated else term)
+            negated = negated or bare in _NEGATIONS or word.endswith("n't")
+        terms.update(words)
+        terms.update(f"{a}+{b}" for a, b in zip(words, words[1:], strict=False))
+    return terms
 
 
 def negation_count(text: str) -> int:
@@ -308,23 +358,32 @@ _FILLER_WORDS: Final = frozenset(
 _DEFERRAL: Final = re.compile(
     r"\b(?:let me think|give me (?:a|one|two|five|\d+) (?:sec(?:ond)?s?|min(?:ute)?s?|moment)|one (?:sec"
     r"|moment|minute)|"
-    r"hang on|hold on|brb|be right back|come back to (?:it|this|that)|skip (?:this|that|it)|next question|"
+    r"hang on|hold on|brb|be right back|come back to (?:it|this|that)|next question|"
+    r"(?:let'?s|let us|can i|could we|i'?d (?:like|rather) to|i'll) skip (?:this|that|it)|"
     r"can we (?:skip|continue|pause|stop|do this later)|pick (?:this|it) up later|not the right person|"
     r"(?:ask|check with) (?:someone|my colleague|my boss|it|the it)(?: else)?(?: and come back)?|no idea,? sorry|"
     r"i(?:'m| am) not sure what you mean|what do you mean|can you (?:repeat|rephrase|explain|give me an example)|"
     r"what does \w+ (?:stand for|mean)|someone(?:'s| is) at the door|"
     r"(?:is|will) (?:this|that|it|my answer) (?:be )?(?:confidential|recorded|anonymous|stored|shared|private)|"
     r"(?:don't|do not) want (?:my|our) (?:boss|manager|colleagues?|team) (?:reading|to read|to see|seeing)|"
-    r"(?:might|may) not be the right (?:person|one))\b"
+    r"(?:might|may) not be the right (?:person|one)|\b"
+    # handing the question to someone else, asking about the interview itself, pausing
+    r"(?:that'?s|it'?s|this is) (?:really |more |probably )?(?:a question|one) for (?:our|my|the) \w+"
+    r"|i'?d rather (?:our|my|the|someone) \w*\s*(?:took|answered?|handled?)|(?:ask"
+    r"|check with) (?:\w+ ){1,3}and (?:come|get) back|rather not (?:answer|say|go into)|on the record"
+    r"|what was the question|how long (?:is|will|does) (?:this|it) (?:\w+ ){0,2}take|^pass\b|can (?:i|we) (?:pause"
+    r"|continue|carry on|stop|finish)|define \w+ for me|(?:is|will|are) (?:this|it|the (?:conversation|call|chat)|you)"
+    r"(?: \w+){0,2} (?:being )?(?:recorded|stored|shared)|(?:will|do|can) (?:i|we) (?:get to )?see the results"
+    r"|before i answer)\b"
 )
 # Hearsay and asides about other people or companies, with nothing said about "we" / "us" / "here".
 _HEARSAY: Final = re.compile(
     r"\b(?:my (?:brother|sister|wife|husband|partner|friend|cousin|neighbou?r|dad|mum|mom|mother|father|son|daughter|"
     r"uncle|aunt)[\w-]*|a friend (?:of mine)?|i (?:read|heard|saw|watched) (?:an?|about|on|that|somewhere)|"
-    r"(?:an?|this) article|in the (?:news|paper)|on (?:the news|linkedin|youtube|tv)|apparently|other companies|"
+    r"in the (?:news|newspaper)|on (?:the news|youtube|tv)|other companies|"
     r"at my (?:old|previous|last|former) (?:job|company|employer|firm))"
 )
-_WE: Final = re.compile(r"\b(?:we|we're|we've|we'd|we'll|us|here|ours)\b")
+_WE: Final = re.compile(r"\b(?:we|we're|we've|we'd|we'll|us|our|here|ours)\b")
 
 
 def is_filler(text: str) -> bool:
@@ -336,19 +395,35 @@ def is_filler(text: str) -> bool:
     return bool(words) and all(word in _FILLER_WORDS for word in words)
 
 
+_WH_WORD: Final = re.compile(r"\b(?:what|how|why|who|which|when|where|whose)\b")
+
+
 def is_question_only(text: str) -> bool:
-    """Whether every sentence of a turn of three words or more is a question (the user asks the interviewer back).
+    """Whether every sentence of a turn of three words or more is a question asked back to the interviewer.
+
+    A statement said with a rising tone ("…so I suppose it's her?") is still an answer.
 
     Shorter ones ("The what?") answer the question by not knowing the term, and stay evidence.
     """
     said = normalise(text)
     sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", said) if s.strip() and tokens(s)]
-    return word_count(text) >= 3 and bool(sentences) and all(s.endswith("?") for s in sentences)
+    asked = any(_INTERROGATIVE.match(s) or _WH_WORD.search(s) for s in sentences)
+    return word_count(text) >= 3 and bool(sentences) and all(s.endswith("?") for s in sentences) and asked
 
 
 def is_deferral(text: str) -> bool:
     """Whether a short turn defers or asks for clarification ("let me think", "what does MLOps stand for?")."""
     return word_count(text) <= 20 and bool(_DEFERRAL.search(normalise(text)))
+
+
+def speaks_for_the_company(text: str) -> bool:
+    """Whether the turn speaks in the company's voice ("we", "our", "us", "here")."""
+    return bool(_WE.search(normalise(text)))
+
+
+def you_count(text: str) -> int:
+    """How often the turn addresses the interviewer ("you", "your")."""
+    return len(re.findall(r"\byou(?:r|rs)?\b", normalise(text)))
 
 
 def is_hearsay(text: str) -> bool:
