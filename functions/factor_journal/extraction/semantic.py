@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -45,6 +46,8 @@ ARTEFACT: Final = Path(__file__).with_name("models") / "semantic.json"
 BANDS: Final = ("low", "mid", "high")
 BAND_RANGES: Final = {"low": (0.0, 39.999), "mid": (40.0, 69.999), "high": (70.0, 100.0)}
 MAX_FACTORS: Final = 3
+RIDGE_L2: Final = 3.0  # regularisation of the per-factor linear reading of the turn (chosen by leave-one-out on dev)
+BAND_TERM_MIN_TURNS: Final = 5  # a word or word pair joins the band bag-of-words once this many labelled turns use it
 SHORT_ANSWER_WORDS: Final = 6
 
 
@@ -86,7 +89,12 @@ DETECT_FEATURES: Final = (
     "answer_examples", "exchange_examples", "answer_margin", "answer_z", "question_z", "examples_z",
     "none_similarity", "short_answer", "short_x_question_z", "lexical_answer", "lexical_question", "answer_rank1",
     "question_rank1", "rules_fired", "rules_confidence", "answer_best", "yes_no", "small_talk",
-    "asks_back",
+    "asks_back", "knn_answer_vote", "knn_exchange_vote", "knn_question_vote", "ridge", "ridge_z",
+)  # fmt: skip
+GATE_FEATURES: Final = (
+    "off_topic_max", "off_topic_top5", "hostile_max", "hostile_top5", "factor_max", "factor_top5", "none_vote",
+    "catalog_max", "company_voice", "words", "number", "small_talk", "asks_back", "question_mark", "hearsay",
+    "deferral", "you_words", "has_question",
 )  # fmt: skip
 BAND_SIGNALS: Final = (
     "rubric_low", "rubric_mid", "rubric_high", "exchange_rubric_low", "exchange_rubric_mid", "exchange_rubric_high",
@@ -121,6 +129,9 @@ class Space:
         self.examples = [e for e in examples if all(fid in self.index for fid in e.expected)]
         self.example_answer = embed([e.answer for e in self.examples])
         self.example_exchange = embed([_qa(e.question, e.answer) for e in self.examples])
+        self.example_question = embed([e.question for e in self.examples])
+        self.example_question[[not e.question.strip() for e in self.examples]] = 0.0  # no question: no vote
+        self._ridges: dict[bytes | None, Ridge] = {}
         n, m = len(self.examples), len(self.factors)
         self.example_factors = np.zeros((n, m), dtype=bool)
         self.example_bands = np.full((n, m), -1, dtype=int)
@@ -129,6 +140,22 @@ class Space:
                 self.example_factors[row, self.index[fid]] = True
                 self.example_bands[row, self.index[fid]] = BANDS.index(band_of(value))
         self.example_none = np.array([not e.expected for e in self.examples], dtype=bool)
+        self.example_kind = np.array([e.kind for e in self.examples])
+        counts = Counter(term for e in self.examples if e.expected for term in signals.band_terms(e.answer))
+        self.band_vocabulary = {
+            term: i for i, term in enumerate(sorted(t for t, n in counts.items() if n >= BAND_TERM_MIN_TURNS))
+        }
+
+    def ridge(self, pool: np.ndarray | None) -> Ridge:
+        """The per-factor ridge regression over the examples in ``pool`` (all when None), fitted once per pool."""
+        key = None if pool is None else np.packbits(pool).tobytes()
+        if key not in self._ridges:
+            rows = np.arange(len(self.examples)) if pool is None else np.flatnonzero(pool)
+            self._ridges[key] = Ridge.fit(
+                _ridge_inputs(self.example_answer, self.example_question, self.example_exchange),
+                self.example_factors.astype(np.float64), rows, RIDGE_L2,
+            )  # fmt: skip
+        return self._ridges[key]
 
     # One turn ------------------------------------------------------------------------------------
 
@@ -136,6 +163,29 @@ class Space:
         """The turn's embeddings and similarities; ``exclude``/``pool`` hide examples (training only)."""
         vectors = embed([answer, question, _qa(question, answer)])
         return Turn(self, question, answer, vectors[0], vectors[1], vectors[2], exclude, pool)
+
+
+def _ridge_inputs(answer: np.ndarray, question: np.ndarray, exchange: np.ndarray) -> np.ndarray:
+    answer, question, exchange = (np.atleast_2d(v).astype(np.float64) for v in (answer, question, exchange))
+    return np.hstack([answer, question, exchange, np.ones((len(answer), 1))])
+
+
+@dataclass
+class Ridge:
+    """Multi-output ridge regression from a turn's embeddings to the factors it is about, with exact
+    leave-one-out predictions for the rows it was fitted on (so training never scores a turn with itself)."""
+
+    weights: np.ndarray  # (inputs, factors)
+    loo: dict[int, np.ndarray]  # example row -> its prediction from a fit without it
+
+    @staticmethod
+    def fit(x: np.ndarray, y: np.ndarray, rows: np.ndarray, l2: float) -> Ridge:
+        xs, ys = x[rows], y[rows]
+        inverse = np.linalg.inv(xs.T @ xs + l2 * np.eye(x.shape[1]))
+        weights = inverse @ (xs.T @ ys)
+        leverage = np.einsum("ij,jk,ik->i", xs, inverse, xs)
+        loo = (xs @ weights - leverage[:, None] * ys) / (1.0 - leverage[:, None])
+        return Ridge(weights, {int(row): loo[k] for k, row in enumerate(rows)})
 
 
 def _vocabulary(factor: Factor) -> tuple[frozenset[str], tuple[str, ...]]:
@@ -181,7 +231,18 @@ class Turn:
         self.visible = visible
         self.answer_sims = space.example_answer @ answer_vec
         self.exchange_sims = space.example_exchange @ exchange_vec
+        self.question_sims = space.example_question @ question_vec if question.strip() else None
+        ridge = space.ridge(pool)
+        if exclude is not None and exclude in ridge.loo:
+            self.ridge = ridge.loo[exclude].astype(np.float32)
+        else:
+            inputs = _ridge_inputs(answer_vec, question_vec if question.strip() else 0 * question_vec, exchange_vec)
+            self.ridge = (inputs @ ridge.weights)[0].astype(np.float32)
         self.short = float(signals.word_count(answer) <= SHORT_ANSWER_WORDS)
+        self.band_terms = np.zeros(len(space.band_vocabulary), dtype=np.float32)
+        for term in signals.band_terms(answer):
+            if (column := space.band_vocabulary.get(term)) is not None:
+                self.band_terms[column] = 1.0
         recent = [ExchangeTurn(role="assistant", text=question)] if question.strip() else []
         m = len(space.factors)
         self.rules_level = np.zeros((m, 3), dtype=np.float32)
@@ -229,11 +290,45 @@ class Turn:
             np.full(m, float(signals.answer_polarity(self.answer) != 0)),
             np.full(m, min(signals.small_talk_count(self.answer), 3) / 3),
             np.full(m, float(signals.asks_back(self.answer))),
+            self._vote(self.answer_sims, rows), self._vote(self.exchange_sims, rows),
+            self._vote(self.question_sims, rows) if self.question_sims is not None else np.zeros(m),
+            self.ridge, _z(self.ridge),
         ]  # fmt: skip
         return np.stack([np.asarray(c, dtype=np.float32) for c in columns], axis=1)
 
+    def gate_features(self) -> np.ndarray:
+        """GATE_FEATURES: how much the turn reads like the labelled off-topic, hostile and factor turns, and
+        whether it says anything in the company's voice at all (whatever the question was about)."""
+        space, rows, text = self.space, np.flatnonzero(self.visible), self.answer
+        closeness = []
+        for kind in ("off_topic", "hostile", "factor"):
+            sims = np.sort(self.answer_sims[rows[space.example_kind[rows] == kind]])[::-1]
+            closeness += [float(sims[0]), float(sims[:5].mean())] if len(sims) else [0.0, 0.0]
+        nearest = rows[np.argsort(-self.answer_sims[rows])[:10]] if len(rows) else rows
+        none_vote = float(space.example_none[nearest].mean()) if len(nearest) else 0.0
+        catalog = float((space.description @ self.answer_vec + (space.rubric @ self.answer_vec).max(axis=1)).max())
+        features = [
+            *closeness, none_vote, catalog, float(signals.speaks_for_the_company(text)),
+            np.log1p(signals.word_count(text)) / 4, float(signals.has_number(text)),
+            min(signals.small_talk_count(text), 3) / 3, float(signals.asks_back(text)), float("?" in text),
+            float(signals.is_hearsay(text)), float(signals.is_deferral(text)), min(signals.you_count(text), 3) / 3,
+            float(bool(self.question.strip())),
+        ]  # fmt: skip
+        return np.asarray(features, dtype=np.float32)
+
+    def _vote(self, sims: np.ndarray, rows: np.ndarray, k: int = 10) -> np.ndarray:
+        """Per factor, the similarity-weighted share of the ``k`` nearest labelled turns (among ``rows``) about it."""
+        votes = np.zeros(len(self.space.factors), dtype=np.float32)
+        if not len(rows):
+            return votes
+        nearest = rows[np.argsort(-sims[rows])[:k]]
+        weights = np.clip(sims[nearest], 0.0, None) ** 2
+        if weights.sum() <= 0:
+            return votes
+        return (weights[:, None] * self.space.example_factors[nearest]).sum(axis=0) / weights.sum()
+
     def band_features(self, factor_index: int) -> np.ndarray:
-        """BAND_SIGNALS for one factor (the raw embedding overfits the dev split: measured, left out)."""
+        """BAND_SIGNALS for one factor, then the band bag-of-words (the raw embedding overfits: measured, left out)."""
         space = self.space
         rubric = space.rubric[factor_index] @ self.answer_vec
         exchange_rubric = space.rubric[factor_index] @ self.exchange_vec
@@ -250,7 +345,7 @@ class Turn:
             *signals.maturity_markers(text), *self.rules_level[factor_index],
             problem, problem * float(signals.answer_polarity(text)),
         ]  # fmt: skip
-        return np.asarray(signal, dtype=np.float32)
+        return np.concatenate([np.asarray(signal, dtype=np.float32), self.band_terms])
 
     def _knn(self, rows: np.ndarray, factor_index: int | None, k: int) -> np.ndarray:
         """Similarity-weighted band distribution of the ``k`` nearest labelled answers among ``rows``."""
@@ -344,7 +439,8 @@ class Classifier:
 
 @dataclass
 class SemanticModel:
-    """The trained artefact: detector, band classifier, thresholds, band values and the labelled examples."""
+    """The trained artefact: evidence gate, detector, band classifier, thresholds, band values and the
+    labelled examples."""
 
     detector: Classifier
     band: Classifier
@@ -354,21 +450,27 @@ class SemanticModel:
     examples: list[Example]
     catalog_version: str
     metadata: dict[str, Any]
+    gate: Classifier | None = None  # P(the turn is no evidence: off-topic or hostile) from GATE_FEATURES
+    gate_threshold: float = 1.0  # at or above this P(no evidence) the turn proposes nothing
 
     def to_json(self) -> dict[str, Any]:
         return {
             "format": 1,
-            "band_signals_version": 3,
+            "band_signals_version": 4,
+            "band_terms": len(self.band.weights) - len(BAND_SIGNALS),
             "embedding_model": MODEL_ID,
             "catalog_version": self.catalog_version,
             "threshold": self.threshold,
             "detect_floor": self.detect_floor,
+            "gate_threshold": self.gate_threshold,
             "band_values": self.band_values,
             "detect_features": list(DETECT_FEATURES),
             "band_signals": list(BAND_SIGNALS),
+            "gate_features": list(GATE_FEATURES),
             "metadata": self.metadata,
             "detector": self.detector.to_json(),
             "band": self.band.to_json(),
+            "gate": self.gate.to_json() if self.gate is not None else None,
             "examples": [
                 {
                     "question": e.question,
@@ -382,7 +484,8 @@ class SemanticModel:
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> SemanticModel:
-        if data.get("detect_features") != list(DETECT_FEATURES) or data.get("band_signals") != list(BAND_SIGNALS):
+        versions = (data.get("detect_features"), data.get("band_signals"), data.get("gate_features"))
+        if versions != (list(DETECT_FEATURES), list(BAND_SIGNALS), list(GATE_FEATURES)):
             raise ValueError("the semantic model artefact is from another version: retrain it")
         return SemanticModel(
             detector=Classifier.from_json(data["detector"]),
@@ -393,6 +496,8 @@ class SemanticModel:
             examples=[Example.from_record(e) for e in data["examples"]],
             catalog_version=str(data["catalog_version"]),
             metadata=dict(data.get("metadata") or {}),
+            gate=Classifier.from_json(data["gate"]) if data.get("gate") else None,
+            gate_threshold=float(data.get("gate_threshold", 1.0)),
         )
 
 
@@ -423,8 +528,19 @@ class SemanticReader:
     """Detection, band and abstention over a ``Space`` with a trained ``SemanticModel``."""
 
     def __init__(self, space: Space, model: SemanticModel) -> None:
+        expected = len(BAND_SIGNALS) + len(space.band_vocabulary)
+        if model.band.weights.shape[0] != expected:
+            raise ValueError(
+                f"the band model reads {model.band.weights.shape[0]} features, this code gives {expected}: retrain it"
+            )
         self.space, self.model = space, model
         self._recent: dict[tuple[str, str], Turn] = {}
+
+    def not_evidence(self, turn: Turn) -> float:
+        """P(the turn is off-topic or hostile, whatever factor the question was about); 0 without a trained gate."""
+        if self.model.gate is None:
+            return 0.0
+        return float(self.model.gate.probabilities(turn.gate_features()[None, :])[0, 1])
 
     def detect(self, turn: Turn) -> np.ndarray:
         """P(about factor) for every assessable factor."""
@@ -440,11 +556,14 @@ class SemanticReader:
                 self._recent.pop(next(iter(self._recent)))
         return cached
 
-    def readings(self, question: str, answer: str, turn: Turn | None = None) -> list[Reading]:
-        """Every factor above the detection floor, most likely first (at most ``MAX_FACTORS``), with its band."""
+    def readings(self, question: str, answer: str, turn: Turn | None = None, *, gated: bool = True) -> list[Reading]:
+        """Every factor above the detection floor, most likely first (at most ``MAX_FACTORS``), with its band;
+        none for a turn that is no evidence (the rules, then the trained gate unless ``gated`` is False)."""
         if not is_evidence(answer):
             return []
         turn = turn or self.turn(question, answer)
+        if gated and self.not_evidence(turn) >= self.model.gate_threshold:
+            return []
         detected = self.detect(turn)
         order = [i for i in np.argsort(-detected)[:MAX_FACTORS] if detected[i] >= self.model.detect_floor]
         found = []
@@ -527,8 +646,14 @@ class SemanticExtractor:
 
     def extract(self, request: ExtractionRequest) -> ExtractionResult:
         question = _last_question(request.recent)
+        updates: list[dict[str, Any]] = []
+        rejected: list[str] = []
+        if is_evidence(request.text):
+            turn = self.reader.turn(question, request.text)
+            if (p_none := self.reader.not_evidence(turn)) >= self.reader.model.gate_threshold:
+                rejected.append(f"no update: the turn reads as off-topic or hostile (P={p_none:.2f})")
+                return ExtractionResult(raw_updates=[], extractor=self.name, model=self.model, rejected=rejected)
         readings = self.reader.readings(question, request.text)
-        updates, rejected = [], []
         for reading in readings:
             if reading.confidence < self.reader.model.threshold:
                 rejected.append(

@@ -44,6 +44,9 @@ DEV = REPO / "eval" / "corpus" / "dev.jsonl"
 VERSION = "semantic-v2"
 FOLDS = 5
 MAX_SPURIOUS_PER_TURN = 0.08
+GRID = tuple((detect_l2, band_l2) for detect_l2 in (1e-3, 1e-2) for band_l2 in (0.3, 1.0, 3.0))  # regularisation
+GATE_L2 = 0.01
+GATE_THRESHOLDS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)  # 1.0: the gate never fires
 NONE_UPDATE_COST = 0.01  # one update on a small-talk or hostile turn costs as much as 1% band accuracy
 
 
@@ -64,11 +67,13 @@ class Rows:
     detect_y: np.ndarray
     band_x: np.ndarray
     band_y: np.ndarray
+    gate_x: np.ndarray
+    gate_y: np.ndarray
 
 
 def _rows(space: Space, turns: Sequence[int], pool: np.ndarray | None) -> Rows:
     """Training rows for the given example indices, each with itself hidden (and only ``pool`` visible)."""
-    detect_x, detect_y, band_x, band_y = [], [], [], []
+    detect_x, detect_y, band_x, band_y, gate_x, gate_y = [], [], [], [], [], []
     for i in turns:
         example = space.examples[i]
         turn = space.turn(example.question, example.answer, exclude=i, pool=pool)
@@ -80,16 +85,25 @@ def _rows(space: Space, turns: Sequence[int], pool: np.ndarray | None) -> Rows:
             band_y.append(BANDS.index(band_of(value)))
         detect_x.append(features)
         detect_y.append(labels)
-    return Rows(np.concatenate(detect_x), np.concatenate(detect_y), np.asarray(band_x), np.asarray(band_y))
+        gate_x.append(turn.gate_features())
+        gate_y.append(int(not example.expected))
+    return Rows(np.concatenate(detect_x), np.concatenate(detect_y), np.asarray(band_x), np.asarray(band_y),
+                np.asarray(gate_x), np.asarray(gate_y))  # fmt: skip
 
 
-def _fit(rows: Rows, detect_l2: float, band_l2: float) -> tuple[Classifier, Classifier]:
-    scaling = Standardised.fit(rows.detect_x)
-    weights, bias = fit_logistic(scaling(rows.detect_x), rows.detect_y, detect_l2, 2)
-    detector = Classifier(scaling, weights, bias)
-    band_scaling = Standardised.fit(rows.band_x)
-    weights, bias = fit_logistic(band_scaling(rows.band_x), rows.band_y, band_l2, 3)
-    return detector, Classifier(band_scaling, weights, bias)
+def _classifier(x: np.ndarray, y: np.ndarray, l2: float, classes: int) -> Classifier:
+    scaling = Standardised.fit(x)
+    weights, bias = fit_logistic(scaling(x), y, l2, classes)
+    return Classifier(scaling, weights, bias)
+
+
+def _fit(rows: Rows, detect_l2: float, band_l2: float) -> tuple[Classifier, Classifier, Classifier]:
+    """(detector, band classifier, evidence gate) fitted on ``rows``."""
+    return (
+        _classifier(rows.detect_x, rows.detect_y, detect_l2, 2),
+        _classifier(rows.band_x, rows.band_y, band_l2, 3),
+        _classifier(rows.gate_x, rows.gate_y, GATE_L2, 2),
+    )
 
 
 def _band_values(examples: Sequence[Example]) -> dict[str, float]:
@@ -101,11 +115,17 @@ def _band_values(examples: Sequence[Example]) -> dict[str, float]:
     return {band: round(float(np.median(v)), 1) if v else defaults[band] for band, v in values.items()}
 
 
-def _score(predictions: list[list[tuple[str, str, float, float]]], examples: Sequence[Example], floor: float,
-           threshold: float) -> dict[str, float]:  # fmt: skip
+# (factor, band, P(detected), P(band)) per factor read, and P(the turn is no evidence)
+Prediction = tuple[list[tuple[str, str, float, float]], float]
+
+
+def _score(predictions: list[Prediction], examples: Sequence[Example], floor: float, threshold: float,
+           gate_threshold: float = 1.0) -> dict[str, float]:  # fmt: skip
     correct = spurious = wrong = none_updates = 0
     expected_total = sum(len(e.expected) for e in examples)
-    for readings, example in zip(predictions, examples, strict=True):
+    for (readings, not_evidence), example in zip(predictions, examples, strict=True):
+        if not_evidence >= gate_threshold:
+            continue
         for fid, band, detected, band_probability in readings:
             if detected < floor or detected * band_probability < threshold:
                 continue
@@ -124,48 +144,56 @@ def _score(predictions: list[list[tuple[str, str, float, float]]], examples: Seq
     }  # fmt: skip
 
 
-def cross_validate(
-    space: Space, detect_l2: float, band_l2: float, seed: int = 7
-) -> list[list[tuple[str, str, float, float]]]:
-    """Out-of-fold readings of every dev turn (each fold's models and examples never saw the turn)."""
+def cross_validate(space: Space, detect_l2: float, band_l2: float, seed: int = 7) -> list[Prediction]:
+    """Out-of-fold readings and P(no evidence) of every dev turn (each fold's models and examples never saw it)."""
     n = len(space.examples)
     folds = np.random.default_rng(seed).permutation(n) % FOLDS
-    predictions: list[list[tuple[str, str, float, float]]] = [[] for _ in range(n)]
+    predictions: list[Prediction] = [([], 0.0) for _ in range(n)]
     for fold in range(FOLDS):
         train = np.flatnonzero(folds != fold)
         pool = folds != fold
-        detector, band = _fit(_rows(space, train.tolist(), pool), detect_l2, band_l2)
-        model = SemanticModel(detector, band, 0.0, 0.0, _band_values([space.examples[i] for i in train]), [], "", {})
-        reader = SemanticReader(space, model)
+        detector, band, gate = _fit(_rows(space, train.tolist(), pool), detect_l2, band_l2)
+        values = _band_values([space.examples[i] for i in train])
+        reader = SemanticReader(space, SemanticModel(detector, band, 0.0, 0.0, values, [], "", {}, gate))
         for i in np.flatnonzero(folds == fold):
             example = space.examples[i]
             turn = space.turn(example.question, example.answer, pool=pool)
-            predictions[i] = [(r.factor_id, r.band, r.detected, r.band_probability)
-                              for r in reader.readings(example.question, example.answer, turn)]  # fmt: skip
+            readings = reader.readings(example.question, example.answer, turn, gated=False)
+            predictions[i] = ([(r.factor_id, r.band, r.detected, r.band_probability) for r in readings],
+                              reader.not_evidence(turn))  # fmt: skip
     return predictions
 
 
-def choose_thresholds(predictions, examples) -> tuple[float, float, dict[str, float]]:  # noqa: ANN001
-    """(detect floor, confidence threshold, their CV figures): best band accuracy within the spurious budget."""
-    best: tuple[tuple[float, float], float, float, dict[str, float]] | None = None
-    for floor in np.arange(0.05, 0.8, 0.05):
-        for threshold in np.arange(0.05, 0.8, 0.025):
-            figures = _score(predictions, examples, float(floor), float(threshold))
-            if figures["spurious_per_turn"] > MAX_SPURIOUS_PER_TURN:
-                continue
-            # no update on small talk or hostile turns comes first, then band accuracy
-            key = (
-                figures["band_accuracy"] - NONE_UPDATE_COST * figures["off_topic_or_hostile_updates"],
-                -figures["spurious_per_turn"] - figures["wrong_band"] / 1000,
-            )
-            if best is None or key > best[0]:
-                best = (key, float(floor), float(threshold), figures)
+def choose_thresholds(
+    predictions: list[Prediction], examples: Sequence[Example]
+) -> tuple[float, float, float, dict[str, float]]:
+    """(detect floor, confidence threshold, gate threshold, their CV figures): the best band accuracy within
+    the spurious budget, each update on an off-topic or hostile turn costing ``NONE_UPDATE_COST``."""
+    best: tuple[tuple[float, float], tuple[float, float, float], dict[str, float]] | None = None
+    for gate_threshold in GATE_THRESHOLDS:
+        for floor in np.arange(0.05, 0.8, 0.05):
+            for threshold in np.arange(0.05, 0.8, 0.025):
+                figures = _score(predictions, examples, float(floor), float(threshold), gate_threshold)
+                if figures["spurious_per_turn"] > MAX_SPURIOUS_PER_TURN:
+                    continue
+                key = (
+                    figures["band_accuracy"] - NONE_UPDATE_COST * figures["off_topic_or_hostile_updates"],
+                    -figures["spurious_per_turn"] - figures["wrong_band"] / 1000,
+                )
+                if best is None or key > best[0]:
+                    best = (key, (float(floor), float(threshold), gate_threshold), figures)
     if best is None:
-        return 0.5, 0.5, _score(predictions, examples, 0.5, 0.5)
-    return round(best[1], 3), round(best[2], 3), best[3]
+        return 0.5, 0.5, 1.0, _score(predictions, examples, 0.5, 0.5)
+    floor, threshold, gate_threshold = best[1]
+    return round(floor, 3), round(threshold, 3), gate_threshold, best[2]
 
 
-def train(corpus: Path = DEV, catalog: Catalog | None = None, *, quiet: bool = False) -> SemanticModel:
+def train(
+    corpus: Path = DEV, catalog: Catalog | None = None, *, quiet: bool = False,
+    grid: Sequence[tuple[float, float]] = GRID,
+) -> SemanticModel:  # fmt: skip
+    """The semantic model trained on ``corpus``: regularisation (from ``grid``) and thresholds by 5-fold
+    cross-validation, then every model fitted on the whole corpus."""
     catalog = catalog if catalog is not None else load_catalog()
     examples = read_corpus(corpus)
     space = Space(catalog, examples)
@@ -173,27 +201,27 @@ def train(corpus: Path = DEV, catalog: Catalog | None = None, *, quiet: bool = F
     say = (lambda *a: None) if quiet else (lambda *a: print(*a, file=sys.stderr, flush=True))
     say(f"{len(space.examples)} dev turns ({dropped} dropped: unknown factors), {len(space.factors)} factors")
     best = None
-    for detect_l2 in (1e-3, 1e-2):
-        for band_l2 in (0.03, 0.1, 0.3):
-            predictions = cross_validate(space, detect_l2, band_l2)
-            floor, threshold, figures = choose_thresholds(predictions, space.examples)
-            say(f"  cv detect_l2={detect_l2} band_l2={band_l2}: floor {floor} threshold {threshold} "
-                + ", ".join(f"{k} {v:.3f}" for k, v in figures.items()))  # fmt: skip
 
-            def worth(f: dict[str, float]) -> float:
-                return f["band_accuracy"] - NONE_UPDATE_COST * f["off_topic_or_hostile_updates"]
+    def worth(figures: dict[str, float]) -> float:
+        return figures["band_accuracy"] - NONE_UPDATE_COST * figures["off_topic_or_hostile_updates"]
 
-            if best is None or worth(figures) > worth(best[4]):
-                best = (detect_l2, band_l2, floor, threshold, figures)
+    for detect_l2, band_l2 in grid:
+        predictions = cross_validate(space, detect_l2, band_l2)
+        floor, threshold, gate_threshold, figures = choose_thresholds(predictions, space.examples)
+        say(f"  cv detect_l2={detect_l2} band_l2={band_l2}: floor {floor} threshold {threshold} gate {gate_threshold} "
+            + ", ".join(f"{k} {v:.3f}" for k, v in figures.items()))  # fmt: skip
+        if best is None or worth(figures) > worth(best[5]):
+            best = (detect_l2, band_l2, floor, threshold, gate_threshold, figures)
     assert best is not None
-    detect_l2, band_l2, floor, threshold, figures = best
-    detector, band = _fit(_rows(space, range(len(space.examples)), None), detect_l2, band_l2)
+    detect_l2, band_l2, floor, threshold, gate_threshold, figures = best
+    detector, band, gate = _fit(_rows(space, range(len(space.examples)), None), detect_l2, band_l2)
     digest = hashlib.sha256(corpus.read_bytes()).hexdigest()[:16]
     model = SemanticModel(
         detector, band, threshold, floor, _band_values(space.examples), list(space.examples), catalog.version,
         {"version": VERSION, "trained_on": f"{corpus.name} sha256:{digest}", "turns": len(space.examples),
          "detect_l2": detect_l2, "band_l2": band_l2,
          "cross_validation": {k: round(float(v), 4) for k, v in figures.items()}},
+        gate, gate_threshold,
     )  # fmt: skip
     return model
 

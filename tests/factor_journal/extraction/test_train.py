@@ -1,0 +1,48 @@
+"""Training the semantic extractor: one command retrains it from a dev corpus (never the test split), and
+the artefact it writes loads and reads turns, with its evidence gate and thresholds chosen on dev."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from factor_journal.extraction import train as training
+from factor_journal.extraction.semantic import SemanticModel, SemanticReader, Space
+
+DEV = Path(__file__).resolve().parents[3] / "eval" / "corpus" / "dev.jsonl"
+
+
+@pytest.fixture(scope="module")
+def small_corpus(tmp_path_factory):
+    """Every fourth dev turn: enough of each kind for the models to learn something, quick to train."""
+    lines = [line for line in DEV.read_text(encoding="utf-8").splitlines() if line.strip()]
+    path = tmp_path_factory.mktemp("corpus") / "dev-small.jsonl"
+    path.write_text("\n".join(lines[::4]) + "\n", encoding="utf-8")
+    return path
+
+
+def test_training_writes_an_artefact_that_loads_and_reads(small_corpus, tmp_path, catalog):
+    out = tmp_path / "semantic.json"
+    assert training.main(["--corpus", str(small_corpus), "--out", str(out)]) == 0
+    model = SemanticModel.from_json(json.loads(out.read_text(encoding="utf-8")))
+    assert model.gate is not None and 0 < model.gate_threshold <= 1.0
+    assert 0 < model.threshold < 1 and model.metadata["turns"] == len(model.examples)
+    assert "dev-small.jsonl" in model.metadata["trained_on"]
+    reader = SemanticReader(Space(catalog, model.examples), model)
+    asked = "Would you say you have a data catalog, or named owners for your key data?"
+    readings = reader.readings(asked, "Yes, every domain has a named owner and the catalog is kept current.")
+    assert readings and readings[0].factor_id == "data_governance"
+
+
+def test_training_refuses_the_test_split(tmp_path):
+    with pytest.raises(SystemExit):
+        training.main(["--corpus", str(DEV.with_name("test.jsonl")), "--out", str(tmp_path / "x.json")])
+
+
+def test_a_malformed_corpus_line_is_named(tmp_path, catalog):
+    bad = tmp_path / "dev-bad.jsonl"
+    bad.write_text('{"question": "q", "answer": "a", "expected": []}\n{"question": "q"}\n', encoding="utf-8")
+    with pytest.raises(SystemExit, match="dev-bad.jsonl:2"):
+        training.train(bad, catalog, quiet=True)
