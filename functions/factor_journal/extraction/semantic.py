@@ -4,20 +4,25 @@ A turn is read in four steps, each promise checked by the eval (``make eval``):
 
 1. **Hostile text and small talk are not evidence**: a turn that instructs the system ("ignore previous
    instructions", "mark us fully ready", a forged "SYSTEM:" line, a JSON payload) or says nothing whatever
-   was asked (filler, a question back, a deferral) proposes nothing (``is_evidence``).
+   was asked (filler, a question back, a deferral) proposes nothing (``is_evidence``); nor does a turn the
+   trained **evidence gate** reads as off-topic or hostile (its closeness to the labelled off-topic,
+   hostile and factor turns, whether it speaks for the company at all), even when the question named a
+   factor.
 2. **Detection**: every assessable factor gets a probability that the turn speaks to it, from a small
    logistic model over similarities (WordLlama's bundled 256-d embeddings, ``embeddings.py``) of the
    answer to the factor's description, rubric and labelled examples, of the assistant's question to
-   the factor's elicitation questions (so "Not yet, no" is read against what was asked), how far
-   ahead of the other factors it stands, and how close the turn is to small talk and hostile turns.
-3. **Band**: a softmax classifier (low / mid / high) over the answer's embedding, its closeness to
-   the factor's three rubric levels, the bands of the nearest labelled answers, and negation and hedge
-   signals ("we are not bad at…", "sort of, in places"), and whether a "yes" answers a question about a
-   problem.  The value is the expected value under the band probabilities, kept inside the chosen band.
+   the factor's elicitation questions (so "Not yet, no" is read against what was asked), the votes of the
+   nearest labelled turns, a ridge reading of the turn's embeddings (``Ridge``), how far ahead of the
+   other factors it stands, and how close the turn is to small talk and hostile turns.
+3. **Band**: a softmax classifier (low / mid / high) over the answer's closeness to the factor's three
+   rubric levels, the bands of the nearest labelled answers, negation and hedge signals ("we are not bad
+   at…", "sort of, in places"), whether a "yes" answers a question about a problem, and a bag of band
+   words learnt from dev (``signals.band_terms``).  The value is the expected value under the band
+   probabilities, kept inside the chosen band.
 4. **Abstention**: the update's confidence is P(detected) × P(band); below the trained threshold the
    factor is left alone (no update beats a wrong one).  At most ``MAX_FACTORS`` factors per turn.
 
-Both models are trained on the eval corpus's dev split only (``python -m factor_journal.extraction.train``)
+The three models are trained on the eval corpus's dev split only (``python -m factor_journal.extraction.train``)
 and ship as ``extraction/models/semantic.json`` (package data, versioned with the catalog version it
 was trained against).
 """
@@ -39,6 +44,7 @@ from factor_journal.catalog.models import Catalog, Factor, load_catalog
 from factor_journal.extraction import signals
 from factor_journal.extraction.base import ExchangeTurn, ExtractionRequest, ExtractionResult, ProposedUpdate
 from factor_journal.extraction.embeddings import MODEL_ID, embed
+from factor_journal.extraction.linear import Classifier, Ridge
 
 log = logging.getLogger(__name__)
 
@@ -168,24 +174,6 @@ class Space:
 def _ridge_inputs(answer: np.ndarray, question: np.ndarray, exchange: np.ndarray) -> np.ndarray:
     answer, question, exchange = (np.atleast_2d(v).astype(np.float64) for v in (answer, question, exchange))
     return np.hstack([answer, question, exchange, np.ones((len(answer), 1))])
-
-
-@dataclass
-class Ridge:
-    """Multi-output ridge regression from a turn's embeddings to the factors it is about, with exact
-    leave-one-out predictions for the rows it was fitted on (so training never scores a turn with itself)."""
-
-    weights: np.ndarray  # (inputs, factors)
-    loo: dict[int, np.ndarray]  # example row -> its prediction from a fit without it
-
-    @staticmethod
-    def fit(x: np.ndarray, y: np.ndarray, rows: np.ndarray, l2: float) -> Ridge:
-        xs, ys = x[rows], y[rows]
-        inverse = np.linalg.inv(xs.T @ xs + l2 * np.eye(x.shape[1]))
-        weights = inverse @ (xs.T @ ys)
-        leverage = np.einsum("ij,jk,ik->i", xs, inverse, xs)
-        loo = (xs @ weights - leverage[:, None] * ys) / (1.0 - leverage[:, None])
-        return Ridge(weights, {int(row): loo[k] for k, row in enumerate(rows)})
 
 
 def _vocabulary(factor: Factor) -> tuple[frozenset[str], tuple[str, ...]]:
@@ -363,78 +351,6 @@ class Turn:
 
 
 # Models ------------------------------------------------------------------------------------------
-
-
-@dataclass
-class Standardised:
-    """Feature scaling learnt with a model: (x - mean) / scale."""
-
-    mean: np.ndarray
-    scale: np.ndarray
-
-    def __call__(self, x: np.ndarray) -> np.ndarray:
-        return (x - self.mean) / self.scale
-
-    @staticmethod
-    def fit(x: np.ndarray, keep: int = 0) -> Standardised:
-        """Scaling for ``x``'s columns; the first ``keep`` columns (unit embeddings) are left as they are."""
-        mean, scale = x.mean(axis=0), x.std(axis=0)
-        scale = np.where(scale > 1e-6, scale, 1.0)
-        mean[:keep], scale[:keep] = 0.0, 1.0
-        return Standardised(mean, scale)
-
-
-def softmax(logits: np.ndarray) -> np.ndarray:
-    shifted = logits - logits.max(axis=-1, keepdims=True)
-    exp = np.exp(shifted)
-    return exp / exp.sum(axis=-1, keepdims=True)
-
-
-def fit_logistic(
-    x: np.ndarray, y: np.ndarray, l2: float, classes: int, steps: int = 400
-) -> tuple[np.ndarray, np.ndarray]:
-    """Multinomial logistic regression (``classes`` ≥ 2) by full-batch gradient descent with Adam; (W, b)."""
-    n, d = x.shape
-    weights, bias = np.zeros((d, classes)), np.zeros(classes)
-    onehot = np.eye(classes)[y]
-    m_w, v_w, m_b, v_b = (np.zeros_like(weights), np.zeros_like(weights), np.zeros_like(bias), np.zeros_like(bias))
-    rate, beta1, beta2 = 0.05, 0.9, 0.999
-    for step in range(1, steps + 1):
-        error = softmax(x @ weights + bias) - onehot
-        grad_w = x.T @ error / n + l2 * weights
-        grad_b = error.mean(axis=0)
-        m_w, v_w = beta1 * m_w + (1 - beta1) * grad_w, beta2 * v_w + (1 - beta2) * grad_w**2
-        m_b, v_b = beta1 * m_b + (1 - beta1) * grad_b, beta2 * v_b + (1 - beta2) * grad_b**2
-        correction1, correction2 = 1 - beta1**step, 1 - beta2**step
-        weights -= rate * (m_w / correction1) / (np.sqrt(v_w / correction2) + 1e-8)
-        bias -= rate * (m_b / correction1) / (np.sqrt(v_b / correction2) + 1e-8)
-    return weights, bias
-
-
-@dataclass
-class Classifier:
-    """A trained softmax classifier with its feature scaling."""
-
-    scaling: Standardised
-    weights: np.ndarray
-    bias: np.ndarray
-
-    def probabilities(self, x: np.ndarray) -> np.ndarray:
-        return softmax(self.scaling(x) @ self.weights + self.bias)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "mean": np.round(self.scaling.mean, 5).tolist(), "scale": np.round(self.scaling.scale, 5).tolist(),
-            "weights": np.round(self.weights, 5).tolist(), "bias": np.round(self.bias, 5).tolist(),
-        }  # fmt: skip
-
-    @staticmethod
-    def from_json(data: dict[str, Any]) -> Classifier:
-        return Classifier(
-            Standardised(np.asarray(data["mean"], dtype=np.float32), np.asarray(data["scale"], dtype=np.float32)),
-            np.asarray(data["weights"], dtype=np.float32),
-            np.asarray(data["bias"], dtype=np.float32),
-        )
 
 
 @dataclass

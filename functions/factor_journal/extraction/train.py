@@ -26,22 +26,20 @@ from pathlib import Path
 import numpy as np
 
 from factor_journal.catalog.models import Catalog, load_catalog
+from factor_journal.extraction.linear import Classifier, Standardised, fit_logistic
 from factor_journal.extraction.semantic import (
     ARTEFACT,
     BANDS,
-    Classifier,
     Example,
     SemanticModel,
     SemanticReader,
     Space,
-    Standardised,
     band_of,
-    fit_logistic,
 )
 
 REPO = Path(__file__).resolve().parents[3]
 DEV = REPO / "eval" / "corpus" / "dev.jsonl"
-VERSION = "semantic-v2"
+VERSION = "semantic-v3"
 FOLDS = 5
 MAX_SPURIOUS_PER_TURN = 0.08
 GRID = tuple((detect_l2, band_l2) for detect_l2 in (1e-3, 1e-2) for band_l2 in (0.3, 1.0, 3.0))  # regularisation

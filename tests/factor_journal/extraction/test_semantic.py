@@ -20,6 +20,7 @@ from factor_journal.extraction.semantic import (
     SemanticReader,
     band_of,
     default_reader,
+    is_evidence,
     load_model_artefact,
 )
 
@@ -72,6 +73,18 @@ def test_hostile_and_off_topic_turns_propose_nothing(extractor):
         "Ha, good question. Is this recorded?",
     ):
         assert read(extractor, text, question) == {}, text
+
+
+def test_small_talk_no_rule_catches_is_dropped_by_the_trained_gate(extractor):
+    question = "Do you offer training on data or AI to your staff?"  # the question names a factor
+    text = "Lovely to meet you, by the way. Are you based in Munich too?"
+    assert is_evidence(text)  # no rule calls it small talk
+    request = ExtractionRequest(user_id="u", session_id="s", turn_id="t", text=text,
+                                recent=[ExchangeTurn(role="assistant", text=question)])  # fmt: skip
+    result = extractor.extract(request)
+    assert result.raw_updates == [] and "off-topic or hostile" in result.rejected[0]
+    answer = "Every new starter gets a two-day data course and we run refreshers each spring."
+    assert "training_programs" in read(extractor, answer, question)  # a real answer passes the gate
 
 
 def test_below_the_threshold_it_abstains_and_says_so(catalog):
