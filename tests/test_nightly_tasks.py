@@ -4,7 +4,6 @@ database.  People are seeded in 1915 (a year of their own), so the scans select 
 
 from __future__ import annotations
 
-import time
 import uuid
 from datetime import UTC, datetime, timedelta
 
@@ -17,21 +16,12 @@ from factor_journal import runtime
 from factor_journal.catalog import Catalog
 from factor_journal.nightly import CloudTasksSink, NightlySettings, NightlyTask, callable_body, progress, start_run
 from factor_journal.reminders import mail_id_for
+from waiting import wait_for
 
 pytestmark = pytest.mark.functions
 
 NOW = datetime(1915, 6, 1, 3, 0, tzinfo=UTC)
 SETTINGS = NightlySettings(page_size=15, org_page_size=2)
-
-
-def wait_until(probe, timeout: float = 240.0, what: str = "the nightly tasks"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = probe()
-        if value:
-            return value
-        time.sleep(0.5)
-    raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +37,7 @@ def test_the_nightly_run_fans_out_through_cloud_tasks_and_reminds_each_due_perso
     first = start_run(trigger_client, sink, NOW, run_id, SETTINGS)
     assert len(first) == 3  # the scheduler's whole job: a page of organisations, a page of each scan
     assert start_run(trigger_client, sink, NOW, run_id, SETTINGS) == []  # the queue refuses the same tasks
-    state = wait_until(lambda: (s := progress(trigger_client, run_id)).complete and s)
+    state = wait_for(lambda: (s := progress(trigger_client, run_id)).complete and s, 240.0, "the nightly tasks", 0.5)
     assert state.tasks > 10  # 150 people in pages of 15, 5 organisations in pages of 2
     mail = mail_per_person(trigger_client, population["prefix"])
     assert set(mail) == population["due"] and set(mail.values()) == {1}
@@ -59,7 +49,7 @@ def test_the_nightly_run_fans_out_through_cloud_tasks_and_reminds_each_due_perso
     # Started again the same day (another run id, so the queue accepts every task): nothing new is written.
     again = f"e2e-{uuid.uuid4().hex[:8]}"
     start_run(trigger_client, sink, NOW, again, SETTINGS)
-    state = wait_until(lambda: (s := progress(trigger_client, again)).complete and s)
+    state = wait_for(lambda: (s := progress(trigger_client, again)).complete and s, 240.0, "the nightly tasks", 0.5)
     assert state.reminders_sent == 0 and state.people_seen == len(population["scans"]["quiet"]) + len(
         population["scans"]["silent"]
     )
@@ -76,7 +66,7 @@ def test_a_task_delivered_twice_runs_twice_and_writes_once(trigger_client, popul
     for _ in range(2):  # no task id: two distinct deliveries of the same work, possibly at once
         queue.enqueue(callable_body(task))
     marker = trigger_client.document(f"nightly_runs/{run_id}/tasks/{task.key}")
-    wait_until(lambda: marker.get().exists and marker.get().get("executions") >= 2, what="both deliveries")
+    wait_for(lambda: marker.get().exists and marker.get().get("executions") >= 2, 240.0, "both deliveries", 0.5)
     silent_due = population["scans"]["silent"] & population["due"]
     mail = mail_per_person(trigger_client, population["prefix"])
     assert silent_due and all(mail[user] == 2 for user in silent_due)  # one per window: the first test's, this one

@@ -5,25 +5,14 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable
-from typing import Any
 
 import pytest
 
 from factor_journal.models import UserProfile
 from factor_journal.store import FactorJournalStore
+from waiting import wait_for
 
 pytestmark = pytest.mark.functions
-
-
-def wait_for(probe: Callable[[], Any], timeout: float = 45.0, what: str = "the trigger") -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = probe()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
 
 
 @pytest.fixture
