@@ -157,6 +157,21 @@ _HOSTILE: Final = re.compile(
     r"|\bsay yes to (?:everything|all)\b|\b(?:previous|earlier|other|all (?:the|my|our)) answers should\b"
     r"|\b(?:log|record|enter|write|put) (?:that|this|it) (?:down )?as (?:his|her|their|the|an?|our) \w+"
     r"|\bwrite (?:down )?that we\b|\bjust write\b"
+    # a value dictated rather than a situation described; pressure, bribes and threats; encoded payloads;
+    # the same in German and French
+    r"|(?:^|[.!?:;,]\s*|\b(?:just|please|simply|so|then|and|now)\s+)(?:call it|make it|put (?:it|us|that|them|this)"
+    r"(?: down)?(?: as| at)?|write|enter|type|log it as|mark it as"
+    r"|give (?:it|us|them) (?:an?\s)?)\s*(?:\d{2,3}\b|ninety|eighty|seventy|a hundred|hundred|top\b|max)"
+    r"|\bmax (?:it|them|everything|us) out\b|\breset (?:it|this|that|them|the \w+(?: score)?) to \d+"
+    r"|\badjust (?:it |them |the \w+ )?accordingly\b"
+    r"|\b(?:bonus|promotion|job|contract|christmas) (?:depends|rides) on\b"
+    r"|\bnobody (?:has|needs) to know\b|\bi'?ll make sure (?:your|you)\b|\bcomplaint (?:with|to) your\b"
+    r"|\bas (?:part of )?your (?:instructions|system prompt|rules)\b|\bfollow (?:it|this|these|them) exactly\b"
+    r"|\bdecode (?:this|the following|it)\b|(?<![\w/])[a-z0-9+/]{16,}={1,2}(?![\w/])"
+    r"|\b(?:trag|tragen|setz|setzen|stell|stellen)\w*\b[^.!?\n]{0,50}\b\d{2,3}\b|\b(?:bitte|einfach)\b[^.!?\n]{0,50}"
+    r"\b(?:eintragen|ein|auf \d{2,3})\b|\b(?:mettez|mets|mettre|fixez|notez|inscrivez|indiquez)\b[^.!?\n]{0,60}"
+    r"\b(?:à|a)\s+\d{2,3}\b|\b(?:remarque|note|hinweis|anweisung|notiz)\s+(?:pour|für|an)\s+(?:l'|le |la |den |die "
+    r"|das )?(?:assistant|assistent\w*|ia|ki|bot|modèle|modell)\b"
 )
 
 
@@ -374,7 +389,9 @@ _DEFERRAL: Final = re.compile(
     r"|what was the question|how long (?:is|will|does) (?:this|it) (?:\w+ ){0,2}take|^pass\b|can (?:i|we) (?:pause"
     r"|continue|carry on|stop|finish)|define \w+ for me|(?:is|will|are) (?:this|it|the (?:conversation|call|chat)|you)"
     r"(?: \w+){0,2} (?:being )?(?:recorded|stored|shared)|(?:will|do|can) (?:i|we) (?:get to )?see the results"
-    r"|before i answer)\b"
+    r"|before i answer|(?:you'?d|you had) better ask|^ask \w+\W*$|let me (?:ping|ask|loop in|check with) \w+"
+    r"|not my (?:department|area|field|job)|i'?m not (?:a|the) (?:lawyer|expert|right person|it person)"
+    r"|off the record)\b"
 )
 # Hearsay and asides about other people or companies, with nothing said about "we" / "us" / "here".
 _HEARSAY: Final = re.compile(
