@@ -42,10 +42,10 @@ DEV = REPO / "eval" / "corpus" / "dev.jsonl"
 VERSION = "semantic-v3"
 FOLDS = 5
 MAX_SPURIOUS_PER_TURN = 0.08
-GRID = ((1e-3, 0.3), (1e-3, 1.0), (1e-3, 3.0))  # (detector, band) regularisation; a detector at 1e-2 never won
+GRID = tuple((detect_l2, band_l2) for detect_l2 in (1e-3, 1e-2) for band_l2 in (0.3, 1.0, 3.0))  # regularisation
 GATE_L2 = 0.01
 GATE_THRESHOLDS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)  # 1.0: the gate never fires
-NONE_UPDATE_COST = 0.5  # per share of off-topic and hostile turns updated (1% of them costs 0.5% band accuracy)
+NONE_UPDATE_COST = 0.01  # one update on a small-talk or hostile turn costs as much as 1% band accuracy
 
 
 def read_corpus(path: Path) -> list[Example]:
@@ -121,7 +121,6 @@ def _score(predictions: list[Prediction], examples: Sequence[Example], floor: fl
            gate_threshold: float = 1.0) -> dict[str, float]:  # fmt: skip
     correct = spurious = wrong = none_updates = 0
     expected_total = sum(len(e.expected) for e in examples)
-    none_turns = sum(not e.expected for e in examples)
     for (readings, not_evidence), example in zip(predictions, examples, strict=True):
         if not_evidence >= gate_threshold:
             continue
@@ -140,7 +139,6 @@ def _score(predictions: list[Prediction], examples: Sequence[Example], floor: fl
         "recall": (correct + wrong) / max(expected_total, 1),
         "spurious_per_turn": spurious / max(len(examples), 1),
         "correct": correct, "wrong_band": wrong, "spurious": spurious, "off_topic_or_hostile_updates": none_updates,
-        "off_topic_or_hostile_share_updated": none_updates / max(none_turns, 1),
     }  # fmt: skip
 
 
@@ -168,7 +166,7 @@ def choose_thresholds(
     predictions: list[Prediction], examples: Sequence[Example]
 ) -> tuple[float, float, float, dict[str, float]]:
     """(detect floor, confidence threshold, gate threshold, their CV figures): the best band accuracy within
-    the spurious budget, the share of off-topic and hostile turns given an update costing ``NONE_UPDATE_COST``."""
+    the spurious budget, each update on an off-topic or hostile turn costing ``NONE_UPDATE_COST``."""
     best: tuple[tuple[float, float], tuple[float, float, float], dict[str, float]] | None = None
     for gate_threshold in GATE_THRESHOLDS:
         for floor in np.arange(0.05, 0.8, 0.05):
@@ -177,7 +175,7 @@ def choose_thresholds(
                 if figures["spurious_per_turn"] > MAX_SPURIOUS_PER_TURN:
                     continue
                 key = (
-                    figures["band_accuracy"] - NONE_UPDATE_COST * figures["off_topic_or_hostile_share_updated"],
+                    figures["band_accuracy"] - NONE_UPDATE_COST * figures["off_topic_or_hostile_updates"],
                     -figures["spurious_per_turn"] - figures["wrong_band"] / 1000,
                 )
                 if best is None or key > best[0]:
@@ -203,7 +201,7 @@ def train(
     best = None
 
     def worth(figures: dict[str, float]) -> float:
-        return figures["band_accuracy"] - NONE_UPDATE_COST * figures["off_topic_or_hostile_share_updated"]
+        return figures["band_accuracy"] - NONE_UPDATE_COST * figures["off_topic_or_hostile_updates"]
 
     for detect_l2, band_l2 in grid:
         predictions = cross_validate(space, detect_l2, band_l2)
