@@ -226,6 +226,8 @@ class Turn:
         else:
             inputs = _ridge_inputs(answer_vec, question_vec if question.strip() else 0 * question_vec, exchange_vec)
             self.ridge = (inputs @ ridge.weights)[0].astype(np.float32)
+        self.answer_description = space.description @ answer_vec  # (m,)
+        self.answer_rubric = space.rubric @ answer_vec  # (m, 3)
         self.short = float(signals.word_count(answer) <= SHORT_ANSWER_WORDS)
         self.band_terms = np.zeros(len(space.band_vocabulary), dtype=np.float32)
         for term in signals.band_terms(answer):
@@ -245,8 +247,7 @@ class Turn:
         """(factors × DETECT_FEATURES) for this turn."""
         space, m = self.space, len(self.space.factors)
         has_question = bool(self.question.strip())
-        answer_description = space.description @ self.answer_vec
-        rubric = space.rubric @ self.answer_vec  # (m, 3)
+        answer_description, rubric = self.answer_description, self.answer_rubric
         answer_rubric, answer_rubric_mean = rubric.max(axis=1), rubric.mean(axis=1)
         question_questions = np.zeros(m, dtype=np.float32)
         question_description = np.zeros(m, dtype=np.float32)
@@ -294,7 +295,7 @@ class Turn:
             closeness += [float(sims[0]), float(sims[:5].mean())] if len(sims) else [0.0, 0.0]
         nearest = rows[np.argsort(-self.answer_sims[rows])[:10]] if len(rows) else rows
         none_vote = float(space.example_none[nearest].mean()) if len(nearest) else 0.0
-        catalog = float((space.description @ self.answer_vec + (space.rubric @ self.answer_vec).max(axis=1)).max())
+        catalog = float((self.answer_description + self.answer_rubric.max(axis=1)).max())
         features = [
             *closeness, none_vote, catalog, float(signals.speaks_for_the_company(text)),
             np.log1p(signals.word_count(text)) / 4, float(signals.has_number(text)),
@@ -564,12 +565,13 @@ class SemanticExtractor:
         question = _last_question(request.recent)
         updates: list[dict[str, Any]] = []
         rejected: list[str] = []
+        readings: list[Reading] = []
         if is_evidence(request.text):
             turn = self.reader.turn(question, request.text)
             if (p_none := self.reader.not_evidence(turn)) >= self.reader.model.gate_threshold:
                 rejected.append(f"no update: the turn reads as off-topic or hostile (P={p_none:.2f})")
                 return ExtractionResult(raw_updates=[], extractor=self.name, model=self.model, rejected=rejected)
-        readings = self.reader.readings(question, request.text)
+            readings = self.reader.readings(question, request.text, turn, gated=False)  # the gate was just read
         for reading in readings:
             if reading.confidence < self.reader.model.threshold:
                 rejected.append(

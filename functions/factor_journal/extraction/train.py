@@ -162,6 +162,11 @@ def cross_validate(space: Space, detect_l2: float, band_l2: float, seed: int = 7
     return predictions
 
 
+def _worth(figures: dict[str, float]) -> float:
+    """What a set of CV figures is worth: band accuracy less the cost of updates on off-topic and hostile turns."""
+    return figures["band_accuracy"] - NONE_UPDATE_COST * figures["off_topic_or_hostile_updates"]
+
+
 def choose_thresholds(
     predictions: list[Prediction], examples: Sequence[Example]
 ) -> tuple[float, float, float, dict[str, float]]:
@@ -174,10 +179,7 @@ def choose_thresholds(
                 figures = _score(predictions, examples, float(floor), float(threshold), gate_threshold)
                 if figures["spurious_per_turn"] > MAX_SPURIOUS_PER_TURN:
                     continue
-                key = (
-                    figures["band_accuracy"] - NONE_UPDATE_COST * figures["off_topic_or_hostile_updates"],
-                    -figures["spurious_per_turn"] - figures["wrong_band"] / 1000,
-                )
+                key = (_worth(figures), -figures["spurious_per_turn"] - figures["wrong_band"] / 1000)
                 if best is None or key > best[0]:
                     best = (key, (float(floor), float(threshold), gate_threshold), figures)
     if best is None:
@@ -200,15 +202,12 @@ def train(
     say(f"{len(space.examples)} dev turns ({dropped} dropped: unknown factors), {len(space.factors)} factors")
     best = None
 
-    def worth(figures: dict[str, float]) -> float:
-        return figures["band_accuracy"] - NONE_UPDATE_COST * figures["off_topic_or_hostile_updates"]
-
     for detect_l2, band_l2 in grid:
         predictions = cross_validate(space, detect_l2, band_l2)
         floor, threshold, gate_threshold, figures = choose_thresholds(predictions, space.examples)
         say(f"  cv detect_l2={detect_l2} band_l2={band_l2}: floor {floor} threshold {threshold} gate {gate_threshold} "
             + ", ".join(f"{k} {v:.3f}" for k, v in figures.items()))  # fmt: skip
-        if best is None or worth(figures) > worth(best[5]):
+        if best is None or _worth(figures) > _worth(best[5]):
             best = (detect_l2, band_l2, floor, threshold, gate_threshold, figures)
     assert best is not None
     detect_l2, band_l2, floor, threshold, gate_threshold, figures = best
