@@ -50,7 +50,7 @@ log = logging.getLogger(__name__)
 
 ARTEFACT: Final = Path(__file__).with_name("models") / "semantic.json"
 BANDS: Final = ("low", "mid", "high")
-BAND_RANGES: Final = {"low": (0.0, 39.999), "mid": (40.0, 69.999), "high": (70.0, 100.0)}
+BAND_RANGES: Final = {"low": (0.0, 39.0), "mid": (40.0, 69.0), "high": (70.0, 100.0)}  # whole numbers: survive rounding
 MAX_FACTORS: Final = 3
 RIDGE_L2: Final = 3.0  # regularisation of the per-factor linear reading of the turn (chosen by leave-one-out on dev)
 BAND_TERM_MIN_TURNS: Final = 5  # a word or word pair joins the band bag-of-words once this many labelled turns use it
@@ -500,7 +500,7 @@ class SemanticReader:
         band = BANDS[int(probs.argmax())]
         typical = np.array([self.model.band_values[b] for b in BANDS])
         low, high = BAND_RANGES[band]
-        return round(float(np.clip(float(probs @ typical), low, high)), 1)
+        return float(np.clip(round(float(probs @ typical), 1), low, high))
 
     def updates(self, question: str, answer: str) -> list[Reading]:
         """The readings confident enough to propose (the rest abstain)."""

@@ -237,3 +237,5 @@ def test_the_value_is_the_expected_value_kept_inside_the_chosen_band(catalog):
     assert reader.value(confident) == reader.model.band_values["mid"]
     assert band_of(reader.value(leaning_high)) == "mid" and reader.value(leaning_high) > reader.value(confident)
     assert band_of(reader.value(np.array([0.34, 0.0, 0.66]))) == "high"  # never crosses out of the chosen band
+    for split in np.random.default_rng(3).dirichlet(np.ones(3), size=2000):  # nor rounds out of it at an edge
+        assert band_of(reader.value(split)) == ("low", "mid", "high")[int(split.argmax())], split
