@@ -6,6 +6,7 @@ Pure functions over the catalog (no Streamlit, no Firestore), unit-tested in
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from datetime import UTC, date, datetime
@@ -66,9 +67,14 @@ def status_label(status: object) -> str:
 
 
 def band(catalog: Catalog, factor_id: str, value: float) -> str:
-    """low / mid / high: the rubric level nearest the value on the factor's scale."""
-    levels = {str(level): catalog.level_value(factor_id, level) for level in catalog.levels}
-    return min(levels, key=lambda level: (abs(levels[level] - value), level))
+    """low / mid / high: the band the value falls in on the factor's scale (the catalog's one definition)."""
+    return str(catalog.band(factor_id, value))
+
+
+def amount(value: float) -> str:
+    """A value as a person reads it: at most one decimal, cut rather than rounded, so the number shown never
+    sits across a band edge from its band ("39.9", never "40" for a low 39.96)."""
+    return f"{math.floor(value * 10 + 1e-9) / 10:g}"  # 1e-9: 55.3 * 10 is 552.999…
 
 
 def day(moment: datetime | date | None, empty: str = NOT_YET) -> str:

@@ -38,7 +38,7 @@ def render() -> None:
     if state.current_value is None:
         shown = "not assessed"
     else:
-        shown = f"{state.current_value:g} ({labels.band(store.catalog, factor_id, state.current_value)})"
+        shown = f"{labels.amount(state.current_value)} ({labels.band(store.catalog, factor_id, state.current_value)})"
     status = (
         "computed from its parts"
         if store.catalog.factor(factor_id).is_composite

@@ -64,7 +64,7 @@ def render() -> None:
         with st.container(border=True):
             st.markdown(
                 f"**{item.factor_name}**: {labels.band(store.catalog, item.factor_id, item.value)} · "
-                f"{item.value:g}/100 "
+                f"{labels.amount(item.value)}/100 "
                 f"at {item.confidence:.0%} confidence "
                 f"· {item.evidence_count} piece{'s' if item.evidence_count != 1 else ''} of evidence"
             )

@@ -103,8 +103,8 @@ def what_we_know(catalog, summary: AssessmentSummary, read_only: bool) -> None:
             else:
                 said, status = state.observed_at, labels.status_label(state.inference_status)
             lines.append(
-                f"- **{name}**: {labels.band(catalog, fid, value)} ({value:.0f}) · {state.current_confidence:.0%} sure "
-                f"· {status} · said {labels.day(said)}"
+                f"- **{name}**: {labels.band(catalog, fid, value)} ({labels.amount(value)}) · "
+                f"{state.current_confidence:.0%} sure · {status} · said {labels.day(said)}"
             )
         with columns[index % 2]:
             st.markdown(f"**{category.name}** · {len(factors)} of "

@@ -51,6 +51,16 @@ def test_levels_map_onto_each_scale(catalog):
     assert catalog.level_value("data_quality", Level.low) < catalog.level_value("data_quality", Level.high)
 
 
+def test_bands_are_low_below_40_mid_below_70_high_from_70_on_every_scale(catalog):
+    from factor_journal.catalog import Level
+
+    assert [catalog.band("data_quality", v) for v in (0, 39.99, 40, 69.99, 70, 100)] == [
+        Level.low, Level.low, Level.mid, Level.mid, Level.high, Level.high
+    ]  # fmt: skip
+    for factor in catalog.assessable_factors:  # each rubric level's own value sits in its band
+        assert all(catalog.band(factor.id, catalog.level_value(factor.id, level)) == level for level in Level)
+
+
 def test_graph_answers_dependency_questions(catalog):
     graph = graph_for(catalog)
     assert "data_governance" in graph.depends_on("data_quality")

@@ -39,6 +39,17 @@ class Level(StrEnum):
     high = "high"
 
 
+BAND_FLOORS: dict[Level, float] = {Level.mid: 40.0, Level.high: 70.0}  # on 0-100: low 0-39, mid 40-69, high 70-100
+
+
+def band_of(value: float) -> Level:
+    """The band a value on the 0-100 scale falls in: low below 40, mid below 70, high from 70.
+
+    The one definition of a band: the eval's labels, the extractors and the pages all read it.
+    """
+    return Level.low if value < BAND_FLOORS[Level.mid] else Level.mid if value < BAND_FLOORS[Level.high] else Level.high
+
+
 class Scale(_Strict):
     min: float = 0
     max: float = 100
@@ -263,6 +274,11 @@ class Catalog(_Strict):
         scale = self.factor(factor_id).scale
         fraction = self.levels[level] / 100.0
         return round(scale.min + fraction * (scale.max - scale.min), 2)
+
+    def band(self, factor_id: str, value: float) -> Level:
+        """The band a value falls in on this factor's scale (``band_of`` on the scale rescaled to 0-100)."""
+        scale = self.factor(factor_id).scale
+        return band_of(round(100.0 * (value - scale.min) / (scale.max - scale.min), 9))  # 9: float noise only
 
     def _factor_index(self) -> dict[str, Factor]:
         index = self.__dict__.get("_index")

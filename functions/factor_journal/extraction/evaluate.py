@@ -29,7 +29,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from factor_journal.catalog.models import Catalog, load_catalog
+from factor_journal.catalog.models import Catalog, band_of, load_catalog
 
 REPO = Path(__file__).resolve().parents[3]
 CORPUS = REPO / "eval" / "corpus"
@@ -39,10 +39,6 @@ DATABASE = "fj-eval"
 BANDS = ("low", "mid", "high")
 KINDS = ("factor", "off_topic", "hostile")
 CALIBRATION_EDGES = (0.0, 0.3, 0.5, 0.7, 0.85, 1.0001)
-
-
-def band_of(value: float) -> str:
-    return "low" if value < 40 else "mid" if value < 70 else "high"
 
 
 # The corpus --------------------------------------------------------------------------------------

@@ -40,7 +40,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from factor_journal.catalog.models import Catalog, Factor, load_catalog
+from factor_journal.catalog.models import Catalog, Factor, band_of, load_catalog
 from factor_journal.extraction import signals
 from factor_journal.extraction.base import ExchangeTurn, ExtractionRequest, ExtractionResult, ProposedUpdate
 from factor_journal.extraction.embeddings import MODEL_ID, embed
@@ -55,11 +55,6 @@ MAX_FACTORS: Final = 3
 RIDGE_L2: Final = 3.0  # regularisation of the per-factor linear reading of the turn (chosen by leave-one-out on dev)
 BAND_TERM_MIN_TURNS: Final = 5  # a word or word pair joins the band bag-of-words once this many labelled turns use it
 SHORT_ANSWER_WORDS: Final = 6
-
-
-def band_of(value: float) -> str:
-    """The band of a 0-100 value: low 0-39, mid 40-69, high 70-100."""
-    return "low" if value < 40 else "mid" if value < 70 else "high"
 
 
 # Labelled examples -------------------------------------------------------------------------------

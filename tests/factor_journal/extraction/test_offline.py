@@ -232,6 +232,10 @@ def test_a_count_overrides_the_phrase_inside_it(offline, small):
     assert read(offline, "our data scientists are great")["skills"].value == level(small, "skills", "high")
 
 
+def test_bands_rescale_to_the_factor_scale(small):
+    assert [small.band("infra", v) for v in (3.9, 4, 6.9, 7)] == ["low", "mid", "mid", "high"]  # a 0-10 scale
+
+
 def test_values_are_on_the_factor_scale(offline, small):
     assert read(offline, "5 different systems")["infra"].value == small.level_value("infra", Level.low) == 2.0
 
