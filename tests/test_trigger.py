@@ -30,7 +30,9 @@ def test_written_turns_are_analysed_by_the_deployed_trigger(live_store):
     user = f"e2e-{uuid.uuid4().hex[:8]}"
     live_store.register_user(UserProfile(user_id=user, display_name="E2E", org_id="org-e2e"))
     session = live_store.start_session(user)
-    live_store.add_turn(user, session, "assistant", "How is your data organised today?")
+    live_store.add_turn(
+        user, session, "assistant", "Where does your data live today, and how many separate systems hold it?"
+    )
     first = live_store.add_turn(user, session, "user", "Our data is all over the place, 5 different systems")
     outcome = wait_for(lambda: done(live_store, user, session, first))
     assert outcome["status"] == "processed", outcome

@@ -94,8 +94,8 @@ DETECT_FEATURES: Final = (
 )  # fmt: skip
 GATE_FEATURES: Final = (
     "off_topic_max", "off_topic_top5", "hostile_max", "hostile_top5", "factor_max", "factor_top5", "none_vote",
-    "catalog_max", "company_voice", "words", "number", "small_talk", "asks_back", "question_mark", "hearsay",
-    "deferral", "you_words", "has_question",
+    "catalog_max", "company_voice", "words", "number", "small_talk", "asks_back", "question_mark", "you_words",
+    "has_question",
 )  # fmt: skip
 BAND_SIGNALS: Final = (
     "rubric_low", "rubric_mid", "rubric_high", "exchange_rubric_low", "exchange_rubric_mid", "exchange_rubric_high",
@@ -295,8 +295,7 @@ class Turn:
             *closeness, none_vote, catalog, float(signals.speaks_for_the_company(text)),
             np.log1p(signals.word_count(text)) / 4, float(signals.has_number(text)),
             min(signals.small_talk_count(text), 3) / 3, float(signals.asks_back(text)), float("?" in text),
-            float(signals.is_hearsay(text)), float(signals.is_deferral(text)), min(signals.you_count(text), 3) / 3,
-            float(bool(self.question.strip())),
+            min(signals.you_count(text), 3) / 3, float(bool(self.question.strip())),
         ]  # fmt: skip
         return np.asarray(features, dtype=np.float32)
 
@@ -570,8 +569,8 @@ class SemanticExtractor:
         for reading in readings:
             if reading.confidence < self.reader.model.threshold:
                 rejected.append(
-                    f"{reading.factor_id!r}: abstained ({reading.band}, confidence {reading.confidence:.2f} "
-                    f"below {self.reader.model.threshold:.2f})"
+                    f"{reading.factor_id!r}: abstained ({reading.band}, confidence {reading.confidence:.3f} "
+                    f"below {self.reader.model.threshold:g})"
                 )
                 continue
             updates.append(

@@ -39,13 +39,13 @@ from factor_journal.extraction.semantic import (
 
 REPO = Path(__file__).resolve().parents[3]
 DEV = REPO / "eval" / "corpus" / "dev.jsonl"
-VERSION = "semantic-v3"
+VERSION = "semantic-v4"
 FOLDS = 5
 MAX_SPURIOUS_PER_TURN = 0.08
 GRID = tuple((detect_l2, band_l2) for detect_l2 in (1e-3, 1e-2) for band_l2 in (0.3, 1.0, 3.0))  # regularisation
 GATE_L2 = 0.01
 GATE_THRESHOLDS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)  # 1.0: the gate never fires
-NONE_UPDATE_COST = 0.01  # one update on a small-talk or hostile turn costs as much as 1% band accuracy
+NONE_SHARE_COST = 2.0  # updating 1% of dev's off-topic and hostile turns costs as much as 2% band accuracy
 
 
 def read_corpus(path: Path) -> list[Example]:
@@ -121,6 +121,7 @@ def _score(predictions: list[Prediction], examples: Sequence[Example], floor: fl
            gate_threshold: float = 1.0) -> dict[str, float]:  # fmt: skip
     correct = spurious = wrong = none_updates = 0
     expected_total = sum(len(e.expected) for e in examples)
+    none_turns = sum(not e.expected for e in examples)
     for (readings, not_evidence), example in zip(predictions, examples, strict=True):
         if not_evidence >= gate_threshold:
             continue
@@ -139,6 +140,7 @@ def _score(predictions: list[Prediction], examples: Sequence[Example], floor: fl
         "recall": (correct + wrong) / max(expected_total, 1),
         "spurious_per_turn": spurious / max(len(examples), 1),
         "correct": correct, "wrong_band": wrong, "spurious": spurious, "off_topic_or_hostile_updates": none_updates,
+        "off_topic_or_hostile_updated_share": none_updates / max(none_turns, 1),
     }  # fmt: skip
 
 
@@ -163,15 +165,16 @@ def cross_validate(space: Space, detect_l2: float, band_l2: float, seed: int = 7
 
 
 def _worth(figures: dict[str, float]) -> float:
-    """What a set of CV figures is worth: band accuracy less the cost of updates on off-topic and hostile turns."""
-    return figures["band_accuracy"] - NONE_UPDATE_COST * figures["off_topic_or_hostile_updates"]
+    """What a set of CV figures is worth: band accuracy less the cost of the share of off-topic and hostile
+    turns that got an update (a share, so the trade does not drift as dev grows)."""
+    return figures["band_accuracy"] - NONE_SHARE_COST * figures["off_topic_or_hostile_updated_share"]
 
 
 def choose_thresholds(
     predictions: list[Prediction], examples: Sequence[Example]
 ) -> tuple[float, float, float, dict[str, float]]:
     """(detect floor, confidence threshold, gate threshold, their CV figures): the best band accuracy within
-    the spurious budget, each update on an off-topic or hostile turn costing ``NONE_UPDATE_COST``."""
+    the spurious budget, less ``NONE_SHARE_COST`` times the share of off-topic and hostile turns updated."""
     best: tuple[tuple[float, float], tuple[float, float, float], dict[str, float]] | None = None
     for gate_threshold in GATE_THRESHOLDS:
         for floor in np.arange(0.05, 0.8, 0.05):
