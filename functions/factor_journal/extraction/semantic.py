@@ -40,7 +40,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from factor_journal.catalog.models import Catalog, Factor, band_of, load_catalog
+from factor_journal.catalog.models import BAND_FLOORS, Catalog, Factor, Level, band_of, load_catalog
 from factor_journal.extraction import signals
 from factor_journal.extraction.base import ExchangeTurn, ExtractionRequest, ExtractionResult, ProposedUpdate
 from factor_journal.extraction.embeddings import MODEL_ID, embed
@@ -50,7 +50,12 @@ log = logging.getLogger(__name__)
 
 ARTEFACT: Final = Path(__file__).with_name("models") / "semantic.json"
 BANDS: Final = ("low", "mid", "high")
-BAND_RANGES: Final = {"low": (0.0, 39.0), "mid": (40.0, 69.0), "high": (70.0, 100.0)}  # whole numbers: survive rounding
+# Each band's values, from the catalog's band floors; whole-number edges, so a rounded value stays in its band
+BAND_RANGES: Final = {
+    "low": (0.0, BAND_FLOORS[Level.mid] - 1),
+    "mid": (BAND_FLOORS[Level.mid], BAND_FLOORS[Level.high] - 1),
+    "high": (BAND_FLOORS[Level.high], 100.0),
+}
 MAX_FACTORS: Final = 3
 RIDGE_L2: Final = 3.0  # regularisation of the per-factor linear reading of the turn (chosen by leave-one-out on dev)
 BAND_TERM_MIN_TURNS: Final = 5  # a word or word pair joins the band bag-of-words once this many labelled turns use it

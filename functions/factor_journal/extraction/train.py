@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from factor_journal.catalog.models import Catalog, load_catalog
+from factor_journal.catalog.models import Catalog, band_of, load_catalog
 from factor_journal.extraction.linear import Classifier, Standardised, fit_logistic
 from factor_journal.extraction.semantic import (
     ARTEFACT,
@@ -34,7 +34,6 @@ from factor_journal.extraction.semantic import (
     SemanticModel,
     SemanticReader,
     Space,
-    band_of,
 )
 
 REPO = Path(__file__).resolve().parents[3]

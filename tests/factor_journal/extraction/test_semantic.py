@@ -11,14 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from factor_journal.catalog.models import load_catalog
+from factor_journal.catalog.models import band_of, load_catalog
 from factor_journal.extraction import signals
 from factor_journal.extraction.base import ExchangeTurn, ExtractionRequest
 from factor_journal.extraction.catalog_check import THRESHOLD, similar_pairs, too_similar
 from factor_journal.extraction.semantic import (
     SemanticExtractor,
     SemanticReader,
-    band_of,
     default_reader,
     is_evidence,
     load_model_artefact,
