@@ -1,6 +1,6 @@
 """Validate the labelled eval corpus against the factor catalog and print its coverage.
 
-Usage: ``python eval/corpus/check.py [dev|test ...]`` (default: both splits).
+Usage: ``python eval/corpus/check.py [dev|validation|test ...]`` (default: every split).
 
 Promises: exits 1 and lists every problem when a line does not parse, an id repeats (across
 splits too), a field is missing or mistyped, a factor id is unknown or composite, a value lies
@@ -195,14 +195,14 @@ def report(rows: list[dict], factor_ids: set[str]) -> list[str]:
             n = sum(by_factor[fid].values())
             checks.append((n >= 4, f"{fid}: at least 4 turns ({n})"))
         n_dev = sum(r["_split"] == "dev" for r in rows)
-        n_test = total - n_dev
+        n_test = sum(r["_split"] == "test" for r in rows)
         checks.append((n_test >= 200, f"a held-out test split of at least 200 turns ({n_test})"))
         checks.append((n_dev >= n_test, f"dev (the training split) at least as large as test ({n_dev} vs {n_test})"))
         missing = [text for ok, text in checks if not ok]
         print(f"\nrequirements: {len(checks) - len(missing)}/{len(checks)} met")
         for text in missing:
             print(f"  NOT MET: {text}")
-        dev = [(r["id"], words(r["answer"])) for r in rows if r["_split"] == "dev"]
+        dev = [(r["id"], words(r["answer"])) for r in rows if r["_split"] != "test"]
         close = []
         for r in rows:
             if r["_split"] != "test":
@@ -211,12 +211,12 @@ def report(rows: list[dict], factor_ids: set[str]) -> list[str]:
             for did, dw in dev:
                 if tw and dw and len(tw & dw) / len(tw | dw) >= 0.5:
                     close.append((r["id"], did))
-        print(f"test answers sharing half their words with a dev answer: {close or 'none'}")
+        print(f"test answers sharing half their words with a dev or validation answer: {close or 'none'}")
     return missing
 
 
 def main(argv: list[str]) -> int:
-    names = argv or ["dev", "test"]
+    names = argv or ["dev", "validation", "test"]
     names = [n for n in names if (HERE / f"{n}.jsonl").exists()]
     factor_ids, composite = load_catalog()
     errors: list[str] = []

@@ -33,6 +33,7 @@ from factor_journal.catalog.models import Catalog, band_of, load_catalog
 
 REPO = Path(__file__).resolve().parents[3]
 CORPUS = REPO / "eval" / "corpus"
+SPLITS = ("dev", "validation", "test")  # train on dev; validate model choices on validation; only score test
 RESULTS = REPO / "eval" / "results.json"
 REPORT = REPO / "eval" / "REPORT.md"
 DATABASE = "fj-eval"
@@ -103,7 +104,7 @@ def load_corpus(path: Path, catalog: Catalog | None = None) -> list[CorpusTurn]:
 
 
 def available_splits() -> list[str]:
-    return [split for split in ("dev", "test") if (CORPUS / f"{split}.jsonl").exists()]
+    return [split for split in SPLITS if (CORPUS / f"{split}.jsonl").exists()]
 
 
 # Running -----------------------------------------------------------------------------------------
@@ -418,7 +419,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--extractor", nargs="*", help="extractors to evaluate (default: FJ_EXTRACTOR, else the default)"
     )
-    parser.add_argument("--split", nargs="*", choices=("dev", "test"), help="splits (default: every split present)")
+    parser.add_argument("--split", nargs="*", choices=SPLITS, help="splits (default: every split present)")
     parser.add_argument("--database", default=DATABASE)
     parser.add_argument("--results", type=Path, default=RESULTS)
     parser.add_argument("--report", type=Path, default=REPORT)

@@ -6,19 +6,22 @@ A turn is read in four steps, each promise checked by the eval (``make eval``):
    instructions", "mark us fully ready", a forged "SYSTEM:" line, a JSON payload) or says nothing whatever
    was asked (filler, a question back, a deferral) proposes nothing (``is_evidence``); nor does a turn the
    trained **evidence gate** reads as off-topic or hostile (its closeness to the labelled off-topic,
-   hostile and factor turns, whether it speaks for the company at all), even when the question named a
-   factor.
+   hostile and factor turns, whether it speaks for the company at all or about another workplace, private
+   life or the world in general), even when the question named a factor.
 2. **Detection**: every assessable factor gets a probability that the turn speaks to it, from a small
    logistic model over similarities (WordLlama's bundled 256-d embeddings, ``embeddings.py``) of the
    answer to the factor's description, rubric and labelled examples, of the assistant's question to
    the factor's elicitation questions (so "Not yet, no" is read against what was asked), the votes of the
    nearest labelled turns, a ridge reading of the turn's embeddings (``Ridge``), how far ahead of the
-   other factors it stands, and how close the turn is to small talk and hostile turns.
+   other factors it stands, how close the turn is to small talk and hostile turns, and the same readings
+   for each clause ("the dashboards are great, but the numbers under them are a mess" speaks to two
+   factors, one per clause, which the whole turn's embedding averages away).
 3. **Band**: a softmax classifier (low / mid / high) over the answer's closeness to the factor's three
    rubric levels, the bands of the nearest labelled answers, negation and hedge signals ("we are not bad
    at…", "sort of, in places"), whether a "yes" answers a question about a problem, and a bag of band
-   words learnt from dev (``signals.band_terms``).  The value is the expected value under the band
-   probabilities, kept inside the chosen band.
+   words learnt from dev (``signals.band_terms``), and for a turn of several clauses the same signals of
+   the clause most about the factor.  The value is the expected value under the band probabilities,
+   kept inside the chosen band.
 4. **Abstention**: the update's confidence is P(detected) × P(band); below the trained threshold the
    factor is left alone (no update beats a wrong one).  At most ``MAX_FACTORS`` factors per turn.
 
@@ -96,11 +99,13 @@ DETECT_FEATURES: Final = (
     "none_similarity", "short_answer", "short_x_question_z", "lexical_answer", "lexical_question", "answer_rank1",
     "question_rank1", "rules_fired", "rules_confidence", "answer_best", "yes_no", "small_talk",
     "asks_back", "knn_answer_vote", "knn_exchange_vote", "knn_question_vote", "ridge", "ridge_z",
+    "clause_catalog", "clause_examples", "clause_vote", "clause_z", "clause_rank1", "several_clauses",
+    "several_x_clause_z", "several_x_clause_vote",
 )  # fmt: skip
 GATE_FEATURES: Final = (
     "off_topic_max", "off_topic_top5", "hostile_max", "hostile_top5", "factor_max", "factor_top5", "none_vote",
     "catalog_max", "company_voice", "words", "number", "small_talk", "asks_back", "question_mark", "you_words",
-    "has_question",
+    "has_question", "elsewhere", "generality",
 )  # fmt: skip
 BAND_SIGNALS: Final = (
     "rubric_low", "rubric_mid", "rubric_high", "exchange_rubric_low", "exchange_rubric_mid", "exchange_rubric_high",
@@ -108,6 +113,8 @@ BAND_SIGNALS: Final = (
     "negations", "hedges", "negated_negative", "negated_positive", "polarity", "number", "short_answer",
     "low_share", "mid_share", "high_share", "low_markers", "mid_markers", "high_markers",
     "rules_low", "rules_mid", "rules_high", "problem_question", "polarity_x_problem_question",
+    "clause_rubric_low", "clause_rubric_mid", "clause_rubric_high", "clause_knn_low", "clause_knn_mid",
+    "clause_knn_high", "clause_negations", "clause_negated_negative", "clause_negated_positive", "several_clauses",
 )  # fmt: skip
 
 
@@ -226,6 +233,9 @@ class Turn:
         else:
             inputs = _ridge_inputs(answer_vec, question_vec if question.strip() else 0 * question_vec, exchange_vec)
             self.ridge = (inputs @ ridge.weights)[0].astype(np.float32)
+        self.clauses = signals.clauses(answer)
+        self.several_clauses = float(len(self.clauses) > 1)
+        self.clause_vecs = embed(self.clauses) if len(self.clauses) > 1 else answer_vec[None, :]
         self.answer_description = space.description @ answer_vec  # (m,)
         self.answer_rubric = space.rubric @ answer_vec  # (m, 3)
         self.short = float(signals.word_count(answer) <= SHORT_ANSWER_WORDS)
@@ -281,9 +291,34 @@ class Turn:
             np.full(m, float(signals.asks_back(self.answer))),
             self._vote(self.answer_sims, rows), self._vote(self.exchange_sims, rows),
             self._vote(self.question_sims, rows) if self.question_sims is not None else np.zeros(m),
-            self.ridge, _z(self.ridge),
+            self.ridge, _z(self.ridge), *self._clause_detection(rows),
         ]  # fmt: skip
         return np.stack([np.asarray(c, dtype=np.float32) for c in columns], axis=1)
+
+    def _clause_detection(self, rows: np.ndarray) -> list[np.ndarray]:
+        """Per factor, the best of the turn's clauses: a turn about two factors says each in its own clause,
+        and the whole turn's embedding averages them away."""
+        space, m, several = self.space, len(self.space.factors), self.several_clauses
+        vecs = self.clause_vecs  # (c, d)
+        catalog = vecs @ space.description.T + np.einsum("fbd,cd->cfb", space.rubric, vecs).max(axis=2)  # (c, m)
+        examples = np.zeros_like(catalog)
+        votes = np.zeros_like(catalog)
+        if len(rows):
+            owned = space.example_factors[rows]  # (r, m)
+            sims = vecs @ space.example_answer[rows].T  # (c, r)
+            for c, clause_sims in enumerate(sims):
+                examples[c] = np.where(owned, clause_sims[:, None], -1.0).max(axis=0).clip(0, None)
+                nearest = np.argsort(-clause_sims)[:10]
+                weights = np.clip(clause_sims[nearest], 0.0, None) ** 2
+                if weights.sum() > 0:
+                    votes[c] = (weights[:, None] * owned[nearest]).sum(axis=0) / weights.sum()
+        score = catalog + examples
+        z = np.stack([_z(row) for row in score])
+        rank1 = (score >= score.max(axis=1, keepdims=True)).any(axis=0)
+        return [
+            catalog.max(axis=0), examples.max(axis=0), votes.max(axis=0), z.max(axis=0), rank1.astype(np.float32),
+            np.full(m, several), several * z.max(axis=0), several * votes.max(axis=0),
+        ]  # fmt: skip
 
     def gate_features(self) -> np.ndarray:
         """GATE_FEATURES: how much the turn reads like the labelled off-topic, hostile and factor turns, and
@@ -301,6 +336,7 @@ class Turn:
             np.log1p(signals.word_count(text)) / 4, float(signals.has_number(text)),
             min(signals.small_talk_count(text), 3) / 3, float(signals.asks_back(text)), float("?" in text),
             min(signals.you_count(text), 3) / 3, float(bool(self.question.strip())),
+            float(signals.talks_about_elsewhere(text)), float(signals.generalises(text)),
         ]  # fmt: skip
         return np.asarray(features, dtype=np.float32)
 
@@ -331,9 +367,34 @@ class Turn:
             float(signals.negated_negative(text)), float(signals.negated_positive(text)),
             float(signals.answer_polarity(text)), float(signals.has_number(text)), self.short,
             *signals.maturity_markers(text), *self.rules_level[factor_index],
-            problem, problem * float(signals.answer_polarity(text)),
+            problem, problem * float(signals.answer_polarity(text)), *self._clause_band(factor_index, rows),
         ]  # fmt: skip
         return np.concatenate([np.asarray(signal, dtype=np.float32), self.band_terms])
+
+    def _clause_band(self, factor_index: int, rows: np.ndarray) -> list[float]:
+        """The band signals of the clause most about the factor (zero for a one-clause turn, which the whole-turn
+        signals already describe): in "the dashboards are great, but the numbers are a mess" each factor's band
+        is in its own clause."""
+        if not self.several_clauses:
+            return [0.0] * 10
+        space = self.space
+        about = self.clause_vecs @ space.description[factor_index] + (
+            self.clause_vecs @ space.rubric[factor_index].T
+        ).max(axis=1)
+        best = int(np.argmax(about))
+        vec, text = self.clause_vecs[best], self.clauses[best]
+        rubric = space.rubric[factor_index] @ vec
+        votes = np.zeros(3, dtype=np.float32)
+        labelled = rows[space.example_bands[rows, factor_index] >= 0]
+        if len(labelled):
+            sims = space.example_answer[labelled] @ vec
+            for row in np.argsort(-sims)[:5]:
+                votes[space.example_bands[labelled[row], factor_index]] += max(float(sims[row]), 0.0) ** 2
+        votes = votes / votes.sum() if votes.sum() > 0 else votes + 1 / 3
+        return [
+            *(rubric - rubric.mean()), *votes, min(signals.negation_count(text), 3) / 3,
+            float(signals.negated_negative(text)), float(signals.negated_positive(text)), 1.0,
+        ]  # fmt: skip
 
     def _knn(self, rows: np.ndarray, factor_index: int | None, k: int) -> np.ndarray:
         """Similarity-weighted band distribution of the ``k`` nearest labelled answers among ``rows``."""
@@ -372,7 +433,7 @@ class SemanticModel:
     def to_json(self) -> dict[str, Any]:
         return {
             "format": 1,
-            "band_signals_version": 4,
+            "band_signals_version": 5,
             "band_terms": len(self.band.weights) - len(BAND_SIGNALS),
             "embedding_model": MODEL_ID,
             "catalog_version": self.catalog_version,

@@ -474,6 +474,47 @@ def is_hearsay(text: str) -> bool:
     return bool(_HEARSAY.search(said)) and not _WE.search(said)
 
 
+# Talk about somewhere else (a former employer, family, one's own car) and generalities ("every company…",
+# "people hate change, don't they?"): soft signals for the evidence gate, which weighs them against the
+# company's voice, since "people here hate change" is evidence and "people hate change" is not.
+_ELSEWHERE: Final = re.compile(
+    r"\b(?:my (?:old|previous|last|former|first) (?:job|company|employer|firm|boss|place|team)"
+    r"|before (?:this|my current) job|(?:where|when) i (?:used to work|worked|started out|was at|trained|studied)"
+    r"|i (?:studied|trained|grew up"
+    r"|used to work)|at the (?:\w+ ){1,2}where i|my (?:nephew|niece|kids?|children|son|daughter|teenagers?|wife|husband"
+    r"|partner|brother|sister|father|mother|dad|mum|mom|cousin|uncle|aunt|neighbou?r|friend|car|house|garden|dog|cat"
+    r"|holiday|doctor|dentist|own)[\w-]*|other (?:companies|firms|businesses|people)|(?:another|a) (?:company|firm"
+    r"|client|competitor) (?:i|that|which|we) )"
+)
+_GENERALITY: Final = re.compile(
+    r"\b(?:every (?:company|firm|business|organi[sz]ation|manager|book)|everyone (?:says|knows|thinks)|in general"
+    r"|generally speaking|human nature|the (?:papers|news|press|media)|people (?:always|never|hate|love|say)"
+    r"|(?:don't|doesn't|isn't|aren't|won't) (?:they|it|you|we)\?|in my experience|these days|nowadays|machines,? eh"
+    r"|if (?:we|i|you) (?:ever|one day)|i (?:think|believe|reckon|suspect) (?:ai|these|that ai|robots|chatbots))"
+)
+
+
+def talks_about_elsewhere(text: str) -> bool:
+    """Whether the turn talks about another workplace or the speaker's private life ("at my old firm…",
+    "my nephew…", "my car's due its MOT")."""
+    return bool(_ELSEWHERE.search(normalise(text)))
+
+
+def generalises(text: str) -> bool:
+    """Whether the turn speaks in generalities ("every company says…", "people hate change, don't they?")."""
+    return bool(_GENERALITY.search(normalise(text)))
+
+
+_CLAUSE_BREAK: Final = re.compile(r"(?<=[.!?;])\s+|,?\s+\b(?:but|though|although|while|whereas|however)\b\s*", re.I)
+
+
+def clauses(text: str) -> list[str]:
+    """The turn's sentences and contrasted clauses ("the dashboards are great, but the numbers are a mess" gives
+    two) of two words or more; the whole turn when it has no such break."""
+    parts = [part.strip() for part in _CLAUSE_BREAK.split(text) if part and len(part.split()) >= 2]
+    return parts or [text]
+
+
 def is_non_evidence(text: str) -> bool:
     """A turn that says nothing about the company whatever the question: filler, a question back, a deferral
     or an aside about others.

@@ -219,6 +219,24 @@ def test_dictating_the_result_is_hostile_but_describing_the_company_is_not():
         assert not signals.is_hostile(text), text
 
 
+def test_clauses_split_contrasts_and_sentences():
+    assert signals.clauses("The reports look lovely, but nobody trusts the figures. Two systems disagree.") == [
+        "The reports look lovely",
+        "nobody trusts the figures.",
+        "Two systems disagree.",
+    ]
+    assert signals.clauses("Not yet, no.") == ["Not yet, no."]
+    assert signals.clauses("") == [""]
+
+
+def test_talk_about_elsewhere_and_generalities_are_recognised():
+    assert signals.talks_about_elsewhere("When I was at the insurer, they had a whole modelling team.")
+    assert signals.talks_about_elsewhere("My daughter uses those chatbots for homework.")
+    assert not signals.talks_about_elsewhere("Our planners keep the forecast in a shared workbook.")
+    assert signals.generalises("Every company claims to be data-driven these days.")
+    assert not signals.generalises("The depot managers check the numbers each Monday.")
+
+
 def test_turns_that_say_nothing_about_the_company_are_not_evidence(extractor):
     question = "How much of your IT runs in the cloud today?"
     for text in (
