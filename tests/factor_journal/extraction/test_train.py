@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from factor_journal.extraction import train as training
-from factor_journal.extraction.semantic import SemanticModel, SemanticReader, Space
+from factor_journal.extraction.semantic import SemanticModel, SemanticReader, Space, load_model_artefact
 
 DEV = Path(__file__).resolve().parents[3] / "eval" / "corpus" / "dev.jsonl"
 
@@ -36,9 +36,24 @@ def test_training_writes_an_artefact_that_loads_and_reads(small_corpus, tmp_path
     assert readings and readings[0].factor_id == "data_governance"
 
 
-def test_training_refuses_the_test_split(tmp_path):
+@pytest.mark.parametrize("split", ["test", "validation"])
+def test_training_refuses_the_held_out_splits(tmp_path, split):
     with pytest.raises(SystemExit):
-        training.main(["--corpus", str(DEV.with_name("test.jsonl")), "--out", str(tmp_path / "x.json")])
+        training.main(["--corpus", str(DEV.with_name(f"{split}.jsonl")), "--out", str(tmp_path / "x.json")])
+
+
+def test_validation_scores_the_trained_model_on_turns_it_never_saw(tmp_path, catalog):
+    turns = [
+        {"question": "Who owns your key data?", "answer": "Every domain has a named owner and a current catalog.",
+         "expected": [{"factor_id": "data_governance", "value": 85}], "kind": "factor"},
+        {"question": "Who owns your key data?", "answer": "My car is due its service next week.",
+         "expected": [], "kind": "off_topic"},
+    ]  # fmt: skip
+    corpus = tmp_path / "validation.jsonl"
+    corpus.write_text("".join(json.dumps(t) + "\n" for t in turns), encoding="utf-8")
+    figures = training.validate(load_model_artefact(), corpus, catalog)
+    assert figures["recall"] == 1.0 and figures["band_accuracy"] == 1.0
+    assert figures["off_topic_or_hostile_updates"] == 0 and figures["spurious_per_turn"] <= 0.5
 
 
 def test_a_malformed_corpus_line_is_named(tmp_path, catalog):
