@@ -107,14 +107,17 @@ GATE_FEATURES: Final = (
     "catalog_max", "company_voice", "words", "number", "small_talk", "asks_back", "question_mark", "you_words",
     "has_question", "elsewhere", "generality",
 )  # fmt: skip
+CLAUSE_BAND_SIGNALS: Final = (  # the band signals of the clause most about the factor (``Turn._clause_band``)
+    "clause_rubric_low", "clause_rubric_mid", "clause_rubric_high", "clause_knn_low", "clause_knn_mid",
+    "clause_knn_high", "clause_negations", "clause_negated_negative", "clause_negated_positive", "several_clauses",
+)  # fmt: skip
 BAND_SIGNALS: Final = (
     "rubric_low", "rubric_mid", "rubric_high", "exchange_rubric_low", "exchange_rubric_mid", "exchange_rubric_high",
     "knn_factor_low", "knn_factor_mid", "knn_factor_high", "knn_all_low", "knn_all_mid", "knn_all_high",
     "negations", "hedges", "negated_negative", "negated_positive", "polarity", "number", "short_answer",
     "low_share", "mid_share", "high_share", "low_markers", "mid_markers", "high_markers",
     "rules_low", "rules_mid", "rules_high", "problem_question", "polarity_x_problem_question",
-    "clause_rubric_low", "clause_rubric_mid", "clause_rubric_high", "clause_knn_low", "clause_knn_mid",
-    "clause_knn_high", "clause_negations", "clause_negated_negative", "clause_negated_positive", "several_clauses",
+    *CLAUSE_BAND_SIGNALS,
 )  # fmt: skip
 
 
@@ -200,6 +203,12 @@ def _lexical(space: Space, text: str) -> np.ndarray:
     return np.minimum(scores, 6.0) / 6.0
 
 
+def _closest_owned(owned: np.ndarray, sims: np.ndarray) -> np.ndarray:
+    """Per factor, the highest similarity (floored at 0) among the examples about it; ``owned`` is (examples ×
+    factors), ``sims`` the same examples' similarities to the text read."""
+    return np.where(owned, sims[:, None], -1.0).max(axis=0).clip(0, None)
+
+
 def _z(values: np.ndarray) -> np.ndarray:
     spread = float(values.std())
     return (values - values.mean()) / (spread if spread > 1e-6 else 1.0)
@@ -269,8 +278,8 @@ class Turn:
         rows = np.flatnonzero(self.visible)
         if len(rows):
             owned = space.example_factors[rows]  # (r, m)
-            answer_examples = np.where(owned, self.answer_sims[rows, None], -1.0).max(axis=0).clip(0, None)
-            exchange_examples = np.where(owned, self.exchange_sims[rows, None], -1.0).max(axis=0).clip(0, None)
+            answer_examples = _closest_owned(owned, self.answer_sims[rows])
+            exchange_examples = _closest_owned(owned, self.exchange_sims[rows])
         none_rows = rows[space.example_none[rows]] if len(rows) else rows
         none_similarity = float(self.answer_sims[none_rows].max()) if len(none_rows) else 0.0
         answer_side = answer_description + answer_rubric + answer_examples
@@ -305,13 +314,11 @@ class Turn:
         votes = np.zeros_like(catalog)
         if len(rows):
             owned = space.example_factors[rows]  # (r, m)
-            sims = vecs @ space.example_answer[rows].T  # (c, r)
+            sims = np.zeros((len(vecs), len(space.examples)), dtype=np.float32)  # (c, n), filled for ``rows`` only
+            sims[:, rows] = vecs @ space.example_answer[rows].T
             for c, clause_sims in enumerate(sims):
-                examples[c] = np.where(owned, clause_sims[:, None], -1.0).max(axis=0).clip(0, None)
-                nearest = np.argsort(-clause_sims)[:10]
-                weights = np.clip(clause_sims[nearest], 0.0, None) ** 2
-                if weights.sum() > 0:
-                    votes[c] = (weights[:, None] * owned[nearest]).sum(axis=0) / weights.sum()
+                examples[c] = _closest_owned(owned, clause_sims[rows])
+                votes[c] = self._vote(clause_sims, rows)
         score = catalog + examples
         z = np.stack([_z(row) for row in score])
         rank1 = (score >= score.max(axis=1, keepdims=True)).any(axis=0)
@@ -376,7 +383,7 @@ class Turn:
         signals already describe): in "the dashboards are great, but the numbers are a mess" each factor's band
         is in its own clause."""
         if not self.several_clauses:
-            return [0.0] * 10
+            return [0.0] * len(CLAUSE_BAND_SIGNALS)
         space = self.space
         about = self.clause_vecs @ space.description[factor_index] + (
             self.clause_vecs @ space.rubric[factor_index].T
@@ -384,29 +391,27 @@ class Turn:
         best = int(np.argmax(about))
         vec, text = self.clause_vecs[best], self.clauses[best]
         rubric = space.rubric[factor_index] @ vec
-        votes = np.zeros(3, dtype=np.float32)
         labelled = rows[space.example_bands[rows, factor_index] >= 0]
-        if len(labelled):
-            sims = space.example_answer[labelled] @ vec
-            for row in np.argsort(-sims)[:5]:
-                votes[space.example_bands[labelled[row], factor_index]] += max(float(sims[row]), 0.0) ** 2
-        votes = votes / votes.sum() if votes.sum() > 0 else votes + 1 / 3
+        sims = np.zeros(len(space.examples), dtype=np.float32)  # filled for ``labelled`` only
+        sims[labelled] = space.example_answer[labelled] @ vec
+        votes = self._knn(labelled, factor_index, k=5, sims=sims)
         return [
             *(rubric - rubric.mean()), *votes, min(signals.negation_count(text), 3) / 3,
             float(signals.negated_negative(text)), float(signals.negated_positive(text)), 1.0,
         ]  # fmt: skip
 
-    def _knn(self, rows: np.ndarray, factor_index: int | None, k: int) -> np.ndarray:
-        """Similarity-weighted band distribution of the ``k`` nearest labelled answers among ``rows``."""
+    def _knn(self, rows: np.ndarray, factor_index: int | None, k: int, sims: np.ndarray | None = None) -> np.ndarray:
+        """Similarity-weighted band distribution of the ``k`` nearest labelled answers among ``rows``, by ``sims``
+        (every example's similarity to the text read; the whole answer's when None)."""
+        sims = self.answer_sims if sims is None else sims
         votes = np.zeros(3, dtype=np.float32)
         if not len(rows):
             return votes + 1 / 3
-        sims = self.answer_sims[rows]
-        nearest = rows[np.argsort(-sims)[:k]]
+        nearest = rows[np.argsort(-sims[rows])[:k]]
         for row in nearest:
             bands = self.space.example_bands[row]
             band = bands[factor_index] if factor_index is not None else bands[bands >= 0][0]
-            votes[band] += max(float(self.answer_sims[row]), 0.0) ** 2
+            votes[band] += max(float(sims[row]), 0.0) ** 2
         total = votes.sum()
         return votes / total if total > 0 else votes + 1 / 3
 

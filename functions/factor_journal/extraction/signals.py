@@ -417,10 +417,13 @@ _DEFERRAL: Final = re.compile(
     r"|not my (?:department|area|field|job)|i'?m not (?:a|the) (?:lawyer|expert|right person|it person)"
     r"|off the record)\b"
 )
+# Family and friends ("my brother-in-law", "my neighbours"), for the hearsay rule and the gate's "elsewhere" signal
+_FAMILY: Final = (
+    r"brother|sister|wife|husband|partner|friend|cousin|neighbou?r|dad|mum|mom|mother|father|son|daughter|uncle|aunt"
+)
 # Hearsay and asides about other people or companies, with nothing said about "we" / "us" / "here".
 _HEARSAY: Final = re.compile(
-    r"\b(?:my (?:brother|sister|wife|husband|partner|friend|cousin|neighbou?r|dad|mum|mom|mother|father|son|daughter|"
-    r"uncle|aunt)[\w-]*|a friend (?:of mine)?|i (?:read|heard|saw|watched) (?:an?|about|on|that|somewhere)|"
+    rf"\b(?:my (?:{_FAMILY})[\w-]*|a friend (?:of mine)?|i (?:read|heard|saw|watched) (?:an?|about|on|that|somewhere)|"
     r"in the (?:news|newspaper)|on (?:the news|youtube|tv)|other companies|"
     r"at my (?:old|previous|last|former) (?:job|company|employer|firm))"
 )
@@ -480,10 +483,9 @@ def is_hearsay(text: str) -> bool:
 _ELSEWHERE: Final = re.compile(
     r"\b(?:my (?:old|previous|last|former|first) (?:job|company|employer|firm|boss|place|team)"
     r"|before (?:this|my current) job|(?:where|when) i (?:used to work|worked|started out|was at|trained|studied)"
-    r"|i (?:studied|trained|grew up"
-    r"|used to work)|at the (?:\w+ ){1,2}where i|my (?:nephew|niece|kids?|children|son|daughter|teenagers?|wife|husband"
-    r"|partner|brother|sister|father|mother|dad|mum|mom|cousin|uncle|aunt|neighbou?r|friend|car|house|garden|dog|cat"
-    r"|holiday|doctor|dentist|own)[\w-]*|other (?:companies|firms|businesses|people)|(?:another|a) (?:company|firm"
+    r"|i (?:studied|trained|grew up|used to work)|at the (?:\w+ ){1,2}where i"
+    rf"|my (?:{_FAMILY}|nephew|niece|kids?|children|teenagers?|car|house|garden|dog|cat|holiday|doctor|dentist|own)"
+    r"[\w-]*|other (?:companies|firms|businesses|people)|(?:another|a) (?:company|firm"
     r"|client|competitor) (?:i|that|which|we) )"
 )
 _GENERALITY: Final = re.compile(

@@ -38,6 +38,7 @@ from factor_journal.extraction.semantic import (
     SemanticModel,
     SemanticReader,
     Space,
+    Turn,
 )
 
 REPO = Path(__file__).resolve().parents[3]
@@ -163,11 +164,14 @@ def cross_validate(space: Space, detect_l2: float, band_l2: float, seed: int = 7
         reader = SemanticReader(space, SemanticModel(detector, band, 0.0, 0.0, values, [], "", {}, gate))
         for i in np.flatnonzero(folds == fold):
             example = space.examples[i]
-            turn = space.turn(example.question, example.answer, pool=pool)
-            readings = reader.readings(example.question, example.answer, turn, gated=False)
-            predictions[i] = ([(r.factor_id, r.band, r.detected, r.band_probability) for r in readings],
-                              reader.not_evidence(turn))  # fmt: skip
+            predictions[i] = _predict(reader, example, space.turn(example.question, example.answer, pool=pool))
     return predictions
+
+
+def _predict(reader: SemanticReader, example: Example, turn: Turn) -> Prediction:
+    """The ungated readings of one turn and P(it is no evidence), for ``_score`` to apply the thresholds."""
+    readings = reader.readings(example.question, example.answer, turn, gated=False)
+    return [(r.factor_id, r.band, r.detected, r.band_probability) for r in readings], reader.not_evidence(turn)
 
 
 def _worth(figures: dict[str, float]) -> float:
@@ -237,13 +241,7 @@ def validate(model: SemanticModel, corpus: Path = VALIDATION, catalog: Catalog |
     catalog = catalog if catalog is not None else load_catalog()
     examples = read_corpus(corpus)
     reader = SemanticReader(Space(catalog, model.examples), model)
-    predictions: list[Prediction] = []
-    for example in examples:
-        turn = reader.space.turn(example.question, example.answer)
-        readings = reader.readings(example.question, example.answer, turn, gated=False)
-        predictions.append(
-            ([(r.factor_id, r.band, r.detected, r.band_probability) for r in readings], reader.not_evidence(turn))
-        )
+    predictions = [_predict(reader, e, reader.space.turn(e.question, e.answer)) for e in examples]
     return _score(predictions, examples, model.detect_floor, model.threshold, model.gate_threshold)
 
 
