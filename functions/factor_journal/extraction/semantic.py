@@ -15,13 +15,15 @@ A turn is read in four steps, each promise checked by the eval (``make eval``):
    nearest labelled turns, a ridge reading of the turn's embeddings (``Ridge``), how far ahead of the
    other factors it stands, how close the turn is to small talk and hostile turns, and the same readings
    for each clause ("the dashboards are great, but the numbers under them are a mess" speaks to two
-   factors, one per clause, which the whole turn's embedding averages away).
+   factors, one per clause, which the whole turn's embedding averages away), and the neighbour votes again
+   by shared rare words (TF-IDF, ``lexical.py``) for the answer, each clause and the question: the
+   embedding's average drowns a telling word ("no money set aside") that word overlap keeps.
 3. **Band**: a softmax classifier (low / mid / high) over the answer's closeness to the factor's three
    rubric levels, the bands of the nearest labelled answers, negation and hedge signals ("we are not bad
    at…", "sort of, in places"), whether a "yes" answers a question about a problem, and a bag of band
-   words learnt from dev (``signals.band_terms``), and for a turn of several clauses the same signals of
-   the clause most about the factor.  The value is the expected value under the band probabilities,
-   kept inside the chosen band.
+   words learnt from dev (``signals.band_terms``), the bands of the labelled answers sharing its rare words,
+   and for a turn of several clauses the same signals of the clause most about the factor.  The value is
+   the expected value under the band probabilities, kept inside the chosen band.
 4. **Abstention**: the update's confidence is P(detected) × P(band); below the trained threshold the
    factor is left alone (no update beats a wrong one).  At most ``MAX_FACTORS`` factors per turn.
 
@@ -47,6 +49,7 @@ from factor_journal.catalog.models import BAND_FLOORS, Catalog, Factor, Level, b
 from factor_journal.extraction import signals
 from factor_journal.extraction.base import ExchangeTurn, ExtractionRequest, ExtractionResult, ProposedUpdate
 from factor_journal.extraction.embeddings import MODEL_ID, embed
+from factor_journal.extraction.lexical import LexicalIndex
 from factor_journal.extraction.linear import Classifier, Ridge
 
 log = logging.getLogger(__name__)
@@ -100,7 +103,8 @@ DETECT_FEATURES: Final = (
     "question_rank1", "rules_fired", "rules_confidence", "answer_best", "yes_no", "small_talk",
     "asks_back", "knn_answer_vote", "knn_exchange_vote", "knn_question_vote", "ridge", "ridge_z",
     "clause_catalog", "clause_examples", "clause_vote", "clause_z", "clause_rank1", "several_clauses",
-    "several_x_clause_z", "several_x_clause_vote",
+    "several_x_clause_z", "several_x_clause_vote", "tfidf_vote", "tfidf_closest", "tfidf_z", "clause_tfidf_vote",
+    "clause_tfidf_closest", "several_x_clause_tfidf_vote", "question_tfidf_vote",
 )  # fmt: skip
 GATE_FEATURES: Final = (
     "off_topic_max", "off_topic_top5", "hostile_max", "hostile_top5", "factor_max", "factor_top5", "none_vote",
@@ -117,8 +121,16 @@ BAND_SIGNALS: Final = (
     "negations", "hedges", "negated_negative", "negated_positive", "polarity", "number", "short_answer",
     "low_share", "mid_share", "high_share", "low_markers", "mid_markers", "high_markers",
     "rules_low", "rules_mid", "rules_high", "problem_question", "polarity_x_problem_question",
-    *CLAUSE_BAND_SIGNALS,
+    *CLAUSE_BAND_SIGNALS, "tfidf_knn_low", "tfidf_knn_mid", "tfidf_knn_high",
 )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class WordSimilarities:
+    """A turn's word-overlap (TF-IDF) similarities to the labelled examples."""
+
+    answers: np.ndarray  # (texts read × examples): the whole answer first, then each clause of a longer one
+    question: np.ndarray  # (examples,): the assistant's question to each example's question; 0 without one
 
 
 class Space:
@@ -148,6 +160,7 @@ class Space:
         self.example_question = embed([e.question for e in self.examples])
         self.example_question[[not e.question.strip() for e in self.examples]] = 0.0  # no question: no vote
         self._ridges: dict[bytes | None, Ridge] = {}
+        self._word_indexes: dict[bytes | None, tuple[np.ndarray, LexicalIndex, LexicalIndex]] = {}
         n, m = len(self.examples), len(self.factors)
         self.example_factors = np.zeros((n, m), dtype=bool)
         self.example_bands = np.full((n, m), -1, dtype=int)
@@ -172,6 +185,29 @@ class Space:
                 self.example_factors.astype(np.float64), rows, RIDGE_L2,
             )  # fmt: skip
         return self._ridges[key]
+
+    def word_similarities(self, answers: Sequence[str], question: str, pool: np.ndarray | None) -> WordSimilarities:
+        """TF-IDF similarities of each of ``answers`` to every example's answer and of ``question`` to every
+        example's question (``lexical.py``), counting words over the examples in ``pool`` only (all when None,
+        so a cross-validation fold's index never learns a word from the turns it is scored on); examples
+        outside ``pool`` get 0."""
+        key = None if pool is None else np.packbits(pool).tobytes()
+        if key not in self._word_indexes:
+            rows = np.arange(len(self.examples)) if pool is None else np.flatnonzero(pool)
+            self._word_indexes[key] = (
+                rows,
+                LexicalIndex([self.examples[i].answer for i in rows]),
+                LexicalIndex([self.examples[i].question for i in rows], min_texts=1),
+            )
+        rows, answer_index, question_index = self._word_indexes[key]
+        n = len(self.examples)
+        by_answer = np.zeros((len(answers), n), dtype=np.float32)
+        for a, answer in enumerate(answers):
+            by_answer[a, rows] = answer_index.similarities(answer)
+        by_question = np.zeros(n, dtype=np.float32)
+        if question.strip():
+            by_question[rows] = question_index.similarities(question)
+        return WordSimilarities(by_answer, by_question)
 
     # One turn ------------------------------------------------------------------------------------
 
@@ -245,6 +281,9 @@ class Turn:
         self.clauses = signals.clauses(answer)
         self.several_clauses = float(len(self.clauses) > 1)
         self.clause_vecs = embed(self.clauses) if len(self.clauses) > 1 else answer_vec[None, :]
+        words = space.word_similarities([answer, *self.clauses] if len(self.clauses) > 1 else [answer], question, pool)
+        self.word_sims, self.question_word_sims = words.answers[0], words.question
+        self.clause_word_sims = words.answers[1:] if len(self.clauses) > 1 else words.answers
         self.answer_description = space.description @ answer_vec  # (m,)
         self.answer_rubric = space.rubric @ answer_vec  # (m, 3)
         self.short = float(signals.word_count(answer) <= SHORT_ANSWER_WORDS)
@@ -300,7 +339,7 @@ class Turn:
             np.full(m, float(signals.asks_back(self.answer))),
             self._vote(self.answer_sims, rows), self._vote(self.exchange_sims, rows),
             self._vote(self.question_sims, rows) if self.question_sims is not None else np.zeros(m),
-            self.ridge, _z(self.ridge), *self._clause_detection(rows),
+            self.ridge, _z(self.ridge), *self._clause_detection(rows), *self._word_detection(rows, has_question),
         ]  # fmt: skip
         return np.stack([np.asarray(c, dtype=np.float32) for c in columns], axis=1)
 
@@ -326,6 +365,18 @@ class Turn:
             catalog.max(axis=0), examples.max(axis=0), votes.max(axis=0), z.max(axis=0), rank1.astype(np.float32),
             np.full(m, several), several * z.max(axis=0), several * votes.max(axis=0),
         ]  # fmt: skip
+
+    def _word_detection(self, rows: np.ndarray, has_question: bool) -> list[np.ndarray]:
+        """The neighbour readings again by shared rare words (TF-IDF) instead of embeddings, for the whole answer,
+        its best clause and the question: a telling word the embedding's average drowns still finds its examples."""
+        m = len(self.space.factors)
+        owned = self.space.example_factors[rows]
+        vote, closest = self._vote(self.word_sims, rows), _closest_owned(owned, self.word_sims[rows])
+        clause_vote = np.max([self._vote(sims, rows) for sims in self.clause_word_sims], axis=0)
+        clause_closest = np.max([_closest_owned(owned, sims[rows]) for sims in self.clause_word_sims], axis=0)
+        question_vote = self._vote(self.question_word_sims, rows) if has_question else np.zeros(m, dtype=np.float32)
+        return [vote, closest, _z(closest), clause_vote, clause_closest, self.several_clauses * clause_vote,
+                question_vote]  # fmt: skip
 
     def gate_features(self) -> np.ndarray:
         """GATE_FEATURES: how much the turn reads like the labelled off-topic, hostile and factor turns, and
@@ -364,7 +415,8 @@ class Turn:
         rubric = space.rubric[factor_index] @ self.answer_vec
         exchange_rubric = space.rubric[factor_index] @ self.exchange_vec
         rows = np.flatnonzero(self.visible)
-        knn_factor = self._knn(rows[space.example_bands[rows, factor_index] >= 0], factor_index, k=5)
+        labelled = rows[space.example_bands[rows, factor_index] >= 0]  # the examples that give this factor a band
+        knn_factor = self._knn(labelled, factor_index, k=5)
         knn_all = self._knn(rows[(space.example_bands[rows] >= 0).any(axis=1)], None, k=10)
         text = self.answer
         problem = float(signals.problem_question(self.question))
@@ -375,6 +427,7 @@ class Turn:
             float(signals.answer_polarity(text)), float(signals.has_number(text)), self.short,
             *signals.maturity_markers(text), *self.rules_level[factor_index],
             problem, problem * float(signals.answer_polarity(text)), *self._clause_band(factor_index, rows),
+            *self._knn(labelled, factor_index, k=5, sims=self.word_sims),
         ]  # fmt: skip
         return np.concatenate([np.asarray(signal, dtype=np.float32), self.band_terms])
 
