@@ -86,7 +86,7 @@ _HOSTILE: Final = re.compile(
     r"|\brecord (?:that|this)\b|\bnote down\b|\bwrite down that\b|(?<!to )(?<!not )\bpretend (?:i|we)\b|\b(?:10"
     r"|ten) out of (?:10|ten)\b"
     r"|\bwhatever (?:i|we) said\b|\bdelete (?:them|my|our|the|those)\b[^.!?\n]{0,20}\banswers?\b"
-    r"|\bauthori[sz]ed audit\b"
+    r"|\bauthori[sz]ed audit\b|\binstead of (?:my|our) (?:own )?(?:answers?|replies|words)\b"
     # instructions addressed to the system, however phrased (general forms, not sentences from the corpus)
     r"|</?\s*(?:user|assistant|system|admin|developer|instructions?|inst|sys)\s*>|<<\s*sys\s*>>|\[/?inst\]"
     r"|\[\s*(?:system|admin|administrator|developer|root|sudo|override|moderator|operator)\b"
@@ -315,7 +315,10 @@ _SMALL_TALK: Final = re.compile(
     r"come back|minutes?|right person|confidential|summary|afterwards|article|stand for|by email|interesting)\b"
 )
 _INTERROGATIVE: Final = re.compile(
-    r"^(?:sorry,?\s*)?(?:can|could|would|will|what|whats|what's|is|are|do|does|how|why|who|where|when|should|may)\b"
+    r"^(?:(?:sorry|wait|so|ok|okay|oh|hmm|well|and|but|also|hang on|honestly|seriously),?\s*)*"
+    r"(?:can|could|would|will|what|whats|what's|is|are|am|was|were|do|does|did|have|has|had|how|why|who|where|when"
+    r"|which|whose|should|shall|may|might|(?:is|are|was|were|do|does|did|have|has|had|can|could|would|will|should|wo"
+    r"|ca)n't)\b"
 )
 
 
@@ -402,8 +405,10 @@ _DEFERRAL: Final = re.compile(
     r"hang on|hold on|brb|be right back|come back to (?:it|this|that)|next question|"
     r"(?:let'?s|let us|can i|could we|i'?d (?:like|rather) to|i'll) skip (?:this|that|it)|"
     r"can we (?:skip|continue|pause|stop|do this later)|pick (?:this|it) up later|not the right person|"
-    r"(?:ask|check with) (?:someone|my colleague|my boss|it|the it)(?: else)?(?: and come back)?|no idea,? sorry|"
-    r"i(?:'m| am) not sure what you mean|what do you mean|can you (?:repeat|rephrase|explain|give me an example)|"
+    r"(?<!just )(?:ask|check with) (?:someone|my colleague|my boss|it|the it)(?: else)?(?: and come back)?"
+    r"|no idea,? sorry|"
+    r"i(?:'m| am) not sure what you mean|what do you mean|(?:explain|clarify) what you mean|"
+    r"can you (?:repeat|rephrase|explain|give me an example)|"
     r"what does \w+ (?:stand for|mean)|someone(?:'s| is) at the door|"
     r"(?:is|will) (?:this|that|it|my answer) (?:be )?(?:confidential|recorded|anonymous|stored|shared|private)|"
     r"(?:don't|do not) want (?:my|our) (?:boss|manager|colleagues?|team) (?:reading|to read|to see|seeing)|"
@@ -413,7 +418,8 @@ _DEFERRAL: Final = re.compile(
     r"|i'?d rather (?:our|my|the|someone) \w*\s*(?:took|answered?|handled?)|(?:ask"
     r"|check with) (?:\w+ ){1,3}and (?:come|get) back|rather not (?:answer|say|go into)|on the record"
     r"|what was the question|how long (?:is|will|does) (?:this|it) (?:\w+ ){0,2}take|^pass\b|can (?:i|we) (?:pause"
-    r"|continue|carry on|stop|finish)|define \w+ for me|(?:is|will|are) (?:this|it|the (?:conversation|call|chat)|you)"
+    r"|continue|carry on|stop|finish)|define \w+ for me|^(?:please )?(?:define|clarify|explain)(?:\W+\w+){0,3}(?=\W*$)"
+    r"|(?:is|will|are) (?:this|it|the (?:conversation|call|chat)|you)"
     r"(?: \w+){0,2} (?:being )?(?:recorded|stored|shared)|(?:will|do|can) (?:i|we) (?:get to )?see the results"
     r"|before i answer|(?:you'?d|you had) better ask|^ask \w+\W*$|let me (?:ping|ask|loop in|check with) \w+"
     r"|not my (?:department|area|field|job)|i'?m not (?:a|the) (?:lawyer|expert|right person|it person)"
