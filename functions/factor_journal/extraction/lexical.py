@@ -24,7 +24,7 @@ _STOP_WORD_LIST: Final = """
     three get got
 """
 _STOP_WORDS: Final = frozenset(_STOP_WORD_LIST.split())
-MIN_EXAMPLES: Final = 2  # by default a word counts once at least this many texts use it
+MIN_EXAMPLES: Final = 2  # by default a term counts once at least this many texts use it
 
 
 def content_words(text: str) -> list[str]:
@@ -35,12 +35,20 @@ def content_words(text: str) -> list[str]:
     return [w for w in folded if len(w) > 2 and w not in _STOP_WORDS and not w.isdigit()]
 
 
+def terms(text: str) -> list[str]:
+    """What the index counts: the content words, then each pair of neighbouring words that are not both stop
+    words ("set+aside", "no+money"), so a telling phrase weighs more than its words apart."""
+    words = [word.replace("'", "") for word in signals.tokens(text)]
+    pairs = [f"{a}+{b}" for a, b in zip(words, words[1:], strict=False) if not (a in _STOP_WORDS and b in _STOP_WORDS)]
+    return content_words(text) + pairs
+
+
 class LexicalIndex:
-    """TF-IDF cosine similarity of any text to each of a fixed list of texts (sublinear term frequency,
-    smoothed inverse document frequency, words used by fewer than ``min_texts`` of them ignored)."""
+    """TF-IDF cosine similarity of any text to each of a fixed list of texts over their ``terms`` (sublinear term
+    frequency, smoothed inverse document frequency, terms used by fewer than ``min_texts`` of them ignored)."""
 
     def __init__(self, texts: Sequence[str], min_texts: int = MIN_EXAMPLES) -> None:
-        documents = [Counter(content_words(text)) for text in texts]
+        documents = [Counter(terms(text)) for text in texts]
         used_by = Counter(word for document in documents for word in document)
         self.size = len(texts)
         self.vocabulary = {
@@ -68,6 +76,6 @@ class LexicalIndex:
     def similarities(self, text: str) -> np.ndarray:
         """(len(texts),) cosine similarities in [0, 1]; all zero for a text sharing no counted word."""
         sims = np.zeros(self.size, dtype=np.float32)
-        for column, weight in self._weights(Counter(content_words(text))).items():
+        for column, weight in self._weights(Counter(terms(text))).items():
             sims[self._rows[column]] += self._weights_by_row[column] * weight
         return sims
