@@ -137,10 +137,13 @@ def shoot(driver, name: str, width: int, tmp_path: Path) -> None:
 
 
 def tick_labels(driver, axis: str) -> list[str]:
-    """The tick labels plotly drew on every chart's ``axis`` ("xtick" or "ytick")."""
-    from selenium.webdriver.common.by import By
-
-    return [e.text for e in driver.find_elements(By.CSS_SELECTOR, f"g.{axis} text") if e.text]
+    """The tick labels plotly drew on every chart's ``axis`` ("xtick" or "ytick"), read in one script call: plotly
+    redraws a chart while the page settles, and elements found one call earlier can be gone by the next."""
+    script = (
+        "return Array.from(document.querySelectorAll(arguments[0]))"
+        ".map(e => e.textContent.trim()).filter(t => t.length > 0);"
+    )
+    return list(driver.execute_script(script, f"g.{axis} text"))
 
 
 def assert_product_chrome(driver, title: str) -> None:
