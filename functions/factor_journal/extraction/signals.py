@@ -316,9 +316,8 @@ _SMALL_TALK: Final = re.compile(
 )
 _INTERROGATIVE: Final = re.compile(
     r"^(?:(?:sorry|wait|so|ok|okay|oh|hmm|well|and|but|also|hang on|honestly|seriously),?\s*)*"
-    r"(?:can|could|would|will|what|whats|what's|is|are|am|was|were|do|does|did|have|has|had|how|why|who|where|when"
-    r"|which|whose|should|shall|may|might|(?:is|are|was|were|do|does|did|have|has|had|can|could|would|will|should|wo"
-    r"|ca)n't)\b"
+    r"(?:(?:is|are|was|were|do|does|did|have|has|had|can|could|will|would|should)(?:n't)?|won't|am|shall|may|might"
+    r"|what|whats|what's|how|why|who|where|when|which|whose)\b"
 )
 
 
