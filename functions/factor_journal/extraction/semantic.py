@@ -283,7 +283,7 @@ class Turn:
         self.clause_vecs = embed(self.clauses) if len(self.clauses) > 1 else answer_vec[None, :]
         words = space.word_similarities([answer, *self.clauses] if len(self.clauses) > 1 else [answer], question, pool)
         self.word_sims, self.question_word_sims = words.answers[0], words.question
-        self.clause_word_sims = words.answers[1:] if len(self.clauses) > 1 else words.answers
+        self.clause_word_sims = words.answers[1:]  # (clauses × examples); none for a one-clause turn
         self.answer_description = space.description @ answer_vec  # (m,)
         self.answer_rubric = space.rubric @ answer_vec  # (m, 3)
         self.short = float(signals.word_count(answer) <= SHORT_ANSWER_WORDS)
@@ -372,8 +372,10 @@ class Turn:
         m = len(self.space.factors)
         owned = self.space.example_factors[rows]
         vote, closest = self._vote(self.word_sims, rows), _closest_owned(owned, self.word_sims[rows])
-        clause_vote = np.max([self._vote(sims, rows) for sims in self.clause_word_sims], axis=0)
-        clause_closest = np.max([_closest_owned(owned, sims[rows]) for sims in self.clause_word_sims], axis=0)
+        clause_vote, clause_closest = vote, closest  # a one-clause turn's only clause is the answer
+        if self.several_clauses:
+            clause_vote = np.max([self._vote(sims, rows) for sims in self.clause_word_sims], axis=0)
+            clause_closest = np.max([_closest_owned(owned, sims[rows]) for sims in self.clause_word_sims], axis=0)
         question_vote = self._vote(self.question_word_sims, rows) if has_question else np.zeros(m, dtype=np.float32)
         return [vote, closest, _z(closest), clause_vote, clause_closest, self.several_clauses * clause_vote,
                 question_vote]  # fmt: skip
