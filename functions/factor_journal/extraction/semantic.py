@@ -11,7 +11,8 @@ A turn is read in four steps, each promise checked by the eval (``make eval``):
 2. **Detection**: every assessable factor gets a probability that the turn speaks to it, from a small
    logistic model over similarities (WordLlama's bundled 256-d embeddings, ``embeddings.py``) of the
    answer to the factor's description, rubric and labelled examples, of the assistant's question to
-   the factor's elicitation questions (so "Not yet, no" is read against what was asked), the votes of the
+   the factor's elicitation questions (so "Not yet, no" is read against what was asked; an answer that sets
+   the question aside, "Couldn't tell you. What I do know is…", is read on its own), the votes of the
    nearest labelled turns, a ridge reading of the turn's embeddings (``Ridge``), how far ahead of the
    other factors it stands, how close the turn is to small talk and hostile turns, and the same readings
    for each clause ("the dashboards are great, but the numbers under them are a mess" speaks to two
@@ -212,7 +213,12 @@ class Space:
     # One turn ------------------------------------------------------------------------------------
 
     def turn(self, question: str, answer: str, exclude: int | None = None, pool: np.ndarray | None = None) -> Turn:
-        """The turn's embeddings and similarities; ``exclude``/``pool`` hide examples (training only)."""
+        """The turn's embeddings and similarities; ``exclude``/``pool`` hide examples (training only).
+
+        The question is the answer's context unless the answer sets it aside ("Couldn't tell you about owners.
+        What I do know is…"): then the turn is read on its own, as if nothing had been asked."""
+        if signals.sets_question_aside(answer):
+            question = ""
         vectors = embed([answer, question, _qa(question, answer)])
         return Turn(self, question, answer, vectors[0], vectors[1], vectors[2], exclude, pool)
 

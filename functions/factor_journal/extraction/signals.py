@@ -514,6 +514,34 @@ def generalises(text: str) -> bool:
     return bool(_GENERALITY.search(normalise(text)))
 
 
+# An opening that sets the question aside: the speaker cannot answer it, or it belongs to someone else ("Couldn't
+# tell you about certificates.", "That's one for purchasing.", "Different team."). Not a hedge on the answer itself
+# ("I couldn't say exactly, maybe three"), nor a reason that is the answer ("…, because none of it is written down").
+_SETS_ASIDE: Final = re.compile(
+    r"^\W*(?:(?:well|honestly|look|oh|hmm|no|yeah|sorry)\W+)?(?:"
+    r"(?:i )?(?:couldn'?t|can'?t|cannot) (?:really |honestly )?(?:tell you|say|speak (?:to|for)|comment|answer)"
+    r"(?!,? (?:because|exactly|precisely|for (?:sure|certain)|offhand))"
+    r"|(?:i )?(?:don'?t|do not) (?:really )?know (?:about|much about|the answer)"
+    r"|no idea (?:about|how|on|where|who|whether|what)|not sure about"
+    r"|i'?d (?:have|need) to (?:check|ask|look)|you'?d (?:have|need) to ask|you'?d better ask|ask (?:upstairs|someone)"
+    r"|(?:that'?s|it'?s|this is) (?:a |an )?(?:separate|different|another|other) (?:fight|question|matter|issue|story"
+    r"|conversation|team|department|topic)|(?:different|separate) (?:team|department|story|question|matter|fight)"
+    r"|(?:that'?s|it'?s) (?:not my|outside my|above my|(?:really )?(?:one|a question) for)"
+    r"|not my (?:area|department|side|team|call|patch|field|remit)|(?:the )?\w+ side i can'?t)"
+)
+_SENTENCE_END: Final = re.compile(r"(?<=[.!?:;])\s+")
+SET_ASIDE_MIN_WORDS: Final = 6  # what follows the opening must say something of its own
+
+
+def sets_question_aside(text: str) -> bool:
+    """Whether the answer opens by setting the question aside and then says something else ("Couldn't tell you
+    about owners. What I do know is the sales and warehouse figures never match."): such an answer is about what
+    it says, not about what was asked, so the question is no context for it."""
+    said = normalise(text)
+    opening = _SENTENCE_END.split(said, maxsplit=1)[0]
+    return bool(_SETS_ASIDE.match(opening)) and word_count(said) - word_count(opening) >= SET_ASIDE_MIN_WORDS
+
+
 _CLAUSE_BREAK: Final = re.compile(r"(?<=[.!?;])\s+|,?\s+\b(?:but|though|although|while|whereas|however)\b\s*", re.I)
 
 

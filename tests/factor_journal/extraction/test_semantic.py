@@ -265,6 +265,39 @@ def test_talk_about_elsewhere_and_generalities_are_recognised():
     assert not signals.generalises("The depot managers check the numbers each Monday.")
 
 
+def test_an_answer_that_sets_the_question_aside_is_recognised():
+    for text in (
+        "Can't speak for the finance side. What I do know is the tills upload every sale to the cloud each night.",
+        "That's one for our lawyers. On the floor, every pallet is scanned twice and the counts always match.",
+        "Different department, sorry. Our own team keeps a shared glossary of every field in the CRM.",
+        "No idea how the servers are set up. What I see is that the planners build their own reports in minutes.",
+    ):
+        assert signals.sets_question_aside(text), text
+    for text in (
+        "I couldn't say exactly, maybe three systems hold customer data and none of them agree.",  # a hedge
+        "I couldn't tell you, because none of it is written down anywhere in the company.",  # the reason answers
+        "Couldn't tell you.",  # nothing said after it: the question's own "don't know"
+        "No idea, to be honest. Nobody has ever asked us what problems we would want to solve.",
+        "We can't say for certain, but the sensors have logged every run for six years.",
+    ):
+        assert not signals.sets_question_aside(text), text
+
+
+def test_an_answer_that_sets_the_question_aside_is_read_on_its_own(extractor):
+    """What was asked gives no factor to an answer that sets it aside: the answer is read as if nothing had been
+    asked, so what it goes on to say decides."""
+    question = "Do you have a data catalogue or a glossary of your data definitions?"
+    answer = (
+        "Couldn't tell you about a glossary. What I do know is every supplier invoice is typed in by hand from paper."
+    )
+    reader = extractor.reader
+    aside = reader.detect(reader.turn(question, answer))
+    alone = reader.detect(reader.turn("", answer))
+    assert np.array_equal(aside, alone)
+    assert not np.array_equal(reader.detect(reader.turn(question, "We keep one. " + answer)), alone)
+    assert "data_governance" not in read(extractor, answer, question)  # the catalogue question's factor
+
+
 def test_turns_that_say_nothing_about_the_company_are_not_evidence(extractor):
     question = "How much of your IT runs in the cloud today?"
     for text in (
