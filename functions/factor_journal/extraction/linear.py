@@ -1,8 +1,8 @@
 """Small linear models the semantic extractor learns from the labelled corpus, in numpy alone.
 
 Everything here is pure and deterministic: feature scaling, a multinomial logistic regression (with its
-JSON form, so a trained model ships as package data) and a multi-output ridge regression that also gives
-each training row's leave-one-out prediction.
+JSON form, so a trained model ships as package data), a multi-output ridge regression that also gives
+each training row's leave-one-out prediction, and a monotone calibration of a score into the chance of being right.
 """
 
 from __future__ import annotations
@@ -101,3 +101,39 @@ class Ridge:
         leverage = np.einsum("ij,jk,ik->i", xs, inverse, xs)
         loo = (xs @ weights - leverage[:, None] * ys) / (1.0 - leverage[:, None])
         return Ridge(weights, {int(row): loo[k] for k, row in enumerate(rows)})
+
+
+@dataclass
+class Calibration:
+    """A non-decreasing map from a model's score to the observed chance that a reading with that score is right
+    (isotonic regression), linear between its knots and flat beyond them."""
+
+    scores: np.ndarray  # knots, increasing
+    chances: np.ndarray  # the chance of being right at each knot, non-decreasing
+
+    def __call__(self, score: float) -> float:
+        return float(np.interp(score, self.scores, self.chances))
+
+    @staticmethod
+    def fit(scores: np.ndarray, right: np.ndarray) -> Calibration:
+        """Isotonic regression of ``right`` (0/1) on ``scores`` by pooling adjacent violators; each pooled block
+        becomes a knot at its mean score, its chance shrunk towards one half by one right and one wrong reading
+        (so a small block at either end never claims certainty). Needs at least one reading."""
+        order = np.argsort(scores, kind="stable")
+        scores, right = np.asarray(scores, dtype=np.float64)[order], np.asarray(right, dtype=np.float64)[order]
+        ordered = zip(scores, right, strict=True)
+        blocks: list[list[float]] = []  # [sum of scores, sum of right, count]
+        for score, hit in ordered:
+            blocks.append([score, hit, 1.0])
+            while len(blocks) > 1 and blocks[-2][1] / blocks[-2][2] >= blocks[-1][1] / blocks[-1][2]:
+                last = blocks.pop()
+                blocks[-1] = [a + b for a, b in zip(blocks[-1], last, strict=True)]
+        chances = np.maximum.accumulate(np.array([(b[1] + 1.0) / (b[2] + 2.0) for b in blocks]))
+        return Calibration(np.array([b[0] / b[2] for b in blocks]), chances)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"scores": np.round(self.scores, 5).tolist(), "chances": np.round(self.chances, 5).tolist()}
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> Calibration:
+        return Calibration(np.asarray(data["scores"], dtype=np.float64), np.asarray(data["chances"], dtype=np.float64))

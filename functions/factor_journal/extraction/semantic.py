@@ -25,8 +25,9 @@ A turn is read in four steps, each promise checked by the eval (``make eval``):
    words learnt from dev (``signals.band_terms``), the bands of the labelled answers sharing its rare words,
    and for a turn of several clauses the same signals of the clause most about the factor.  The value is
    the expected value under the band probabilities, kept inside the chosen band.
-4. **Abstention**: the update's confidence is P(detected) × P(band); below the trained threshold the
-   factor is left alone (no update beats a wrong one).  At most ``MAX_FACTORS`` factors per turn.
+4. **Abstention**: the update's score is P(detected) × P(band); below the trained threshold the factor is
+   left alone (no update beats a wrong one).  At most ``MAX_FACTORS`` factors per turn.  The confidence an
+   update states is the score calibrated on dev's out-of-fold readings: the chance that it is right.
 
 The three models are trained on the eval corpus's dev split only (``python -m factor_journal.extraction.train``)
 and ship as ``extraction/models/semantic.json`` (package data, versioned with the catalog version it
@@ -51,7 +52,7 @@ from factor_journal.extraction import signals
 from factor_journal.extraction.base import ExchangeTurn, ExtractionRequest, ExtractionResult, ProposedUpdate
 from factor_journal.extraction.embeddings import MODEL_ID, embed
 from factor_journal.extraction.lexical import LexicalIndex
-from factor_journal.extraction.linear import Classifier, Ridge
+from factor_journal.extraction.linear import Calibration, Classifier, Ridge
 
 log = logging.getLogger(__name__)
 
@@ -495,6 +496,12 @@ class SemanticModel:
     metadata: dict[str, Any]
     gate: Classifier | None = None  # P(the turn is no evidence: off-topic or hostile) from GATE_FEATURES
     gate_threshold: float = 1.0  # at or above this P(no evidence) the turn proposes nothing
+    calibration: Calibration | None = None  # score -> chance the update is right; None: the score is stated as is
+
+    def stated_confidence(self, score: float) -> float:
+        """The confidence an update states: the chance, measured out of fold on dev, that an update with this
+        score P(detected) × P(band) has the right factor and band."""
+        return self.calibration(score) if self.calibration is not None else score
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -514,6 +521,7 @@ class SemanticModel:
             "detector": self.detector.to_json(),
             "band": self.band.to_json(),
             "gate": self.gate.to_json() if self.gate is not None else None,
+            "calibration": self.calibration.to_json() if self.calibration is not None else None,
             "examples": [
                 {
                     "question": e.question,
@@ -541,6 +549,7 @@ class SemanticModel:
             metadata=dict(data.get("metadata") or {}),
             gate=Classifier.from_json(data["gate"]) if data.get("gate") else None,
             gate_threshold=float(data.get("gate_threshold", 1.0)),
+            calibration=Calibration.from_json(data["calibration"]) if data.get("calibration") else None,
         )
 
 
@@ -563,7 +572,9 @@ class Reading:
     value: float
 
     @property
-    def confidence(self) -> float:
+    def score(self) -> float:
+        """P(detected) × P(band): what abstention compares with the threshold (``SemanticModel.stated_confidence``
+        turns it into the confidence an update states)."""
         return self.detected * self.band_probability
 
 
@@ -630,7 +641,7 @@ class SemanticReader:
 
     def updates(self, question: str, answer: str) -> list[Reading]:
         """The readings confident enough to propose (the rest abstain)."""
-        return [r for r in self.readings(question, answer) if r.confidence >= self.model.threshold]
+        return [r for r in self.readings(question, answer) if r.score >= self.model.threshold]
 
 
 def is_evidence(answer: str) -> bool:
@@ -699,9 +710,9 @@ class SemanticExtractor:
                 return ExtractionResult(raw_updates=[], extractor=self.name, model=self.model, rejected=rejected)
             readings = self.reader.readings(question, request.text, turn, gated=False)  # the gate was just read
         for reading in readings:
-            if reading.confidence < self.reader.model.threshold:
+            if reading.score < self.reader.model.threshold:
                 rejected.append(
-                    f"{reading.factor_id!r}: abstained ({reading.band}, confidence {reading.confidence:.3f} "
+                    f"{reading.factor_id!r}: abstained ({reading.band}, score {reading.score:.3f} "
                     f"below {self.reader.model.threshold:g})"
                 )
                 continue
@@ -709,7 +720,7 @@ class SemanticExtractor:
                 ProposedUpdate(
                     factor_id=reading.factor_id,
                     value=reading.value,
-                    confidence=round(min(max(reading.confidence, 0.05), 0.95), 3),
+                    confidence=round(min(max(self.reader.model.stated_confidence(reading.score), 0.05), 0.95), 3),
                     rationale=_rationale(reading, request.text, question),
                 ).model_dump()
             )

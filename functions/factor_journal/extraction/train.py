@@ -13,7 +13,8 @@ records the catalog version it was trained against and a test fails when they di
 What it does: embeds the catalog and the dev turns, computes every turn's features with the turn
 itself hidden from the labelled examples (leave-one-out, so the models never learn from a turn
 matching itself), chooses regularisation and the abstention thresholds by 5-fold cross-validation
-on dev, then fits the detector and the band classifier on all of dev and writes
+on dev, calibrates the stated confidence on the same out-of-fold readings, then fits the detector and the
+band classifier on all of dev and writes
 ``extraction/models/semantic.json``.
 """
 
@@ -30,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from factor_journal.catalog.models import Catalog, band_of, load_catalog
-from factor_journal.extraction.linear import Classifier, Standardised, fit_logistic
+from factor_journal.extraction.linear import Calibration, Classifier, Standardised, fit_logistic
 from factor_journal.extraction.semantic import (
     ARTEFACT,
     BANDS,
@@ -174,6 +175,23 @@ def _predict(reader: SemanticReader, example: Example, turn: Turn) -> Prediction
     return [(r.factor_id, r.band, r.detected, r.band_probability) for r in readings], reader.not_evidence(turn)
 
 
+def calibrate(predictions: list[Prediction], examples: Sequence[Example], floor: float, threshold: float,
+              gate_threshold: float) -> Calibration:  # fmt: skip
+    """The chance that an update is right (its factor and band) by its score P(detected) × P(band), from the
+    out-of-fold readings the thresholds let through (isotonic, ``Calibration.fit``)."""
+    scores, right = [], []
+    for (readings, not_evidence), example in zip(predictions, examples, strict=True):
+        if not_evidence >= gate_threshold:
+            continue
+        for fid, band, detected, band_probability in readings:
+            if detected >= floor and detected * band_probability >= threshold:
+                scores.append(detected * band_probability)
+                right.append(fid in example.expected and band_of(example.expected[fid]) == band)
+    if not scores:  # nothing let through: the score stands for itself
+        return Calibration(np.array([0.0, 1.0]), np.array([0.0, 1.0]))
+    return Calibration.fit(np.asarray(scores), np.asarray(right, dtype=np.float64))
+
+
 def _worth(figures: dict[str, float]) -> float:
     """What a set of CV figures is worth: band accuracy less the cost of the share of off-topic and hostile
     turns that got an update (a share, so the trade does not drift as dev grows)."""
@@ -218,12 +236,13 @@ def train(
     for detect_l2, band_l2 in grid:
         predictions = cross_validate(space, detect_l2, band_l2)
         floor, threshold, gate_threshold, figures = choose_thresholds(predictions, space.examples)
+        calibration = calibrate(predictions, space.examples, floor, threshold, gate_threshold)
         say(f"  cv detect_l2={detect_l2} band_l2={band_l2}: floor {floor} threshold {threshold} gate {gate_threshold} "
             + ", ".join(f"{k} {v:.3f}" for k, v in figures.items()))  # fmt: skip
         if best is None or _worth(figures) > _worth(best[5]):
-            best = (detect_l2, band_l2, floor, threshold, gate_threshold, figures)
+            best = (detect_l2, band_l2, floor, threshold, gate_threshold, figures, calibration)
     assert best is not None
-    detect_l2, band_l2, floor, threshold, gate_threshold, figures = best
+    detect_l2, band_l2, floor, threshold, gate_threshold, figures, calibration = best
     detector, band, gate = _fit(_rows(space, range(len(space.examples)), None), detect_l2, band_l2)
     digest = hashlib.sha256(corpus.read_bytes()).hexdigest()[:16]
     model = SemanticModel(
@@ -231,7 +250,7 @@ def train(
         {"version": VERSION, "trained_on": f"{corpus.name} sha256:{digest}", "turns": len(space.examples),
          "detect_l2": detect_l2, "band_l2": band_l2,
          "cross_validation": {k: round(float(v), 4) for k, v in figures.items()}},
-        gate, gate_threshold,
+        gate, gate_threshold, calibration,
     )  # fmt: skip
     return model
 

@@ -125,6 +125,20 @@ def test_confidence_is_a_probability_and_updates_name_what_was_said(extractor):
     assert 0 < update["confidence"] < 1 and "half the addresses" in update["rationale"]
 
 
+def test_the_stated_confidence_is_the_calibrated_chance_of_the_readings_score(extractor):
+    """An update states how often an update with its score was right out of fold on dev, not the raw score;
+    a higher score never states less."""
+    model = extractor.reader.model
+    question = "How much do you trust the numbers in your main systems without checking them by hand?"
+    answer = "It's fine for the monthly report, though half the addresses are out of date."
+    reading = next(r for r in extractor.reader.readings(question, answer) if r.factor_id == "data_quality")
+    stated = read(extractor, answer, question)["data_quality"]["confidence"]
+    assert stated == pytest.approx(min(max(model.stated_confidence(reading.score), 0.05), 0.95), abs=1e-3)
+    assert model.calibration is not None
+    stated_by_score = [model.stated_confidence(score) for score in np.linspace(model.threshold, 1.0, 50)]
+    assert stated_by_score == sorted(stated_by_score)
+
+
 def test_the_trained_artefact_matches_the_catalog(catalog):
     model = load_model_artefact()
     assert model.catalog_version == catalog.version, "catalog changed: run `make train-extractor`"

@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from factor_journal.extraction import train as training
-from factor_journal.extraction.semantic import SemanticModel, SemanticReader, Space, load_model_artefact
+from factor_journal.extraction.linear import Calibration
+from factor_journal.extraction.semantic import Example, SemanticModel, SemanticReader, Space, load_model_artefact
 
 DEV = Path(__file__).resolve().parents[3] / "eval" / "corpus" / "dev.jsonl"
 
@@ -28,6 +30,7 @@ def test_training_writes_an_artefact_that_loads_and_reads(small_corpus, tmp_path
     assert training.main(["--corpus", str(small_corpus), "--out", str(out)]) == 0
     model = SemanticModel.from_json(json.loads(out.read_text(encoding="utf-8")))
     assert model.gate is not None and 0 < model.gate_threshold <= 1.0
+    assert model.calibration is not None and np.all(np.diff(model.calibration.chances) >= 0)
     assert 0 < model.threshold < 1 and model.metadata["turns"] == len(model.examples)
     assert "dev-small.jsonl" in model.metadata["trained_on"]
     reader = SemanticReader(Space(catalog, model.examples), model)
@@ -61,3 +64,34 @@ def test_a_malformed_corpus_line_is_named(tmp_path, catalog):
     bad.write_text('{"question": "q", "answer": "a", "expected": []}\n{"question": "q"}\n', encoding="utf-8")
     with pytest.raises(SystemExit, match="dev-bad.jsonl:2"):
         training.train(bad, catalog, quiet=True)
+
+
+def test_calibration_states_the_chance_of_being_right():
+    """Readings right as often as a hidden chance that rises with the score: the calibration recovers that chance,
+    never decreases with the score, and never claims certainty from a few readings at either end."""
+    rng = np.random.default_rng(3)
+    scores = rng.uniform(0.2, 0.9, 4000)
+    chance = 0.3 + 0.6 * (scores - 0.2) / 0.7  # what the model's score really means: 0.3 at 0.2, 0.9 at 0.9
+    calibration = Calibration.fit(scores, (rng.uniform(size=4000) < chance).astype(float))
+    for score in (0.3, 0.5, 0.7):
+        assert calibration(score) == pytest.approx(0.3 + 0.6 * (score - 0.2) / 0.7, abs=0.08)
+    stated = [calibration(s) for s in np.linspace(0, 1, 101)]
+    assert all(a <= b for a, b in zip(stated, stated[1:], strict=False))
+    few = Calibration.fit(np.array([0.3, 0.9]), np.array([0.0, 1.0]))
+    assert 0 < few(0.0) < few(1.0) < 1
+
+
+def test_calibration_is_learnt_from_the_updates_the_thresholds_let_through():
+    examples = [
+        Example("q", "a", {"data_quality": 20.0}),
+        Example("q", "b", {"data_quality": 80.0}),
+        Example("q", "c", {}),
+    ]
+    predictions = [
+        ([("data_quality", "low", 0.9, 0.9)], 0.0),  # right, score 0.81
+        ([("data_quality", "low", 0.9, 0.4)], 0.0),  # wrong band, score 0.36
+        ([("data_quality", "low", 0.9, 0.1)], 0.0),  # below the threshold: not an update, not counted
+    ]
+    calibration = training.calibrate(predictions, examples, floor=0.1, threshold=0.3, gate_threshold=1.0)
+    assert calibration.scores.tolist() == pytest.approx([0.36, 0.81])
+    assert calibration(0.36) < 0.5 < calibration(0.81)
