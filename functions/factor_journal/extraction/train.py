@@ -24,7 +24,7 @@ import argparse
 import hashlib
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -125,24 +125,31 @@ def _band_values(examples: Sequence[Example]) -> dict[str, float]:
 Prediction = tuple[list[tuple[str, str, float, float]], float]
 
 
+def _updates(predictions: list[Prediction], examples: Sequence[Example], floor: float, threshold: float,
+             gate_threshold: float) -> Iterator[tuple[Example, str, str, float]]:  # fmt: skip
+    """(turn, factor, band, score P(detected) × P(band)) of every reading the gate, floor and threshold let
+    through: the updates a model with these thresholds would propose."""
+    for (readings, not_evidence), example in zip(predictions, examples, strict=True):
+        if not_evidence >= gate_threshold:
+            continue
+        for fid, band, detected, band_probability in readings:
+            if detected >= floor and detected * band_probability >= threshold:
+                yield example, fid, band, detected * band_probability
+
+
 def _score(predictions: list[Prediction], examples: Sequence[Example], floor: float, threshold: float,
            gate_threshold: float = 1.0) -> dict[str, float]:  # fmt: skip
     correct = spurious = wrong = none_updates = 0
     expected_total = sum(len(e.expected) for e in examples)
     none_turns = sum(not e.expected for e in examples)
-    for (readings, not_evidence), example in zip(predictions, examples, strict=True):
-        if not_evidence >= gate_threshold:
-            continue
-        for fid, band, detected, band_probability in readings:
-            if detected < floor or detected * band_probability < threshold:
-                continue
-            if fid not in example.expected:
-                spurious += 1
-                none_updates += not example.expected
-            elif band_of(example.expected[fid]) == band:
-                correct += 1
-            else:
-                wrong += 1
+    for example, fid, band, _ in _updates(predictions, examples, floor, threshold, gate_threshold):
+        if fid not in example.expected:
+            spurious += 1
+            none_updates += not example.expected
+        elif band_of(example.expected[fid]) == band:
+            correct += 1
+        else:
+            wrong += 1
     return {
         "band_accuracy": correct / max(expected_total, 1),
         "recall": (correct + wrong) / max(expected_total, 1),
@@ -180,13 +187,9 @@ def calibrate(predictions: list[Prediction], examples: Sequence[Example], floor:
     """The chance that an update is right (its factor and band) by its score P(detected) × P(band), from the
     out-of-fold readings the thresholds let through (isotonic, ``Calibration.fit``)."""
     scores, right = [], []
-    for (readings, not_evidence), example in zip(predictions, examples, strict=True):
-        if not_evidence >= gate_threshold:
-            continue
-        for fid, band, detected, band_probability in readings:
-            if detected >= floor and detected * band_probability >= threshold:
-                scores.append(detected * band_probability)
-                right.append(fid in example.expected and band_of(example.expected[fid]) == band)
+    for example, fid, band, score in _updates(predictions, examples, floor, threshold, gate_threshold):
+        scores.append(score)
+        right.append(fid in example.expected and band_of(example.expected[fid]) == band)
     if not scores:  # nothing let through: the score stands for itself
         return Calibration(np.array([0.0, 1.0]), np.array([0.0, 1.0]))
     return Calibration.fit(np.asarray(scores), np.asarray(right, dtype=np.float64))
