@@ -34,19 +34,16 @@ def _words(text: str) -> list[str]:
 
 
 def _content(words: list[str]) -> list[str]:
+    """The words that can say what a text is about: a plural "s" folded ("systems" and "system" match), stop
+    words, numbers and words of one or two letters left out."""
     folded = (w[:-1] if len(w) > 4 and w.endswith("s") and not w.endswith("ss") else w for w in words)
     return [w for w in folded if len(w) > 2 and w not in _STOP_WORDS and not w.isdigit()]
 
 
-def content_words(text: str) -> list[str]:
-    """The words of ``text`` that can say what it is about: lower-cased, apostrophes dropped, a plural "s"
-    folded ("systems" and "system" match), stop words, numbers and words of one or two letters left out."""
-    return _content(_words(text))
-
-
 def terms(text: str) -> list[str]:
-    """What the index counts: the content words, then each pair of neighbouring words that are not both stop
-    words ("set+aside", "no+money"), so a telling phrase weighs more than its words apart."""
+    """What the index counts: the content words (lower-cased, apostrophes dropped, ``_content``), then each pair
+    of neighbouring words that are not both stop words ("set+aside", "no+money"), so a telling phrase weighs
+    more than its words apart."""
     words = _words(text)
     pairs = [f"{a}+{b}" for a, b in zip(words, words[1:], strict=False) if not (a in _STOP_WORDS and b in _STOP_WORDS)]
     return _content(words) + pairs

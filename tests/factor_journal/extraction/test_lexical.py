@@ -1,6 +1,11 @@
 import numpy as np
 
-from factor_journal.extraction.lexical import LexicalIndex, content_words, terms
+from factor_journal.extraction.lexical import LexicalIndex, terms
+
+
+def content_words(text):
+    """The single words among a text's terms (the rest are word pairs)."""
+    return [term for term in terms(text) if "+" not in term]
 
 
 def test_content_words_drop_stop_words_numbers_and_fold_plurals():
