@@ -18,10 +18,10 @@ DEV = Path(__file__).resolve().parents[3] / "eval" / "corpus" / "dev.jsonl"
 
 @pytest.fixture(scope="module")
 def small_corpus(tmp_path_factory):
-    """Every fourth dev turn: enough of each kind for the models to learn something, quick to train."""
+    """Every sixth dev turn: enough of each kind for the models to learn something, quick to train."""
     lines = [line for line in DEV.read_text(encoding="utf-8").splitlines() if line.strip()]
     path = tmp_path_factory.mktemp("corpus") / "dev-small.jsonl"
-    path.write_text("\n".join(lines[::4]) + "\n", encoding="utf-8")
+    path.write_text("\n".join(lines[::6]) + "\n", encoding="utf-8")
     return path
 
 
