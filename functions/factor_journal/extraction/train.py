@@ -45,7 +45,7 @@ from factor_journal.extraction.semantic import (
 REPO = Path(__file__).resolve().parents[3]
 DEV = REPO / "eval" / "corpus" / "dev.jsonl"
 VALIDATION = REPO / "eval" / "corpus" / "validation.jsonl"
-VERSION = "semantic-v9"
+VERSION = "semantic-v10"
 FOLDS = 5
 MAX_SPURIOUS_PER_TURN = 0.08
 # regularisation (detector, band): fixed at what v4's cross-validated grid chose (1e-3 and 1e-2 × 0.3, 1.0, 3.0);
