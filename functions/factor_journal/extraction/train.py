@@ -32,15 +32,8 @@ import numpy as np
 
 from factor_journal.catalog.models import Catalog, band_of, load_catalog
 from factor_journal.extraction.linear import Calibration, Classifier, Standardised, fit_logistic
-from factor_journal.extraction.semantic import (
-    ARTEFACT,
-    BANDS,
-    Example,
-    SemanticModel,
-    SemanticReader,
-    Space,
-    Turn,
-)
+from factor_journal.extraction.semantic import ARTEFACT, SemanticModel, SemanticReader
+from factor_journal.extraction.semantic_features import BANDS, Example, Space, Turn
 
 REPO = Path(__file__).resolve().parents[3]
 DEV = REPO / "eval" / "corpus" / "dev.jsonl"

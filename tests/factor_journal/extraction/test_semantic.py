@@ -3,6 +3,7 @@ never updates on hostile or off-topic turns; its trained artefact matches the ca
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -16,7 +17,9 @@ from factor_journal.extraction import signals
 from factor_journal.extraction.base import ExchangeTurn, ExtractionRequest
 from factor_journal.extraction.catalog_check import THRESHOLD, similar_pairs, too_similar
 from factor_journal.extraction.semantic import (
+    ARTEFACT,
     SemanticExtractor,
+    SemanticModel,
     SemanticReader,
     default_reader,
     is_evidence,
@@ -144,6 +147,14 @@ def test_the_trained_artefact_matches_the_catalog(catalog):
     assert model.catalog_version == catalog.version, "catalog changed: run `make train-extractor`"
     assert all(catalog.has_factor(fid) for example in model.examples for fid in example.expected)
     assert "test" not in model.metadata["trained_on"]
+
+
+@pytest.mark.parametrize("field", ["detect_features", "band_signals", "gate_features", "band_signals_version"])
+def test_an_artefact_trained_on_other_features_refuses_to_load(field):
+    data = json.loads(ARTEFACT.read_text(encoding="utf-8"))
+    data[field] = data[field][:-1] if isinstance(data[field], list) else data[field] - 1
+    with pytest.raises(ValueError, match="retrain"):
+        SemanticModel.from_json(data)
 
 
 def test_no_two_catalog_factors_are_near_duplicates(catalog):

@@ -11,7 +11,8 @@ import pytest
 
 from factor_journal.extraction import train as training
 from factor_journal.extraction.linear import Calibration
-from factor_journal.extraction.semantic import Example, SemanticModel, SemanticReader, Space, load_model_artefact
+from factor_journal.extraction.semantic import SemanticModel, SemanticReader, load_model_artefact
+from factor_journal.extraction.semantic_features import Example, Space
 
 DEV = Path(__file__).resolve().parents[3] / "eval" / "corpus" / "dev.jsonl"
 SMALL_CORPUS_TURNS = 540  # a fixed count, so the test's cost holds as dev grows
