@@ -125,7 +125,7 @@ class Space:
         self.example_question = embed([e.question for e in self.examples])
         self.example_question[[not e.question.strip() for e in self.examples]] = 0.0  # no question: no vote
         self._ridges: dict[bytes | None, Ridge] = {}
-        self._word_indexes: dict[bytes | None, tuple[np.ndarray, LexicalIndex, LexicalIndex]] = {}
+        self._word_indexes: dict[bytes | None, tuple[LexicalIndex, LexicalIndex]] = {}
         n, m = len(self.examples), len(self.factors)
         self.example_factors = np.zeros((n, m), dtype=bool)
         self.example_bands = np.full((n, m), -1, dtype=int)
@@ -164,11 +164,10 @@ class Space:
         key, rows = self._pool(pool)
         if key not in self._word_indexes:
             self._word_indexes[key] = (
-                rows,
                 LexicalIndex([self.examples[i].answer for i in rows]),
                 LexicalIndex([self.examples[i].question for i in rows], min_texts=1),
             )
-        rows, answer_index, question_index = self._word_indexes[key]
+        answer_index, question_index = self._word_indexes[key]
         n = len(self.examples)
         by_answer = np.zeros((len(answers), n), dtype=np.float32)
         for a, answer in enumerate(answers):
@@ -296,6 +295,7 @@ class Turn:
         none_rows = rows[space.example_none[rows]] if len(rows) else rows
         none_similarity = float(self.answer_sims[none_rows].max()) if len(none_rows) else 0.0
         answer_side = answer_description + answer_rubric + answer_examples
+        answer_vote = self._vote(self.answer_sims, rows)
         question_z = _z(question_questions + question_description) if has_question else np.zeros(m)
         lexical_answer, lexical_question = _lexical(space, self.answer), _lexical(space, self.question)
         answer_rank1 = (answer_side >= answer_side.max()).astype(np.float32)
@@ -311,30 +311,34 @@ class Turn:
             np.full(m, float(signals.answer_polarity(self.answer) != 0)),
             np.full(m, min(signals.small_talk_count(self.answer), 3) / 3),
             np.full(m, float(signals.asks_back(self.answer))),
-            self._vote(self.answer_sims, rows), self._vote(self.exchange_sims, rows),
+            answer_vote, self._vote(self.exchange_sims, rows),
             self._vote(self.question_sims, rows) if self.question_sims is not None else np.zeros(m),
-            self.ridge, _z(self.ridge), *self._clause_detection(rows), *self._word_detection(rows, has_question),
+            self.ridge, _z(self.ridge), *self._clause_detection(rows, answer_examples, answer_vote),
+            *self._word_detection(rows, has_question),
         ]  # fmt: skip
         return np.stack([np.asarray(c, dtype=np.float32) for c in columns], axis=1)
 
-    def _clause_detection(self, rows: np.ndarray) -> list[np.ndarray]:
+    def _clause_detection(
+        self, rows: np.ndarray, answer_examples: np.ndarray, answer_vote: np.ndarray
+    ) -> list[np.ndarray]:
         """Per factor, the best of the turn's clauses: a turn about two factors says each in its own clause,
-        and the whole turn's embedding averages them away."""
+        and the whole turn's embedding averages them away.  A one-clause turn's only clause is the answer,
+        whose closest examples and neighbour vote (``answer_examples``, ``answer_vote``) are already read."""
         space, m, several = self.space, len(self.space.factors), self.several_clauses
         vecs = self.clause_vecs  # (c, d)
         catalog = vecs @ space.description.T + np.einsum("fbd,cd->cfb", space.rubric, vecs).max(axis=2)  # (c, m)
         examples = np.zeros_like(catalog)
         votes = np.zeros_like(catalog)
         if len(rows):
-            owned = space.example_factors[rows]  # (r, m)
             if several:
+                owned = space.example_factors[rows]  # (r, m)
                 sims = np.zeros((len(vecs), len(space.examples)), dtype=np.float32)  # (c, n), filled for ``rows`` only
                 sims[:, rows] = vecs @ space.example_answer[rows].T
-            else:  # a one-clause turn's only clause is the answer, whose similarities are known
-                sims = self.answer_sims[None, :]
-            for c, clause_sims in enumerate(sims):
-                examples[c] = _closest_owned(owned, clause_sims[rows])
-                votes[c] = self._vote(clause_sims, rows)
+                for c, clause_sims in enumerate(sims):
+                    examples[c] = _closest_owned(owned, clause_sims[rows])
+                    votes[c] = self._vote(clause_sims, rows)
+            else:
+                examples[0], votes[0] = answer_examples, answer_vote
         score = catalog + examples
         z = np.stack([_z(row) for row in score])
         rank1 = (score >= score.max(axis=1, keepdims=True)).any(axis=0)
