@@ -62,7 +62,7 @@ from factor_journal.repositories.client import (
     Transaction,
     run_transaction,
 )
-from factor_journal.repositories.journal import JournalReads
+from factor_journal.repositories.journal import DamagedSummaryError, JournalReads, rebuilt_summary
 from factor_journal.repositories.paths import Paths
 from factor_journal.repositories.people import People
 from factor_journal.summary import build_summary
@@ -241,8 +241,17 @@ class FactorJournalStore:
     # Reads ------------------------------------------------------------------------------------
 
     def summary(self, user_id: str) -> AssessmentSummary | None:
-        """The precomputed summary: one document read."""
-        return self.journal.summary(user_id)
+        """The precomputed summary: one document read.
+
+        A damaged summary document is never shown or passed on: what is returned is rebuilt from the factor
+        documents (not written here; the user's next change rewrites it, as ``rebuild_summary_by_scan(write=True)``
+        does at once).
+        """
+        try:
+            return self.journal.summary(user_id)
+        except DamagedSummaryError as damage:
+            states = self.journal.factor_states(user_id)
+            return rebuilt_summary(self.catalog, self.graph, user_id, states, damage, _now())
 
     def _known(self, factor_id: str) -> None:
         if not isinstance(factor_id, str) or not self.catalog.has_factor(factor_id):

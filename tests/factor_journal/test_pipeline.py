@@ -315,11 +315,49 @@ def test_evidence_accumulates_across_turns(store, conversation):
 def test_an_unexpected_error_is_recorded_on_the_turn_and_replayable(store, conversation):
     user, session, say = conversation
     turn = say("user", "Our data is all over the place")
-    store.client.document(f"users/{user}/metadata/assessment").set({"assessment_summary": {"overall": {}}})  # corrupt
+    factor = store.client.document(f"users/{user}/factors/data_quality")
+    factor.set({"factor_id": "data_quality", "current_value": "not a number"})  # a document no code writes
     processor = TurnProcessor(store, ScriptedExtractor([reading("data_quality", 25)]))
     assert processor.process(user, session, turn).status == "failed"
     recorded = outcome(store, user, session, turn)
     assert recorded["error_kind"] == "internal" and "ValidationError" in recorded["error"]
-    store.client.document(f"users/{user}/metadata/assessment").delete()
-    store.register_user(store.get_user(user))  # gives the user a fresh summary
+    factor.delete()
     assert processor.process(user, session, turn, force=True).status == "processed"  # what reprocess does
+    assert store.factor(user, "data_quality").current_value == 25
+
+
+def test_a_damaged_summary_is_rebuilt_from_the_factors_and_rewritten_by_the_next_turn(store, conversation, caplog):
+    user, session, say = conversation
+    processor = TurnProcessor(store, ScriptedExtractor([reading("data_quality", 25)], [reading("ai_strategy", 70)]))
+    assert processor.process(user, session, say("user", "Our data is all over the place")).status == "processed"
+    before = store.summary(user)
+    document = store.client.document(f"users/{user}/metadata/assessment")
+    damaged = document.get().to_dict()
+    damaged["assessment_summary"]["overall"] = "half written"
+    del damaged["assessment_summary"]["categories"]
+    document.set(damaged)
+
+    shown = store.summary(user)  # read: rebuilt from the factor documents, the damaged one never shown
+    assert shown.factors["data_quality"].current_value == 25
+    assert shown.overall == before.overall and shown.categories == before.categories
+    assert shown.last_conversation == before.last_conversation  # the part that still read is kept
+    assert "was damaged" in caplog.text
+
+    assert processor.process(user, session, say("user", "AI is on the board's agenda")).status == "processed"
+    healed = store.journal.summary(user)  # the stored document reads again, with both factors
+    assert healed.factors["data_quality"].current_value == 25
+    assert healed.factors["ai_strategy"].current_value == 70
+    assert healed.model_dump(exclude={"updated_at"}) == store.rebuild_summary_by_scan(user).model_dump(
+        exclude={"updated_at"}
+    )
+
+
+def test_registering_again_rewrites_a_damaged_summary(store, conversation):
+    user, session, say = conversation
+    TurnProcessor(store, ScriptedExtractor([reading("data_quality", 25)])).process(
+        user, session, say("user", "Our data is all over the place")
+    )
+    document = store.client.document(f"users/{user}/metadata/assessment")
+    document.set({"assessment_summary": {"overall": {}}})
+    store.register_user(store.get_user(user))
+    assert store.journal.summary(user).factors["data_quality"].current_value == 25

@@ -35,6 +35,7 @@ from factor_journal.planner import (
     touched_factors,
 )
 from factor_journal.repositories.client import CountedClient, Repository, run_transaction
+from factor_journal.repositories.journal import DamagedSummaryError, JournalReads, parse_summary, rebuilt_summary
 from factor_journal.repositories.locks import CommitLeases
 from factor_journal.repositories.paths import SUMMARY_FIELD, Paths
 from factor_journal.rollup import person_row, shard_of, snapshot_document
@@ -105,9 +106,13 @@ class FactorChanges(Repository):
                 if stored_outcome is not None and stored_outcome.is_done:
                     return ChangeResult(entries=[], summary=None, duplicate=True, previous_outcome=stored_outcome)
                 session = SessionDocument.of(turn.session_id, snapshots[refs[-1].path].to_dict())
-            summary_data = (snapshots[refs[1].path].to_dict() or {}).get(SUMMARY_FIELD)
-            old_summary = AssessmentSummary.model_validate(summary_data) if summary_data else None
-            states = self.known_states(transaction, user_id, old_summary)
+            now = datetime.now(UTC)
+            try:
+                old_summary = parse_summary(snapshots[refs[1].path].to_dict())
+                states = self.known_states(transaction, user_id, old_summary)
+            except DamagedSummaryError as damage:  # derived data: rebuilt from the factor documents, then rewritten
+                states = JournalReads(self.client).factor_states(user_id, transaction)
+                old_summary = rebuilt_summary(self.catalog, self.graph, user_id, states, damage, now)
             for fid in touched:
                 data = snapshots[paths.factor(user_id, fid).path].to_dict()
                 states[fid] = (
@@ -125,7 +130,7 @@ class FactorChanges(Repository):
             user_data = user_snapshot.to_dict() or {}
             inputs = ChangeInputs(
                 user_id=user_id, summary=old_summary, states=states, journals=journals,
-                last_active=user_data.get("last_active"), session=session, now=datetime.now(UTC),
+                last_active=user_data.get("last_active"), session=session, now=now,
             )  # fmt: skip
             plan = plan_change(self.catalog, self.graph, inputs, readings=list(readings), step=step, turn=turn)
             if plan.outcome is not None and stored_outcome is not None:

@@ -2,15 +2,66 @@
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Mapping
 from datetime import datetime
+from typing import Any
 
 from google.cloud import firestore
 from google.cloud.firestore_v1.base_query import FieldFilter
+from pydantic import ValidationError
 
+from factor_journal.catalog import Catalog
 from factor_journal.errors import InvalidInputError
-from factor_journal.models import AssessmentSummary, FactorState, HistoryPage, JournalEntry
+from factor_journal.graph import FactorGraph
+from factor_journal.models import AssessmentSummary, FactorState, HistoryPage, JournalEntry, LastConversation
 from factor_journal.repositories.client import CountedClient
 from factor_journal.repositories.paths import SUMMARY_FIELD, Paths
+from factor_journal.summary import build_summary
+
+log = logging.getLogger(__name__)
+
+
+class DamagedSummaryError(Exception):
+    """The summary document exists but does not read as a summary (a bad write, a hand edit, an old shape).
+
+    The summary is derived data: the factor documents hold every state it carries, so callers rebuild it
+    from them. ``last_conversation`` is what could be saved of the damaged one (``None`` if nothing).
+    """
+
+    def __init__(self, reason: str, last_conversation: LastConversation | None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.last_conversation = last_conversation
+
+
+def parse_summary(document: Mapping[str, Any] | None) -> AssessmentSummary | None:
+    """The summary held by a summary document (``None`` when there is none yet).
+
+    Raises ``DamagedSummaryError`` when a summary is stored but does not validate.
+    """
+    data = (document or {}).get(SUMMARY_FIELD)
+    if not data:
+        return None
+    try:
+        return AssessmentSummary.model_validate(data)
+    except ValidationError as error:
+        reason = f"{error.error_count()} invalid field(s), first: {error.errors()[0]['loc']}"
+        last = data.get("last_conversation") if isinstance(data, Mapping) else None
+        try:
+            saved = LastConversation.model_validate(last) if last else None
+        except ValidationError:
+            saved = None
+        raise DamagedSummaryError(reason, saved) from error
+
+
+def rebuilt_summary(
+    catalog: Catalog, graph: FactorGraph, user_id: str, states: dict[str, FactorState], damage: DamagedSummaryError,
+    now: datetime,
+) -> AssessmentSummary:  # fmt: skip
+    """The summary rebuilt from the user's factor documents in place of a damaged one (logged as a warning)."""
+    log.warning("summary of user %s was damaged (%s): rebuilt from %d factor documents", user_id, damage, len(states))
+    return build_summary(catalog, graph, states, damage.last_conversation, now)
 
 
 class JournalReads:
@@ -19,9 +70,8 @@ class JournalReads:
         self.paths = Paths(client)
 
     def summary(self, user_id: str) -> AssessmentSummary | None:
-        """The precomputed summary: one document read."""
-        data = (self.paths.summary(user_id).get().to_dict() or {}).get(SUMMARY_FIELD)
-        return AssessmentSummary.model_validate(data) if data else None
+        """The precomputed summary: one document read (``DamagedSummaryError`` if it does not validate)."""
+        return parse_summary(self.paths.summary(user_id).get().to_dict())
 
     def write_summary(self, user_id: str, summary: AssessmentSummary) -> None:
         self.paths.summary(user_id).set({SUMMARY_FIELD: summary.to_document()})
@@ -30,9 +80,10 @@ class JournalReads:
         snapshot = self.paths.factor(user_id, factor_id).get()
         return FactorState.model_validate(snapshot.to_dict()) if snapshot.exists else None
 
-    def factor_states(self, user_id: str) -> dict[str, FactorState]:
+    def factor_states(self, user_id: str, transaction: firestore.Transaction | None = None) -> dict[str, FactorState]:
         """Every factor document of the user (a scan: repairs and test oracles only)."""
-        return {s.id: FactorState.model_validate(s.to_dict()) for s in self.paths.factors(user_id).stream()}
+        snapshots = self.paths.factors(user_id).stream(transaction=transaction)
+        return {s.id: FactorState.model_validate(s.to_dict()) for s in snapshots}
 
     def entry(self, user_id: str, factor_id: str, entry_id: str) -> JournalEntry | None:
         snapshot = self.paths.journal(user_id, factor_id).document(entry_id).get()

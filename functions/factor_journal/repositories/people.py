@@ -32,9 +32,10 @@ from factor_journal.conversation import InvalidTurnError, Turn, parse_turn
 from factor_journal.documents import DONE, SETTLED, ExtractionOutcome, TurnStatus
 from factor_journal.errors import UnknownUserError
 from factor_journal.graph import FactorGraph
-from factor_journal.models import SERVER_MANAGED_PROFILE_FIELDS, AssessmentSummary, UserProfile
+from factor_journal.models import SERVER_MANAGED_PROFILE_FIELDS, UserProfile
 from factor_journal.repositories.changes import write_row
 from factor_journal.repositories.client import Repository, jittered_sleep, run_transaction
+from factor_journal.repositories.journal import DamagedSummaryError, JournalReads, parse_summary, rebuilt_summary
 from factor_journal.repositories.locks import CommitBusyError
 from factor_journal.repositories.paths import SUMMARY_FIELD, TURNS, Paths
 from factor_journal.rollup import shard_of
@@ -87,14 +88,18 @@ class People(Repository):
             old_org_exists = (
                 moved_from is not None and paths.organisation(moved_from).get(transaction=transaction).exists
             )
+            try:  # reads come before writes, so a damaged summary is rebuilt (from a factor scan) here
+                summary, rewrite = parse_summary(summary_snapshot.to_dict()), False
+            except DamagedSummaryError as damage:
+                states = JournalReads(self.client).factor_states(profile.user_id, transaction)
+                summary, rewrite = rebuilt_summary(self.catalog, self.graph, profile.user_id, states, damage, now), True
+            if summary is None:
+                summary, rewrite = build_summary(self.catalog, self.graph, {}, None, now), True
             document = profile.to_document()
             if user_snapshot.exists:  # never reset what the pipeline and the reminder job keep
                 document = {k: v for k, v in document.items() if k not in SERVER_MANAGED_PROFILE_FIELDS}
             transaction.set(paths.user(profile.user_id), document, merge=True)
-            if summary_snapshot.exists:
-                summary = AssessmentSummary.model_validate((summary_snapshot.to_dict() or {})[SUMMARY_FIELD])
-            else:
-                summary = build_summary(self.catalog, self.graph, {}, None, now)
+            if rewrite:
                 transaction.set(paths.summary(profile.user_id), {SUMMARY_FIELD: summary.to_document()})
             if moved_from:  # the old organisation loses the person's row and manager entry at once
                 leave_organisation(transaction, paths, moved_from, profile.user_id, old_org_exists)
