@@ -83,6 +83,11 @@ _HOSTILE: Final = re.compile(
     r"|\b(?:every|all)\s+(?:the\s+)?(?:factors?|scores?|values?|categories)\b"
     r"|\bfully (?:ai[- ])?ready\b|\bhigh[_ ]risk tier\b|\bconfidence (?:to |of )?1(?:\.0)?\b|\bai_readiness_score\b"
     r"|\b[a-z]+_[a-z_]+\s*[=:]\s*\d+|\bset [a-z]+_[a-z_]+ to\b|\"(?:factor_id|value|confidence)\"\s*:"
+    # a field-like identifier (snake_case) given a value within two words, whatever the language or syntax:
+    # people describe their company in words; only a value meant for the record names a field ("x_y a 90",
+    # "| x_y | 90 |", "x_y := high", "f('x_y', 95)").  The cost: a file name just before a number ("sales_q3
+    # has 40 columns") reads as hostile, i.e. no update from that turn; none of the corpus's 6,200 turns does.
+    r"|\b[a-z]+_[a-z]+(?:_[a-z]+)*\b(?:\W+\w+){0,2}?\W+(?:\d{2,3}\b|max\w*|high\w*|full\w*|top\b)"
     r"|\brecord (?:that|this)\b|\bnote down\b|\bwrite down that\b|(?<!to )(?<!not )\bpretend (?:i|we)\b|\b(?:10"
     r"|ten) out of (?:10|ten)\b"
     r"|\bwhatever (?:i|we) said\b|\bdelete (?:them|my|our|the|those)\b[^.!?\n]{0,20}\banswers?\b"
