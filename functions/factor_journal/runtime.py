@@ -24,7 +24,7 @@ from factor_journal.extraction.base import Extractor
 from factor_journal.pipeline import TurnProcessor, recover_due_turns
 from factor_journal.questions import Writer
 from factor_journal.repositories.client import CountedClient, connect
-from factor_journal.settings import Settings, settings
+from factor_journal.settings import settings
 from factor_journal.store import FactorJournalStore
 
 DEFAULT_PROJECT = "demo-factor-journal"
@@ -43,7 +43,7 @@ def project_id() -> str:
 @lru_cache(maxsize=1)
 def firestore_client() -> CountedClient:
     """The process's Firestore client (cached; ``reset()`` forgets it with the settings)."""
-    return connect(project_id(), Settings.from_env().firestore_database)
+    return connect(project_id(), settings().firestore_database)
 
 
 def make_extractor(kind: str | None = None) -> Extractor:
