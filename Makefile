@@ -7,7 +7,7 @@ BENCH_ARGS ?=
 CODE := functions dashboard tests bench demo scripts eval
 EVAL_ARGS ?=
 
-.PHONY: help setup test test-fast demo bench eval train-extractor lint format emulators
+.PHONY: help setup test test-fast demo bench eval train-extractor lint format emulators deploy-dashboard
 
 help: ## Show the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -37,6 +37,9 @@ emulators: ## Start the emulators alone (Ctrl-C stops them)
 	@bash -c 'source scripts/toolchain.sh && CONFIG="$$(.venv/bin/python scripts/firebase_config.py)" && exec .venv/bin/python \
 	  scripts/supervise.py --config "$$CONFIG" -- firebase emulators:start --config "$$CONFIG" --only firestore,auth,functions \
 	  --project demo-factor-journal'
+
+deploy-dashboard: ## Deploy the dashboard to Cloud Run (the functions deploy with `firebase deploy`; see README, Deploy)
+	scripts/deploy-dashboard.sh
 
 lint: ## Static checks: ruff (style, imports, line length), the formatting, mypy (types of the domain package)
 	@bash -c 'source scripts/toolchain.sh && ruff check $(CODE) && ruff format --check $(CODE) && mypy'
