@@ -26,9 +26,7 @@ APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 
 
 def _reset_caches() -> None:
-    runtime.firestore_client.cache_clear()
-    runtime.store.cache_clear()
-    runtime.turn_processor.cache_clear()
+    runtime.reset()  # clients, store, processor and the settings they were made from
     st.cache_resource.clear()
 
 

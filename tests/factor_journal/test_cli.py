@@ -17,11 +17,9 @@ from factor_journal.pipeline import TurnProcessor
 def cli_database(monkeypatch):
     monkeypatch.setenv("FJ_FIRESTORE_DATABASE", "fj-tests")
     monkeypatch.setenv("FJ_EXTRACTOR", "offline")
-    runtime.firestore_client.cache_clear()
-    runtime.store.cache_clear()
+    runtime.reset()  # the settings too: the database comes from them
     yield
-    runtime.firestore_client.cache_clear()
-    runtime.store.cache_clear()
+    runtime.reset()  # the settings too: the database comes from them
 
 
 def test_reprocess_replays_failed_turns_once(cli_database, store, make_user, capsys):

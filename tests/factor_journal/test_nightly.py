@@ -180,8 +180,7 @@ def test_the_cli_runs_a_whole_night_inline_and_a_second_run_writes_nothing(store
 
     _, population = seed(store, datetime.now(UTC).year, people=20)  # due now: six in ten
     monkeypatch.setenv("FJ_FIRESTORE_DATABASE", DATABASE)
-    runtime.firestore_client.cache_clear()
-    runtime.store.cache_clear()
+    runtime.reset()  # the settings too: the database comes from them
     try:
         organisations = len(list(store.client.collection("organisations").select([]).stream()))
         assert cli.main(["daily", "--inline"]) == 0
@@ -191,5 +190,4 @@ def test_the_cli_runs_a_whole_night_inline_and_a_second_run_writes_nothing(store
         assert cli.main(["daily", "--inline"]) == 0
         assert "0 reminders queued" in capsys.readouterr().out
     finally:
-        runtime.firestore_client.cache_clear()
-        runtime.store.cache_clear()
+        runtime.reset()  # the settings too: the database comes from them

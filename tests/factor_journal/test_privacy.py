@@ -171,8 +171,7 @@ def test_an_interrupted_erasure_is_finished_by_running_it_again(client, person, 
 def test_the_command_line_exports_and_erases(client, person, monkeypatch, tmp_path, capsys):
     store, uid, email, *_ = person
     monkeypatch.setenv("FJ_FIRESTORE_DATABASE", DATABASE)
-    runtime.firestore_client.cache_clear()
-    runtime.store.cache_clear()
+    runtime.reset()  # the settings too: the database comes from them
     try:
         out = tmp_path / "export.json"
         assert cli.main(["export", "--user", uid, "--out", str(out)]) == 0
@@ -185,5 +184,4 @@ def test_the_command_line_exports_and_erases(client, person, monkeypatch, tmp_pa
         assert "erased subject" in printed.out and uid not in printed.out + printed.err
         assert store.get_user(uid) is None
     finally:
-        runtime.firestore_client.cache_clear()
-        runtime.store.cache_clear()
+        runtime.reset()  # the settings too: the database comes from them
