@@ -62,7 +62,7 @@ from factor_journal.repositories.client import (
     Transaction,
     run_transaction,
 )
-from factor_journal.repositories.journal import DamagedSummaryError, JournalReads, rebuilt_summary
+from factor_journal.repositories.journal import JournalReads, summary_of
 from factor_journal.repositories.paths import Paths
 from factor_journal.repositories.people import People
 from factor_journal.summary import build_summary
@@ -247,11 +247,8 @@ class FactorJournalStore:
         documents (not written here; the user's next change rewrites it, as ``rebuild_summary_by_scan(write=True)``
         does at once).
         """
-        try:
-            return self.journal.summary(user_id)
-        except DamagedSummaryError as damage:
-            states = self.journal.factor_states(user_id)
-            return rebuilt_summary(self.catalog, self.graph, user_id, states, damage, _now())
+        document = self.journal.summary_document(user_id)
+        return summary_of(self.journal, self.catalog, self.graph, user_id, document, _now())[0]
 
     def _known(self, factor_id: str) -> None:
         if not isinstance(factor_id, str) or not self.catalog.has_factor(factor_id):

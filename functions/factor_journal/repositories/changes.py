@@ -35,7 +35,7 @@ from factor_journal.planner import (
     touched_factors,
 )
 from factor_journal.repositories.client import CountedClient, Repository, run_transaction
-from factor_journal.repositories.journal import DamagedSummaryError, JournalReads, parse_summary, rebuilt_summary
+from factor_journal.repositories.journal import JournalReads, summary_of
 from factor_journal.repositories.locks import CommitLeases
 from factor_journal.repositories.paths import SUMMARY_FIELD, Paths
 from factor_journal.rollup import person_row, shard_of, snapshot_document
@@ -107,12 +107,11 @@ class FactorChanges(Repository):
                     return ChangeResult(entries=[], summary=None, duplicate=True, previous_outcome=stored_outcome)
                 session = SessionDocument.of(turn.session_id, snapshots[refs[-1].path].to_dict())
             now = datetime.now(UTC)
-            try:
-                old_summary = parse_summary(snapshots[refs[1].path].to_dict())
-                states = self.known_states(transaction, user_id, old_summary)
-            except DamagedSummaryError as damage:  # derived data: rebuilt from the factor documents, then rewritten
-                states = JournalReads(self.client).factor_states(user_id, transaction)
-                old_summary = rebuilt_summary(self.catalog, self.graph, user_id, states, damage, now)
+            old_summary, _ = summary_of(  # a damaged one is rebuilt here and rewritten by this change
+                JournalReads(self.client), self.catalog, self.graph, user_id, snapshots[refs[1].path].to_dict(), now,
+                transaction,
+            )  # fmt: skip
+            states = self.known_states(transaction, user_id, old_summary)
             for fid in touched:
                 data = snapshots[paths.factor(user_id, fid).path].to_dict()
                 states[fid] = (

@@ -26,12 +26,11 @@ class DamagedSummaryError(Exception):
     """The summary document exists but does not read as a summary (a bad write, a hand edit, an old shape).
 
     The summary is derived data: the factor documents hold every state it carries, so callers rebuild it
-    from them. ``last_conversation`` is what could be saved of the damaged one (``None`` if nothing).
+    from them (``summary_of``). ``last_conversation`` is what could be saved of the damaged one.
     """
 
     def __init__(self, reason: str, last_conversation: LastConversation | None) -> None:
         super().__init__(reason)
-        self.reason = reason
         self.last_conversation = last_conversation
 
 
@@ -55,13 +54,18 @@ def parse_summary(document: Mapping[str, Any] | None) -> AssessmentSummary | Non
         raise DamagedSummaryError(reason, saved) from error
 
 
-def rebuilt_summary(
-    catalog: Catalog, graph: FactorGraph, user_id: str, states: dict[str, FactorState], damage: DamagedSummaryError,
-    now: datetime,
-) -> AssessmentSummary:  # fmt: skip
-    """The summary rebuilt from the user's factor documents in place of a damaged one (logged as a warning)."""
-    log.warning("summary of user %s was damaged (%s): rebuilt from %d factor documents", user_id, damage, len(states))
-    return build_summary(catalog, graph, states, damage.last_conversation, now)
+def summary_of(
+    reads: JournalReads, catalog: Catalog, graph: FactorGraph, user_id: str, document: Mapping[str, Any] | None,
+    now: datetime, transaction: firestore.Transaction | None = None,
+) -> tuple[AssessmentSummary | None, bool]:  # fmt: skip
+    """The summary a summary document holds (``None`` when there is none yet), and whether it had to be rebuilt
+    from the user's factor documents (read in ``transaction``) because the stored one was damaged (logged)."""
+    try:
+        return parse_summary(document), False
+    except DamagedSummaryError as damage:
+        states = reads.factor_states(user_id, transaction)
+        log.warning("summary of user %s was damaged (%s): rebuilt from %d factors", user_id, damage, len(states))
+        return build_summary(catalog, graph, states, damage.last_conversation, now), True
 
 
 class JournalReads:
@@ -69,9 +73,12 @@ class JournalReads:
         self.client = client
         self.paths = Paths(client)
 
+    def summary_document(self, user_id: str) -> dict[str, Any] | None:
+        return self.paths.summary(user_id).get().to_dict()
+
     def summary(self, user_id: str) -> AssessmentSummary | None:
         """The precomputed summary: one document read (``DamagedSummaryError`` if it does not validate)."""
-        return parse_summary(self.paths.summary(user_id).get().to_dict())
+        return parse_summary(self.summary_document(user_id))
 
     def write_summary(self, user_id: str, summary: AssessmentSummary) -> None:
         self.paths.summary(user_id).set({SUMMARY_FIELD: summary.to_document()})
