@@ -55,7 +55,7 @@ class ChangeInputs:
     user_id: str
     summary: AssessmentSummary | None
     states: dict[str, FactorState]  # every known factor state, the touched ones freshly read
-    journals: dict[str, list[JournalEntry]]  # the journals of factors to fold again (late readings)
+    journals: dict[str, list[JournalEntry]]  # factors folded again from their journal (late readings, damage)
     last_active: datetime | None
     now: datetime
     session: SessionDocument | None = None  # the turn's session, when the change analyses a turn
@@ -126,13 +126,15 @@ def plan_change(
     by_factor: dict[str, list[Reading]] = {}
     for reading in readings:
         by_factor.setdefault(reading.update.factor_id, []).append(reading)
+    for fid, journal in inputs.journals.items():
+        own = by_factor.get(fid, [])
+        state, changed = refold(catalog, states[fid], journal, own, inputs.user_id, now, guarded)
+        mine = {r.entry_id for r in own}
+        applied += [Transition(state, e) for e in changed if e.entry_id in mine]
+        rewritten += [e for e in changed if e.entry_id not in mine]
+        states[fid] = state
     for fid, own in by_factor.items():
         if fid in inputs.journals:
-            state, changed = refold(catalog, states[fid], inputs.journals[fid], own, inputs.user_id, now, guarded)
-            mine = {r.entry_id for r in own}
-            applied += [Transition(state, e) for e in changed if e.entry_id in mine]
-            rewritten += [e for e in changed if e.entry_id not in mine]
-            states[fid] = state
             continue
         for reading in sorted(own, key=lambda r: r.key):
             change = fold_reading(catalog, states[fid], reading, inputs.user_id, now, guarded)
@@ -146,7 +148,7 @@ def plan_change(
     moved = {c.state.factor_id for c in applied} | {e.factor_id for e in rewritten}
     flagged = _flag_rechecks(graph, applied, states, now)
     derived = _derive_composites(catalog, graph, inputs.user_id, states, moved, now)
-    written = moved | flagged | {c.state.factor_id for c in derived}
+    written = moved | flagged | {c.state.factor_id for c in derived} | set(inputs.journals)
     entries = [c.entry for c in applied + derived]
     old_last = inputs.summary.last_conversation if inputs.summary else None
     summary = build_summary(catalog, graph, states, _last_conversation(graph, applied, old_last), now)

@@ -62,7 +62,7 @@ from factor_journal.repositories.client import (
     Transaction,
     run_transaction,
 )
-from factor_journal.repositories.journal import JournalReads, summary_of
+from factor_journal.repositories.journal import JournalReads
 from factor_journal.repositories.paths import Paths
 from factor_journal.repositories.people import People
 from factor_journal.summary import build_summary
@@ -84,7 +84,7 @@ class FactorJournalStore:
         self.paths = Paths(self.client)
         self.people = People(self.client, self.catalog, self.graph, contention_timeout=contention_timeout)
         self.changes = FactorChanges(self.client, self.catalog, self.graph, contention_timeout=contention_timeout)
-        self.journal = JournalReads(self.client)
+        self.journal = JournalReads(self.client, self.catalog, self.graph)
 
     @property
     def stats(self) -> OpStats:
@@ -248,7 +248,7 @@ class FactorJournalStore:
         does at once).
         """
         document = self.journal.summary_document(user_id)
-        return summary_of(self.journal, self.catalog, self.graph, user_id, document, _now())[0]
+        return self.journal.summary_from(user_id, document, _now())[0]
 
     def _known(self, factor_id: str) -> None:
         if not isinstance(factor_id, str) or not self.catalog.has_factor(factor_id):

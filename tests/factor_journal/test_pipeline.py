@@ -314,16 +314,77 @@ def test_evidence_accumulates_across_turns(store, conversation):
 
 def test_an_unexpected_error_is_recorded_on_the_turn_and_replayable(store, conversation):
     user, session, say = conversation
-    turn = say("user", "Our data is all over the place")
+    processor = TurnProcessor(store, ScriptedExtractor([reading("data_quality", 25)], [reading("data_quality", 40)]))
+    assert processor.process(user, session, say("user", "Our data is all over the place")).status == "processed"
     factor = store.client.document(f"users/{user}/factors/data_quality")
-    factor.set({"factor_id": "data_quality", "current_value": "not a number"})  # a document no code writes
-    processor = TurnProcessor(store, ScriptedExtractor([reading("data_quality", 25)]))
+    factor.set({"factor_id": "data_quality", "current_value": "not a number"})  # documents no code writes:
+    [entry] = factor.collection("journal").get()  # the factor, and the journal it would be rebuilt from
+    entry.reference.update({"new_value": "lost"})
+    turn = say("user", "Finance has cleaned up its customer records")
     assert processor.process(user, session, turn).status == "failed"
     recorded = outcome(store, user, session, turn)
     assert recorded["error_kind"] == "internal" and "ValidationError" in recorded["error"]
-    factor.delete()
+    assert store.history(user, "data_quality").entries == []  # the page leaves the damaged entry out
+    entry.reference.update({"new_value": 25})  # repaired by hand
     assert processor.process(user, session, turn, force=True).status == "processed"  # what reprocess does
-    assert store.factor(user, "data_quality").current_value == 25
+    assert 25 < store.factor(user, "data_quality").current_value < 40
+
+
+def twin_conversations(store, make_user):
+    """Two users told the same things at the same times (one is damaged, the other is the oracle)."""
+    users = [make_user(store), make_user(store)]
+    sessions = [store.start_session(user) for user in users]
+    clock = [datetime.now(UTC) - timedelta(minutes=30)]
+
+    def say(text: str) -> list[str]:
+        clock[0] += timedelta(seconds=30)
+        return [store.add_turn(u, s, "user", text, created_at=clock[0]) for u, s in zip(users, sessions, strict=True)]
+
+    return users, sessions, say
+
+
+def test_a_damaged_factor_is_folded_again_from_its_journal_and_rewritten_by_the_next_turn(store, make_user, caplog):
+    (user, twin), (session, twin_session), say = twin_conversations(store, make_user)
+    script = [
+        [reading("data_quality", 20, 0.6), reading("ai_strategy", 70)],
+        [reading("data_quality", 60, 0.6)],
+        [reading("data_quality", 45, 0.7)],
+    ]
+    processors = [TurnProcessor(store, ScriptedExtractor(*script)) for _ in range(2)]
+
+    def process(turns: list[str]) -> None:
+        for processor, u, s, turn in zip(processors, (user, twin), (session, twin_session), turns, strict=True):
+            assert processor.process(u, s, turn).status == "processed"
+
+    process(say("Our data is all over the place; AI is on the board's agenda"))
+    process(say("Actually, the finance data is clean"))
+    stored = store.factor(user, "data_quality")
+    document = store.client.document(f"users/{user}/factors/data_quality")
+    document.set({**document.get().to_dict(), "current_value": "not a number", "evidence_count": -3})
+
+    def same(a, b) -> bool:
+        return a.model_dump(exclude={"last_updated"}) == b.model_dump(exclude={"last_updated"})
+
+    shown = store.factor(user, "data_quality")  # a read folds the journal again and never shows the damage
+    assert same(shown, stored) and 20 < shown.current_value < 60
+    assert "factor data_quality of user" in caplog.text and "was damaged" in caplog.text
+    rebuilt = store.rebuild_summary_by_scan(user)  # the scan a damaged summary is rebuilt from reads it too
+    assert rebuilt.factors["data_quality"].current_value == stored.current_value
+    assert rebuilt.model_dump(exclude={"updated_at"}) == store.summary(user).model_dump(exclude={"updated_at"})
+
+    process(say("The CRM clean-up finished last month"))  # the next turn on the factor rewrites it
+    healed = store.journal.factor(user, "data_quality")
+    oracle = store.factor(twin, "data_quality")
+    assert document.get().to_dict()["evidence_count"] == oracle.evidence_count == 3
+    assert healed.current_value == oracle.current_value and healed.current_confidence == oracle.current_confidence
+    assert [e.new_value for e in store.history(user, "data_quality").entries] == [
+        e.new_value for e in store.history(twin, "data_quality").entries
+    ]
+    mine, theirs = store.journal.summary(user), store.summary(twin)
+    assert mine.overall == theirs.overall and mine.categories == theirs.categories
+    assert {f: (v.current_value, v.current_confidence, v.evidence_count) for f, v in mine.factors.items()} == {
+        f: (v.current_value, v.current_confidence, v.evidence_count) for f, v in theirs.factors.items()
+    }
 
 
 def test_a_damaged_summary_is_rebuilt_from_the_factors_and_rewritten_by_the_next_turn(store, conversation, caplog):

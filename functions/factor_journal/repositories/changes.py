@@ -1,16 +1,19 @@
 """Factor changes: read → plan → write, one transaction per change of one user.
 
 ``FactorChanges.apply`` reads the user, the summary, the touched factors (and,
-for a turn, the turn and its session; for a late reading, that factor's
-journal), asks the pure planner (``factor_journal.planner``) for the change
-set, and writes all of it in the same transaction: journal entries, factor
-documents, the summary, the day's snapshot, the person's roll-up row, and for
-a turn its outcome and the session's "where were we".  A turn whose outcome
-already says done is not applied again (exactly once).
+for a turn, the turn and its session; for a late reading or a damaged factor
+document, that factor's journal), asks the pure planner
+(``factor_journal.planner``) for the change set, and writes all of it in the
+same transaction: journal entries, factor documents, the summary, the day's
+snapshot, the person's roll-up row, and for a turn its outcome and the
+session's "where were we".  A turn whose outcome already says done is not
+applied again (exactly once).  Damaged derived documents (the summary, a factor
+document) are rebuilt from what they derive from and rewritten.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -35,10 +38,12 @@ from factor_journal.planner import (
     touched_factors,
 )
 from factor_journal.repositories.client import CountedClient, Repository, run_transaction
-from factor_journal.repositories.journal import JournalReads, summary_of
+from factor_journal.repositories.journal import DamagedFactorError, JournalReads, parse_factor
 from factor_journal.repositories.locks import CommitLeases
 from factor_journal.repositories.paths import SUMMARY_FIELD, Paths
 from factor_journal.rollup import person_row, shard_of, snapshot_document
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -75,6 +80,7 @@ class FactorChanges(Repository):
     ) -> None:
         super().__init__(client, catalog, graph, contention_timeout=contention_timeout)
         self.leases = CommitLeases(client)
+        self.reads = JournalReads(client, catalog, graph)
 
     def apply(
         self,
@@ -107,24 +113,21 @@ class FactorChanges(Repository):
                     return ChangeResult(entries=[], summary=None, duplicate=True, previous_outcome=stored_outcome)
                 session = SessionDocument.of(turn.session_id, snapshots[refs[-1].path].to_dict())
             now = datetime.now(UTC)
-            old_summary, _ = summary_of(  # a damaged one is rebuilt here and rewritten by this change
-                JournalReads(self.client), self.catalog, self.graph, user_id, snapshots[refs[1].path].to_dict(), now,
-                transaction,
-            )  # fmt: skip
+            old_summary, _ = self.reads.summary_from(  # a damaged one is rebuilt here and rewritten by this change
+                user_id, snapshots[refs[1].path].to_dict(), now, transaction
+            )
             states = self.known_states(transaction, user_id, old_summary)
+            damaged: set[str] = set()
             for fid in touched:
-                data = snapshots[paths.factor(user_id, fid).path].to_dict()
-                states[fid] = (
-                    FactorState.model_validate(data)
-                    if data
-                    else FactorState(factor_id=fid, category=self.catalog.factor(fid).category)
-                )
+                try:
+                    state = parse_factor(snapshots[paths.factor(user_id, fid).path].to_dict())
+                except DamagedFactorError as damage:  # folded again from its journal and rewritten by this change
+                    log.warning("factor %s of user %s was damaged (%s): journal folded again", fid, user_id, damage)
+                    state, damaged = states.get(fid), damaged | {fid}  # the summary's copy keeps its re-check flag
+                states[fid] = state or FactorState(factor_id=fid, category=self.catalog.factor(fid).category)
             journals = {
-                fid: [
-                    JournalEntry.model_validate(s.to_dict())
-                    for s in paths.journal(user_id, fid).stream(transaction=transaction)
-                ]
-                for fid in sorted(late_factors(states, list(readings)))
+                fid: self.reads.journal(user_id, fid, transaction)
+                for fid in sorted(late_factors(states, list(readings)) | damaged)
             }
             user_data = user_snapshot.to_dict() or {}
             inputs = ChangeInputs(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from google.cloud import firestore
@@ -13,10 +13,11 @@ from pydantic import ValidationError
 
 from factor_journal.catalog import Catalog
 from factor_journal.errors import InvalidInputError
+from factor_journal.folding import refold
 from factor_journal.graph import FactorGraph
 from factor_journal.models import AssessmentSummary, FactorState, HistoryPage, JournalEntry, LastConversation
-from factor_journal.repositories.client import CountedClient
-from factor_journal.repositories.paths import SUMMARY_FIELD, Paths
+from factor_journal.repositories.client import Repository
+from factor_journal.repositories.paths import SUMMARY_FIELD
 from factor_journal.summary import build_summary
 
 log = logging.getLogger(__name__)
@@ -26,12 +27,16 @@ class DamagedSummaryError(Exception):
     """The summary document exists but does not read as a summary (a bad write, a hand edit, an old shape).
 
     The summary is derived data: the factor documents hold every state it carries, so callers rebuild it
-    from them (``summary_of``). ``last_conversation`` is what could be saved of the damaged one.
+    from them (``JournalReads.summary_from``). ``last_conversation`` is what could be saved of the damaged one.
     """
 
     def __init__(self, reason: str, last_conversation: LastConversation | None) -> None:
         super().__init__(reason)
         self.last_conversation = last_conversation
+
+
+def _reason(error: ValidationError) -> str:
+    return f"{error.error_count()} invalid field(s), first: {error.errors()[0]['loc']}"
 
 
 def parse_summary(document: Mapping[str, Any] | None) -> AssessmentSummary | None:
@@ -45,7 +50,7 @@ def parse_summary(document: Mapping[str, Any] | None) -> AssessmentSummary | Non
     try:
         return AssessmentSummary.model_validate(data)
     except ValidationError as error:
-        reason = f"{error.error_count()} invalid field(s), first: {error.errors()[0]['loc']}"
+        reason = _reason(error)
         last = data.get("last_conversation") if isinstance(data, Mapping) else None
         try:
             saved = LastConversation.model_validate(last) if last else None
@@ -54,24 +59,69 @@ def parse_summary(document: Mapping[str, Any] | None) -> AssessmentSummary | Non
         raise DamagedSummaryError(reason, saved) from error
 
 
-def summary_of(
-    reads: JournalReads, catalog: Catalog, graph: FactorGraph, user_id: str, document: Mapping[str, Any] | None,
-    now: datetime, transaction: firestore.Transaction | None = None,
-) -> tuple[AssessmentSummary | None, bool]:  # fmt: skip
-    """The summary a summary document holds (``None`` when there is none yet), and whether it had to be rebuilt
-    from the user's factor documents (read in ``transaction``) because the stored one was damaged (logged)."""
+class DamagedFactorError(Exception):
+    """A factor document exists but does not read as a factor state.
+
+    The factor document is derived data too: its journal holds every observation it was folded from, so
+    readers fold the journal again (``JournalReads.state_from``).
+    """
+
+
+def parse_factor(document: Mapping[str, Any] | None) -> FactorState | None:
+    """The state a factor document holds (``None`` when there is none yet); ``DamagedFactorError`` if it does
+    not validate."""
+    if not document:
+        return None
     try:
-        return parse_summary(document), False
-    except DamagedSummaryError as damage:
-        states = reads.factor_states(user_id, transaction)
-        log.warning("summary of user %s was damaged (%s): rebuilt from %d factors", user_id, damage, len(states))
-        return build_summary(catalog, graph, states, damage.last_conversation, now), True
+        return FactorState.model_validate(document)
+    except ValidationError as error:
+        raise DamagedFactorError(_reason(error)) from error
 
 
-class JournalReads:
-    def __init__(self, client: CountedClient) -> None:
-        self.client = client
-        self.paths = Paths(client)
+class JournalReads(Repository):
+    """Reads of a user's factors and journals.  Damaged derived documents (the summary, a factor document)
+    are never passed on: what is returned is rebuilt from what they derive from, and logged; the user's next
+    change that touches them rewrites them."""
+
+    catalog: Catalog
+    graph: FactorGraph
+
+    def summary_from(
+        self, user_id: str, document: Mapping[str, Any] | None, now: datetime,
+        transaction: firestore.Transaction | None = None,
+    ) -> tuple[AssessmentSummary | None, bool]:  # fmt: skip
+        """The summary a summary document holds (``None`` when there is none yet), and whether it had to be
+        rebuilt from the user's factor documents (read in ``transaction``) because the stored one was damaged."""
+        try:
+            return parse_summary(document), False
+        except DamagedSummaryError as damage:
+            states = self.factor_states(user_id, transaction)
+            log.warning("summary of user %s was damaged (%s): rebuilt from %d factors", user_id, damage, len(states))
+            return build_summary(self.catalog, self.graph, states, damage.last_conversation, now), True
+
+    def state_from(
+        self, user_id: str, factor_id: str, document: Mapping[str, Any] | None,
+        transaction: firestore.Transaction | None = None, *, kept: FactorState | None = None,
+    ) -> FactorState | None:  # fmt: skip
+        """The state a factor document holds (``None`` when there is none yet, or when a damaged document is
+        not a catalog factor's).  A damaged one is folded again from the factor's journal (read in
+        ``transaction``), dated when that journal was last written, with the re-check flag of ``kept`` (the
+        summary's copy: another factor's correction set it, not this journal); a change that touches the
+        factor rewrites the document."""
+        try:
+            return parse_factor(document)
+        except DamagedFactorError as damage:
+            if not self.catalog.has_factor(factor_id):
+                log.warning("factor %s of user %s was damaged (%s), not a catalog factor", factor_id, user_id, damage)
+                return None
+            journal = self.journal(user_id, factor_id, transaction)
+            blank = FactorState(factor_id=factor_id, category=self.catalog.factor(factor_id).category)
+            dated = max((e.recorded_at for e in journal), default=None) or datetime.now(UTC)
+            log.warning(
+                "factor %s of user %s was damaged (%s): folded again from %d journal entries",
+                factor_id, user_id, damage, len(journal),
+            )  # fmt: skip
+            return refold(self.catalog, kept or blank, journal, [], user_id, dated, [])[0]
 
     def summary_document(self, user_id: str) -> dict[str, Any] | None:
         return self.paths.summary(user_id).get().to_dict()
@@ -84,20 +134,37 @@ class JournalReads:
         self.paths.summary(user_id).set({SUMMARY_FIELD: summary.to_document()})
 
     def factor(self, user_id: str, factor_id: str) -> FactorState | None:
-        snapshot = self.paths.factor(user_id, factor_id).get()
-        return FactorState.model_validate(snapshot.to_dict()) if snapshot.exists else None
+        """The factor's state (``None`` when never touched); a damaged document is folded again from its
+        journal."""
+        document = self.paths.factor(user_id, factor_id).get().to_dict()
+        try:
+            return parse_factor(document)
+        except DamagedFactorError:
+            summary = self.summary_from(user_id, self.summary_document(user_id), datetime.now(UTC))[0]
+            kept = summary.factors.get(factor_id) if summary else None
+            return self.state_from(user_id, factor_id, document, kept=kept)
 
     def factor_states(self, user_id: str, transaction: firestore.Transaction | None = None) -> dict[str, FactorState]:
-        """Every factor document of the user (a scan: repairs and test oracles only)."""
-        snapshots = self.paths.factors(user_id).stream(transaction=transaction)
-        return {s.id: FactorState.model_validate(s.to_dict()) for s in snapshots}
+        """Every factor state of the user (a scan: repairs and test oracles only); damaged documents folded
+        again from their journals."""
+        snapshots = list(self.paths.factors(user_id).stream(transaction=transaction))
+        states = {s.id: self.state_from(user_id, s.id, s.to_dict(), transaction) for s in snapshots}
+        return {fid: state for fid, state in states.items() if state is not None}
+
+    def journal(
+        self, user_id: str, factor_id: str, transaction: firestore.Transaction | None = None
+    ) -> list[JournalEntry]:
+        """Every journal entry of one factor (bounded by that factor's journal)."""
+        stream = self.paths.journal(user_id, factor_id).stream(transaction=transaction)
+        return [JournalEntry.model_validate(s.to_dict()) for s in stream]
 
     def entry(self, user_id: str, factor_id: str, entry_id: str) -> JournalEntry | None:
         snapshot = self.paths.journal(user_id, factor_id).document(entry_id).get()
         return JournalEntry.model_validate(snapshot.to_dict()) if snapshot.exists else None
 
     def history(self, user_id: str, factor_id: str, *, page_size: int, cursor: str | None) -> HistoryPage:
-        """Journal entries newest observation first, a page at a time (pass ``next_cursor`` on)."""
+        """Journal entries newest observation first, a page at a time (pass ``next_cursor`` on).  An entry that
+        no longer reads is left out of its page (logged), never the page."""
         journal = self.paths.journal(user_id, factor_id)
         query = journal.order_by("observed_at", direction=firestore.Query.DESCENDING)
         query = query.order_by("__name__", direction=firestore.Query.DESCENDING)
@@ -107,9 +174,10 @@ class JournalReads:
                 raise InvalidInputError(f"unknown history cursor {cursor!r}")
             query = query.start_after(anchor)
         snapshots = list(query.limit(page_size + 1).stream())
-        entries = [JournalEntry.model_validate(s.to_dict()) for s in snapshots[:page_size]]
+        page = snapshots[:page_size]
+        entries = [entry for s in page if (entry := _entry_or_none(user_id, factor_id, s))]
         more = len(snapshots) > page_size
-        return HistoryPage(entries=entries, next_cursor=entries[-1].entry_id if more and entries else None)
+        return HistoryPage(entries=entries, next_cursor=page[-1].id if more else None)
 
     def effective_entry_at(self, user_id: str, factor_id: str, at: datetime) -> JournalEntry | None:
         """The newest entry on the factor's value timeline observed at or before ``at``."""
@@ -122,3 +190,12 @@ class JournalReads:
         )
         snapshots = list(query.stream())
         return JournalEntry.model_validate(snapshots[0].to_dict()) if snapshots else None
+
+
+def _entry_or_none(user_id: str, factor_id: str, snapshot: firestore.DocumentSnapshot) -> JournalEntry | None:
+    try:
+        return JournalEntry.model_validate(snapshot.to_dict())
+    except ValidationError as error:
+        log.warning("journal entry %s of factor %s of user %s was damaged (%s)", snapshot.id, factor_id, user_id,
+                    _reason(error))  # fmt: skip
+        return None

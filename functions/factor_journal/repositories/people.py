@@ -35,7 +35,7 @@ from factor_journal.graph import FactorGraph
 from factor_journal.models import SERVER_MANAGED_PROFILE_FIELDS, UserProfile
 from factor_journal.repositories.changes import write_row
 from factor_journal.repositories.client import Repository, jittered_sleep, run_transaction
-from factor_journal.repositories.journal import JournalReads, summary_of
+from factor_journal.repositories.journal import JournalReads
 from factor_journal.repositories.locks import CommitBusyError
 from factor_journal.repositories.paths import SUMMARY_FIELD, TURNS, Paths
 from factor_journal.rollup import shard_of
@@ -88,10 +88,9 @@ class People(Repository):
             old_org_exists = (
                 moved_from is not None and paths.organisation(moved_from).get(transaction=transaction).exists
             )
-            summary, rewrite = summary_of(  # reads come before writes: a damaged summary is rebuilt here
-                JournalReads(self.client), self.catalog, self.graph, profile.user_id, summary_snapshot.to_dict(), now,
-                transaction,
-            )  # fmt: skip
+            summary, rewrite = JournalReads(self.client, self.catalog, self.graph).summary_from(
+                profile.user_id, summary_snapshot.to_dict(), now, transaction
+            )  # reads come before writes: a damaged summary is rebuilt here
             if summary is None:
                 summary, rewrite = build_summary(self.catalog, self.graph, {}, None, now), True
             document = profile.to_document()
