@@ -121,13 +121,15 @@ def factor_timeline(entries: Sequence[JournalEntry], describe: Callable[[str], s
     return figure
 
 
-def progress_over_time(days: Sequence[tuple[date, float, float]]) -> go.Figure:
-    """The organisation's average mapped % and confidence % per day: (day, mapped 0-1, confidence 0-1)."""
+def progress_over_time(days: Sequence[tuple[date, float, float | None]]) -> go.Figure:
+    """The organisation's average mapped % and confidence % per day: (day, mapped 0-1, confidence 0-1, or None
+    on a day nobody had assessed anything: a gap in the line, not a 0%)."""
     figure = go.Figure()
     x = [d for d, _, _ in days]
     figure.add_scatter(x=x, y=[m * 100 for _, m, _ in days], mode="lines+markers", name="Mapped %",
                        line={"color": PALETTE["value"]})  # fmt: skip
-    figure.add_scatter(x=x, y=[c * 100 for _, _, c in days], mode="lines+markers", name="Confidence %",
+    figure.add_scatter(x=x, y=[None if c is None else c * 100 for _, _, c in days], mode="lines+markers",
+                       name="Confidence %",
                        line={"color": PALETTE["confidence"], "dash": "dot"})  # fmt: skip
     figure.update_layout(
         height=300, margin={"l": 10, "r": 10, "t": 30, "b": 10}, legend={"orientation": "h", "y": 1.12},

@@ -25,7 +25,7 @@ from factor_journal.organisation import (
     people_held_back,
     team_csv,
 )  # fmt: skip
-from factor_journal.rollup import PersonRow
+from factor_journal.rollup import PersonRow, mean_confidence
 
 
 def directory() -> OrganisationDirectory:
@@ -98,7 +98,7 @@ def _table(people: list, now: datetime) -> list:
             {
                 "Person": p.display_name or p.user_id,
                 "Mapped": p.completeness * 100,
-                "Confidence": p.avg_confidence * 100,
+                "Confidence": p.avg_confidence * 100 if p.assessed else None,  # nothing assessed: no confidence
                 "Tier": labels.tier_name(catalog, p.decision_tier),
                 "Unconfirmed": p.unconfirmed,
                 "Needs attention": p.needs_attention,
@@ -141,7 +141,9 @@ def team_progress() -> None:
     columns = st.columns(5 if attention else 4)
     columns[0].metric("People", f"{len(people):,}")
     columns[1].metric("Average mapped", f"{sum(p.completeness for p in people) / len(people):.0%}")
-    columns[2].metric("Average confidence", f"{sum(p.avg_confidence for p in people) / len(people):.0%}")
+    confidence, started = mean_confidence(people), sum(p.assessed > 0 for p in people)
+    columns[2].metric("Average confidence", "—" if confidence is None else f"{confidence:.0%}",
+                      help=f"Of the {started:,} people who have assessed something")  # fmt: skip
     columns[3].metric("Gone quiet", f"{len(team.quiet):,}")
     if attention:
         columns[4].metric("Answers needing attention", f"{attention:,}",
@@ -203,9 +205,10 @@ def team_progress() -> None:
                         config=charts.PLOT_CONFIG)  # fmt: skip
     elif days:
         only = days[0]
+        confidence = "no confidence yet" if only.avg_confidence is None else f"confidence {only.avg_confidence:.0%}"
         st.write(
             f"One day recorded so far ({labels.day(date.fromisoformat(only.date))}): "
-            f"{only.avg_completeness:.0%} mapped on average, confidence {only.avg_confidence:.0%}, "
+            f"{only.avg_completeness:.0%} mapped on average, {confidence}, "
             f"{only.people:,} people. The chart starts with the second day."
         )
     else:

@@ -19,7 +19,7 @@ from factor_journal.catalog import Catalog
 from factor_journal.errors import FactorJournalError, UnknownUserError
 from factor_journal.models import UserProfile
 from factor_journal.repositories.organisations import OrganisationRecords
-from factor_journal.rollup import ROLLUP_SHARDS, PersonRow
+from factor_journal.rollup import ROLLUP_SHARDS, PersonRow, mean_confidence
 from factor_journal.store import FactorJournalStore
 
 QUIET_AFTER = timedelta(days=7)
@@ -60,7 +60,7 @@ class OrgDay(BaseModel):
     date: str
     people: int
     avg_completeness: float
-    avg_confidence: float
+    avg_confidence: float | None  # of the people who had assessed something (None: nobody had)
     tiers: dict[str, int]
 
 
@@ -164,7 +164,7 @@ class OrganisationDirectory:
             date=day.strftime("%Y-%m-%d"),
             people=count,
             avg_completeness=round(sum(r.completeness for r in people) / count, 4) if count else 0.0,
-            avg_confidence=round(sum(r.avg_confidence for r in people) / count, 4) if count else 0.0,
+            avg_confidence=mean_confidence(people),
             tiers=dict(Counter(r.decision_tier for r in people)),
         )
         self.records.write_day(org_id, figures.date, figures.model_dump())

@@ -21,6 +21,7 @@ documents written by the daily scheduled roll-up, not from every change.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from datetime import datetime
 
 from pydantic import Field
@@ -60,6 +61,15 @@ class PersonRow(DocumentModel):
     can_evaluate: list[str] = Field(default_factory=list)
     blocked: list[BlockedRow] = Field(default_factory=list)
     updated_at: datetime | None = None
+
+
+def mean_confidence(rows: Sequence[PersonRow]) -> float | None:
+    """The average confidence of the people who have assessed something (``None`` when nobody has).
+
+    Someone who has not started has no confidence to average: counted as 0% they would read as doubt about
+    what the others said."""
+    started = [row.avg_confidence for row in rows if row.assessed > 0]
+    return round(sum(started) / len(started), 4) if started else None
 
 
 def person_row(profile: UserProfile, summary: AssessmentSummary, last_active: datetime | None) -> PersonRow:

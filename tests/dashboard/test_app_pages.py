@@ -137,6 +137,10 @@ def test_team_table_speaks_in_names_and_counts_are_whole_numbers(app_database, s
     assert "not yet" in set(table["Last active"]) and "None" not in table.to_string()
     assert table["Needs attention"].sum() == 3
     assert any(m.label == "Answers needing attention" and m.value == "3" for m in app.metric)
+    # Person 0000 has assessed nothing: no confidence in the table, and not a 0% in the average (the others: 50%)
+    assert table.loc[table["Person"] == "Person 0000", "Confidence"].isna().all()
+    assert table.loc[table["Person"] != "Person 0000", "Confidence"].eq(50).all()
+    assert any(m.label == "Average confidence" and m.value == "50%" for m in app.metric)
     tiers, mapped, held = figures(app)
     assert tiers["layout"]["yaxis"]["dtick"] >= 1 and isinstance(tiers["layout"]["yaxis"]["dtick"], int)
     assert tiers["layout"]["yaxis"]["tickformat"] == ",d" and mapped["layout"]["xaxis"]["tickformat"] == ",d"

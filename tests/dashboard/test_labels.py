@@ -135,3 +135,10 @@ def test_a_blockers_shortfall_reads_as_words():
     assert labels.shortfall(["unassessed"]) == "not assessed yet"
     assert labels.shortfall(["value"]) == "value too low"
     assert labels.shortfall(["value", "confidence"]) == "value and confidence too low"
+
+
+def test_a_day_when_nobody_had_assessed_anything_is_a_gap_in_the_confidence_line_not_a_zero():
+    days = [(date(2026, 11, 20), 0.0, None), (date(2026, 11, 21), 0.1, 0.7), (date(2026, 11, 22), 0.2, 0.75)]
+    mapped, confidence = charts.progress_over_time(days).data
+    assert list(mapped.y) == [0.0, 10.0, 20.0]
+    assert list(confidence.y) == [None, 70.0, 75.0]

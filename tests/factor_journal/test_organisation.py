@@ -106,6 +106,17 @@ def test_quiet_people_and_daily_history(small_store, two_orgs):
     assert [d.date for d in history] == [day.date] and history[0].people == 3 == again.people
 
 
+def test_the_day_averages_confidence_over_the_people_who_have_started(small_store, two_orgs):
+    directory, a, _, members_a, _, _ = two_orgs
+    assert directory.record_day(a).avg_confidence is None  # nobody has assessed anything: no confidence, not 0%
+    small_store.record_inference(members_a[0], reading("quality", 65, confidence=0.8))
+    small_store.record_inference(members_a[1], reading("quality", 30, confidence=0.6))
+    day = directory.record_day(a)
+    expected = sum(small_store.summary(m).overall.avg_confidence for m in members_a[:2]) / 2
+    assert day.people == 3 and day.avg_confidence == pytest.approx(expected, abs=1e-4)  # the third is not counted
+    assert directory.history(a)[-1].avg_confidence == day.avg_confidence
+
+
 def test_daily_snapshots_one_per_user_per_day(small_store, make_user):
     user = make_user(small_store)
     small_store.record_inference(user, reading("quality", 40))
