@@ -211,6 +211,26 @@ def test_history_is_newest_first_and_paged(store, make_user):
     assert third.next_cursor is None
 
 
+def test_a_damaged_journal_entry_is_left_out_of_its_page_and_paging_goes_on(store, make_user):
+    user = make_user(store)
+    start = datetime.now(UTC) - timedelta(days=30)
+    ids = [
+        store.record_inference(user, update("data_quality", 10 + day, observed_at=start + timedelta(days=day))).entry_id
+        for day in range(4)
+    ]
+    journal = store.client.collection(f"users/{user}/factors/data_quality/journal")
+    journal.document(ids[2]).set({"new_value": "lost"})  # hand edits: one keeps no field the journal is ordered by,
+    journal.document(ids[1]).update({"confidence": "high"})  # one is ordered as before and does not validate
+    pages, cursor = [], None
+    while True:
+        page = store.history(user, "data_quality", page_size=1, cursor=cursor)
+        pages.append([e.new_value for e in page.entries])
+        if page.next_cursor is None:
+            break
+        cursor = page.next_cursor
+    assert [value for page in pages for value in page] == [13, 10]  # newest first, the two damaged left out
+
+
 def test_factor_and_summary_as_of_a_past_time(store, make_user):
     user = make_user(store)
     now = datetime.now(UTC)
