@@ -46,13 +46,21 @@ def test_a_schedule_that_is_not_unix_cron_is_refused_by_name():
 
 
 class Recorder(BaseHTTPRequestHandler):
-    """A function endpoint that records Cloud Scheduler's calls; ``fail`` names jobs that answer 500."""
+    """A function endpoint that records Cloud Scheduler's calls; ``fail`` names jobs that answer 500; with
+    ``generation`` set, the functions were reloaded that often and the emulator's 404 lists the valid keys."""
 
     calls: list[tuple[str, dict[str, str]]] = []
     fail: set[str] = set()
+    generation = 0
 
     def do_POST(self) -> None:  # noqa: N802
         self.calls.append((self.path, {name.lower(): value for name, value in self.headers.items()}))
+        if not self.path.endswith(f"-{self.generation}"):
+            self.send_response(404)
+            self.end_headers()
+            valid = f"europe-west1-recover_turns-{self.generation}, europe-west1-unsubscribe"
+            self.wfile.write(f"Function does not exist, valid functions are: {valid}".encode())
+            return
         failing = any(name in self.path for name in self.fail)
         self.send_response(500 if failing else 200)
         self.end_headers()
@@ -64,7 +72,7 @@ class Recorder(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def endpoint():
-    Recorder.calls, Recorder.fail = [], set()
+    Recorder.calls, Recorder.fail, Recorder.generation = [], set(), 0
     server = ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
@@ -151,3 +159,14 @@ def test_the_scheduled_nightly_run_works_for_the_day_it_was_scheduled_for(trigge
     for org in population["organisations"]:
         figures = trigger_client.document(f"organisations/{org}/daily/{scheduled_for:%Y-%m-%d}").get()
         assert figures.exists and figures.get("people") == 15, json.dumps(figures.to_dict(), default=str)
+
+
+def test_a_reloaded_function_is_called_under_its_new_trigger_key(endpoint):
+    Recorder.generation = 3  # the Functions emulator reloaded the functions three times
+    assert scheduler.fire(endpoint, "demo-p", SWEEP, datetime.now(UTC)) == "ok"
+    assert [path for path, _ in Recorder.calls] == [
+        "/demo-p/europe-west1/recover_turns-0",
+        "/demo-p/europe-west1/recover_turns-3",
+    ]
+    with pytest.raises(SchedulerError, match="nightly_rollups_and_reminders answered 404"):
+        scheduler.fire(endpoint, "demo-p", NIGHTLY, datetime.now(UTC))  # not among the valid keys
