@@ -63,7 +63,7 @@ class DamagedFactorError(Exception):
     """A factor document exists but does not read as a factor state.
 
     The factor document is derived data too: its journal holds every observation it was folded from, so
-    readers fold the journal again (``JournalReads.state_from``).
+    readers fold the journal again (``JournalReads.refolded``).
     """
 
 
@@ -101,27 +101,34 @@ class JournalReads(Repository):
 
     def state_from(
         self, user_id: str, factor_id: str, document: Mapping[str, Any] | None,
-        transaction: firestore.Transaction | None = None, *, kept: FactorState | None = None,
+        transaction: firestore.Transaction | None = None,
     ) -> FactorState | None:  # fmt: skip
-        """The state a factor document holds (``None`` when there is none yet, or when a damaged document is
-        not a catalog factor's).  A damaged one is folded again from the factor's journal (read in
-        ``transaction``), dated when that journal was last written, with the re-check flag of ``kept`` (the
-        summary's copy: another factor's correction set it, not this journal); a change that touches the
-        factor rewrites the document."""
+        """The state a factor document holds (``None`` when there is none yet); a damaged one is folded again
+        from the factor's journal (read in ``transaction``, see ``refolded``)."""
         try:
             return parse_factor(document)
         except DamagedFactorError as damage:
-            if not self.catalog.has_factor(factor_id):
-                log.warning("factor %s of user %s was damaged (%s), not a catalog factor", factor_id, user_id, damage)
-                return None
-            journal = self.journal(user_id, factor_id, transaction)
-            blank = FactorState(factor_id=factor_id, category=self.catalog.factor(factor_id).category)
-            dated = max((e.recorded_at for e in journal), default=None) or datetime.now(UTC)
-            log.warning(
-                "factor %s of user %s was damaged (%s): folded again from %d journal entries",
-                factor_id, user_id, damage, len(journal),
-            )  # fmt: skip
-            return refold(self.catalog, kept or blank, journal, [], user_id, dated, [])[0]
+            return self.refolded(user_id, factor_id, damage, transaction)
+
+    def refolded(
+        self, user_id: str, factor_id: str, damage: DamagedFactorError,
+        transaction: firestore.Transaction | None = None, *, kept: FactorState | None = None,
+    ) -> FactorState | None:  # fmt: skip
+        """A damaged factor document's state: its journal (read in ``transaction``) folded again, dated when
+        that journal was last written, with the re-check flag of ``kept`` (the summary's copy: another factor's
+        correction set it, not this journal); ``None`` when the document is not a catalog factor's.  A change
+        that touches the factor rewrites the document."""
+        if not self.catalog.has_factor(factor_id):
+            log.warning("factor %s of user %s was damaged (%s), not a catalog factor", factor_id, user_id, damage)
+            return None
+        journal = self.journal(user_id, factor_id, transaction)
+        blank = FactorState(factor_id=factor_id, category=self.catalog.factor(factor_id).category)
+        dated = max((e.recorded_at for e in journal), default=None) or datetime.now(UTC)
+        log.warning(
+            "factor %s of user %s was damaged (%s): folded again from %d journal entries",
+            factor_id, user_id, damage, len(journal),
+        )  # fmt: skip
+        return refold(self.catalog, kept or blank, journal, [], user_id, dated, [])[0]
 
     def summary_document(self, user_id: str) -> dict[str, Any] | None:
         return self.paths.summary(user_id).get().to_dict()
@@ -136,13 +143,12 @@ class JournalReads(Repository):
     def factor(self, user_id: str, factor_id: str) -> FactorState | None:
         """The factor's state (``None`` when never touched); a damaged document is folded again from its
         journal."""
-        document = self.paths.factor(user_id, factor_id).get().to_dict()
         try:
-            return parse_factor(document)
-        except DamagedFactorError:
+            return parse_factor(self.paths.factor(user_id, factor_id).get().to_dict())
+        except DamagedFactorError as damage:
             summary = self.summary_from(user_id, self.summary_document(user_id), datetime.now(UTC))[0]
             kept = summary.factors.get(factor_id) if summary else None
-            return self.state_from(user_id, factor_id, document, kept=kept)
+            return self.refolded(user_id, factor_id, damage, kept=kept)
 
     def factor_states(self, user_id: str, transaction: firestore.Transaction | None = None) -> dict[str, FactorState]:
         """Every factor state of the user (a scan: repairs and test oracles only); damaged documents folded
