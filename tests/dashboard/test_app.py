@@ -21,6 +21,7 @@ from factor_journal.links import LinkSigner
 from factor_journal.models import InferredUpdate, UserProfile
 from factor_journal.organisation import OrganisationDirectory
 from factor_journal.store import FactorJournalStore
+from waiting import wait_for
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 
@@ -258,6 +259,14 @@ def test_continuing_the_conversation_goes_through_the_real_trigger(monkeypatch, 
         [question] = [m.value for m in app.chat_message[0].text]  # people's and assistant's words: plain text
         assert question in {q for f in catalog.assessable_factors for q in f.elicitation_questions}
         app.chat_input[0].set_value("Honestly, our data is all over the place, 5 different systems.").run()
+
+        def answer_settled() -> bool:
+            [answer] = [d for _, d in live.session_turns(user, session) if d["role"] == "user"]
+            return (answer.get("extraction") or {}).get("status") not in (None, "processing")
+
+        wait_for(answer_settled, 60, "the trigger")
+        if "your assessment has been updated" not in texts(app):  # a cold trigger outlasted the page's wait:
+            app.button(key="conversation_refresh").click().run()  # the person checks again
         assert "your assessment has been updated" in texts(app)
         assert live.summary(user).overall.total_factors_assessed >= 1
         turns = live.session_turns(user, session)
