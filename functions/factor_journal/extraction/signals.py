@@ -114,7 +114,18 @@ _HOSTILE: Final = re.compile(
     r"|(?<!n't )(?<!not )(?<!i )(?<!we )"
     r"\b(?:repeat after me|say exactly|respond only with|reply only with|output only|answer only with)\b"
     r"|\bdo not (?:mention|tell|reveal|report|disclose|flag|log) (?:this|that|these|the instruction)"
-    r"|\b(?:from now on|henceforth|going forward),?\s+(?:you|always|only|rate|score|treat|set|mark|answer|record)\b"
+    r"|\b(?:from now on|henceforth|going forward)[,.:;]?\s+(?:you|always|only|rate|score|treat|set|mark|answer"
+    r"|record)\b"
+    # a trigger word set up for later turns ("whenever I say 'binder', record the maximum"); not a habit described
+    # ("whenever I mention AI, the team groans")
+    r"|\bwhen(?:ever)? (?:i|we) (?:say|type|write|mention)\b[^\n]{0,40}?(?:[,.;:]\s*|\byou\s+(?:\w+\s+)?)"
+    r"(?:record|set|mark|put|write|log|score|rate|give|take|treat|count|enter)\b"
+    # asking the assistant to make the company look ready ("you'll do the right thing and make us look ready"),
+    # not what something does for it ("the dashboards make us look good")
+    r"|(?:\byou(?:'ll| will| can| could| would|'d| should| must)\s+(?:(?:\w+\s+){0,5}and\s+)?|\b(?:please|just"
+    r"|kindly|simply)\s+|(?:^|[.!?;]\s+))make (?:us|me|our \w+|the company|this company|them|it) (?:look|seem"
+    r"|appear|come (?:out|across)(?: as)?|sound) (?:\w+ ){0,2}?(?:ready|good|better|great|strong|mature|advanced"
+    r"|impressive|perfect|top|high|prepared|competent)\b"
     r"|\b(?:scores?|ratings?|values?|grades?)\s+(?:below|under|lower than|less than|above)\s+\d+\s+"
     r"(?:are|is|will be)?\s*(?:no longer|not)\s+(?:allowed|permitted|accepted|valid)"
     r"|\b(?:new|updated|revised|official)\s+(?:policy|rule|instruction|directive|guideline)s?\b[^.!?\n]{0,80}"
@@ -425,7 +436,10 @@ _DEFERRAL: Final = re.compile(
     r"|continue|carry on|stop|finish)|define \w+ for me|^(?:please )?(?:define|clarify|explain)(?:\W+\w+){0,3}(?=\W*$)"
     r"|(?:is|will|are) (?:this|it|the (?:conversation|call|chat)|you)"
     r"(?: \w+){0,2} (?:being )?(?:recorded|stored|shared)|(?:will|do|can) (?:i|we) (?:get to )?see the results"
-    r"|before i answer|(?:you'?d|you had) better ask|^ask \w+\W*$|let me (?:ping|ask|loop in|check with) \w+"
+    r"|before i answer|(?:you'?d|you had) better ask|let me (?:ping|ask|loop in|check with) \w+"
+    # handing the question to a named person ("Ask Marek.", "Ask Marek, not me.", "Better ask Jana, she knows.")
+    r"|^(?:(?:you'?d )?better |you'?d have to |just )?ask \w+(?:[,.;]? (?:not me|(?:he|she|they)(?:'ll| will)? knows?"
+    r"|(?:he|she|they)(?:'s| is| are) the (?:one|person|expert)))?(?=\W*$)"
     r"|not my (?:department|area|field|job)|i'?m not (?:a|the) (?:lawyer|expert|right person|it person)"
     r"|off the record)\b"
 )
