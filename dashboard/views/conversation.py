@@ -25,13 +25,10 @@ def _session_id(store, subject, viewer) -> str:
     chosen = st.session_state.get("conversation_session")
     if chosen:
         return chosen
-    sessions = store.session_ids(subject.user_id)
-    if viewer.session_id and viewer.session_id in sessions:
+    if viewer.session_id and store.session_data(subject.user_id, viewer.session_id) is not None:
         chosen = viewer.session_id
-    elif sessions:
-        chosen = max(sessions, key=lambda sid: (store.session_data(subject.user_id, sid) or {}).get("last_active") or 0)
     else:
-        chosen = store.start_session(subject.user_id)
+        chosen = store.latest_session(subject.user_id) or store.start_session(subject.user_id)
     st.session_state["conversation_session"] = chosen
     return chosen
 

@@ -11,7 +11,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from factor_journal.models import DocumentModel
 
@@ -98,4 +98,26 @@ class SessionDocument(DocumentModel):
 
     @classmethod
     def of(cls, session_id: str, document: dict[str, Any] | None) -> SessionDocument:
+        """The stored session; raises ``ValidationError`` when the document no longer reads as one."""
         return cls.model_validate({"session_id": session_id, **(document or {})})
+
+    @classmethod
+    def salvaged(cls, session_id: str, document: dict[str, Any] | None) -> tuple[SessionDocument, tuple[str, ...]]:
+        """The stored session as far as it still reads, and the names of the fields that no longer do (left at
+        their defaults).
+
+        A session document is derived from its turns' analysis, so a damaged field (a bad write, a hand edit) is
+        dropped rather than fatal: the next analysed turn moves "where were we" forward again.
+        """
+        data = {**(document or {}), "session_id": session_id}
+        dropped: list[str] = []
+        while True:
+            try:
+                return cls.model_validate(data), tuple(dropped)
+            except ValidationError as error:
+                names = {str(problem["loc"][0]) for problem in error.errors() if problem["loc"]} - {"session_id"}
+                if not names:
+                    raise
+                for name in sorted(names):
+                    data.pop(name, None)
+                dropped += sorted(names)

@@ -130,6 +130,10 @@ class FactorJournalStore:
     def session_data(self, user_id: str, session_id: str) -> dict[str, Any] | None:
         return self.people.session_data(user_id, session_id)
 
+    def latest_session(self, user_id: str) -> str | None:
+        """The id of the session the person was last active in, or None when they have none."""
+        return self.people.latest_session(user_id)
+
     def recent_turns(self, user_id: str, session_id: str, *, before: datetime, limit: int) -> list[Turn]:
         """Up to ``limit`` valid turns of the session created before ``before``, oldest first."""
         return self.people.recent_turns(user_id, session_id, before=before, limit=limit)

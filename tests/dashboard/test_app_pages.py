@@ -237,6 +237,30 @@ def test_the_conversation_says_plainly_what_became_of_each_answer(app_database, 
     assert app.button(key="conversation_refresh")  # something is still pending: a way to look again
 
 
+def test_the_conversation_reopens_the_session_last_spoken_in_beside_ones_never_spoken_in(
+    app_database, signer, store, make_user
+):
+    user = make_user(store, display_name="Two Sessions")
+    now = datetime.now(UTC)
+    spoken = store.start_session(user, "spoken-in", started_at=now - timedelta(days=2))
+    asked_at = now - timedelta(hours=2)
+    store.turns(user, spoken).document("q").set(
+        {"role": "assistant", "text": "How far back does your sales history go?", "created_at": asked_at}
+    )
+    store.turns(user, spoken).document("a").set(
+        {
+            "role": "user",
+            "text": "Back to 2015, all in the ERP.",
+            "created_at": asked_at + timedelta(seconds=30),
+            "extraction": {"status": "processed"},
+        }  # fmt: skip
+    )
+    store.client.document(f"users/{user}/conversations/{spoken}").update({"last_active": asked_at})
+    store.start_session(user, "never-spoken-in", started_at=now - timedelta(days=3))  # no last_active at all
+    app = open_app(signer.issue(user), "conversation")  # a link that names no session
+    assert "Back to 2015, all in the ERP." in texts(app)
+
+
 # One-click unsubscribe ---------------------------------------------------------------------------------
 
 

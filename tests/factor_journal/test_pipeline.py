@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from doubles import ScriptedExtractor, reading
+from factor_journal.documents import SessionDocument, TokenUsage
 from factor_journal.extraction.base import ExtractionError
 from factor_journal.extraction.offline import OfflineExtractor
 from factor_journal.models import InferenceStatus
@@ -411,6 +412,51 @@ def test_a_damaged_summary_is_rebuilt_from_the_factors_and_rewritten_by_the_next
     assert healed.model_dump(exclude={"updated_at"}) == store.rebuild_summary_by_scan(user).model_dump(
         exclude={"updated_at"}
     )
+
+
+def test_a_damaged_session_document_is_rewritten_by_the_next_turn_instead_of_failing_it(store, conversation, caplog):
+    user, session, say = conversation
+    readings = [reading("data_quality", 25)], [reading("ai_strategy", 70)], [reading("sensor_data", 60)]
+    processor = TurnProcessor(store, ScriptedExtractor(*readings))
+    first = say("user", "Our data is all over the place")
+    assert processor.process(user, session, first).status == "processed"
+    document = store.client.document(f"users/{user}/conversations/{session}")
+    kept = document.get().to_dict()
+    assert kept["analysed_turns"] == 1 and kept["last_turn_id"] == first
+    document.update({"last_topic_at": "yesterday", "usage": "lots"})  # two fields no code writes
+
+    second = say("user", "AI is on the board's agenda")
+    assert processor.process(user, session, second).status == "processed"  # not an internal error
+    assert "session" in caplog.text and "was damaged (last_topic_at, usage): rewritten" in caplog.text
+    healed = SessionDocument.of(session, document.get().to_dict())  # reads again
+    assert healed.analysed_turns == 2  # a count that still read is carried on
+    assert healed.usage == TokenUsage(prompt_tokens=120, response_tokens=30)  # this turn's; the damaged sum is lost
+    assert (healed.last_turn_id, healed.last_topic_factor_id) == (second, "ai_strategy")
+    assert healed.started_at == kept["started_at"]
+    assert store.summary(user).factors["ai_strategy"].current_value == 70
+
+    caplog.clear()
+    third = say("user", "The lines log every sensor reading")
+    assert processor.process(user, session, third).status == "processed"
+    assert "was damaged" not in caplog.text  # merged into as usual from then on
+    after = SessionDocument.of(session, document.get().to_dict())
+    assert after.analysed_turns == 3 and after.usage == TokenUsage(prompt_tokens=240, response_tokens=60)
+
+
+def test_the_latest_session_is_the_one_last_spoken_in_whatever_state_the_others_are_in(store, conversation, make_user):
+    user, session, say = conversation
+    assert store.latest_session(user) == session  # started, nothing analysed yet: when it started counts
+    TurnProcessor(store, ScriptedExtractor([reading("data_quality", 25)])).process(
+        user, session, say("user", "Our data is all over the place")
+    )
+    earlier = datetime.now(UTC) - timedelta(days=3)
+    store.start_session(user, "opened-before", started_at=earlier)  # never spoken in
+    assert store.latest_session(user) == session
+    store.start_session(user, "opened-now")  # started after the last analysed turn
+    assert store.latest_session(user) == "opened-now"
+    store.client.document(f"users/{user}/conversations/opened-now").update({"started_at": "soon"})
+    assert store.latest_session(user) == session  # a damaged one counts by what still reads
+    assert store.latest_session(make_user(store)) is None
 
 
 def test_registering_again_rewrites_a_damaged_summary(store, conversation):

@@ -107,11 +107,15 @@ class FactorChanges(Repository):
             if not user_snapshot.exists:
                 raise UnknownUserError(user_id)
             stored_outcome = session = None
+            session_damage: tuple[str, ...] = ()
             if turn is not None:
                 stored_outcome = ExtractionOutcome.of(snapshots[refs[-2].path].to_dict())
                 if stored_outcome is not None and stored_outcome.is_done:
                     return ChangeResult(entries=[], summary=None, duplicate=True, previous_outcome=stored_outcome)
-                session = SessionDocument.of(turn.session_id, snapshots[refs[-1].path].to_dict())
+                session, session_damage = SessionDocument.salvaged(turn.session_id, snapshots[refs[-1].path].to_dict())
+                if session_damage:  # rewritten whole by this change, from what still reads
+                    log.warning("session %s of user %s was damaged (%s): rewritten", turn.session_id, user_id,
+                                ", ".join(session_damage))  # fmt: skip
             now = datetime.now(UTC)
             old_summary, _ = self.reads.summary_from(  # a damaged one is rebuilt here and rewritten by this change
                 user_id, snapshots[refs[1].path].to_dict(), now, transaction
@@ -137,7 +141,8 @@ class FactorChanges(Repository):
             plan = plan_change(self.catalog, self.graph, inputs, readings=list(readings), step=step, turn=turn)
             if plan.outcome is not None and stored_outcome is not None:
                 plan.outcome.attempts = stored_outcome.attempts
-            self._write(transaction, user_id, UserProfile.model_validate(user_data), plan, inputs.now, turn)
+            profile = UserProfile.model_validate(user_data)
+            self._write(transaction, user_id, profile, plan, inputs.now, turn, session if session_damage else None)
             return ChangeResult(entries=plan.entries, summary=plan.summary, guarded=tuple(plan.guarded))
 
         if turn is None:  # a person's decision or a direct write: serialised within this process only
@@ -154,8 +159,10 @@ class FactorChanges(Repository):
 
     def _write(
         self, transaction: firestore.Transaction, user_id: str, profile: UserProfile, plan: ChangeSet, now: datetime,
-        turn: TurnContext | None,
+        turn: TurnContext | None, repaired_session: SessionDocument | None = None,
     ) -> None:  # fmt: skip
+        """The change's writes; ``repaired_session`` (what still read of a damaged session) makes the session
+        document be written whole instead of merged into."""
         paths = self.paths
         for entry in [*plan.entries, *plan.rewritten]:
             transaction.set(paths.journal(user_id, entry.factor_id).document(entry.entry_id), entry.to_document())
@@ -168,7 +175,11 @@ class FactorChanges(Repository):
         if turn is not None and plan.outcome is not None and plan.session is not None:
             turn_ref = paths.turn(user_id, turn.session_id, turn.turn_id)
             transaction.set(turn_ref, {"extraction": plan.outcome.to_document()}, merge=True)
-            transaction.set(paths.session(user_id, turn.session_id), _session_fields(plan.session), merge=True)
+            session_ref = paths.session(user_id, turn.session_id)
+            if repaired_session is None:
+                transaction.set(session_ref, _session_fields(plan.session), merge=True)
+            else:
+                transaction.set(session_ref, _repaired_session(repaired_session, plan.session))
             usage = _usage(plan.session)
             transaction.set(paths.user(user_id), {"usage": usage, "last_active": plan.last_active}, merge=True)
 
@@ -180,14 +191,32 @@ def _usage(progress: SessionProgress) -> dict[str, Any]:
     }
 
 
+_WHERE_WE_WERE = ("last_active", "last_turn_id", "last_topic", "last_topic_factor_id", "last_topic_at", "last_excerpt")
+
+
+def _moved_forward(progress: SessionProgress) -> dict[str, Any]:
+    return {name: getattr(progress, name) for name in _WHERE_WE_WERE if getattr(progress, name) is not None}
+
+
 def _session_fields(progress: SessionProgress) -> dict[str, Any]:
-    fields: dict[str, Any] = {
+    """The fields a turn merges into its session: counts added, "where were we" moved forward."""
+    return {
         "session_id": progress.session_id,
         "analysed_turns": firestore.Increment(1),
         "usage": _usage(progress),
+        **_moved_forward(progress),
     }
-    for name in ("last_active", "last_turn_id", "last_topic", "last_topic_factor_id", "last_topic_at", "last_excerpt"):
-        value = getattr(progress, name)
-        if value is not None:
-            fields[name] = value
-    return fields
+
+
+def _repaired_session(stored: SessionDocument, progress: SessionProgress) -> dict[str, Any]:
+    """The whole session document after a turn, from what still read of a damaged one (its damaged fields at their
+    defaults, so a damaged count starts again from this turn)."""
+    return {
+        **stored.to_document(),
+        "analysed_turns": stored.analysed_turns + 1,
+        "usage": {
+            "prompt_tokens": stored.usage.prompt_tokens + progress.prompt_tokens,
+            "response_tokens": stored.usage.response_tokens + progress.response_tokens,
+        },
+        **_moved_forward(progress),
+    }

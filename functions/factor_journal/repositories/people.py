@@ -15,6 +15,7 @@ Promises:
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 from collections.abc import Iterator
@@ -29,7 +30,7 @@ from google.cloud.firestore_v1.field_path import FieldPath
 
 from factor_journal.catalog import Catalog
 from factor_journal.conversation import InvalidTurnError, Turn, parse_turn
-from factor_journal.documents import DONE, SETTLED, ExtractionOutcome, TurnStatus
+from factor_journal.documents import DONE, SETTLED, ExtractionOutcome, SessionDocument, TurnStatus
 from factor_journal.errors import UnknownUserError
 from factor_journal.graph import FactorGraph
 from factor_journal.models import SERVER_MANAGED_PROFILE_FIELDS, UserProfile
@@ -40,6 +41,8 @@ from factor_journal.repositories.locks import CommitBusyError
 from factor_journal.repositories.paths import SUMMARY_FIELD, TURNS, Paths
 from factor_journal.rollup import shard_of
 from factor_journal.summary import build_summary
+
+log = logging.getLogger(__name__)
 
 CLAIM_ATTEMPTS = 40
 
@@ -158,6 +161,19 @@ class People(Repository):
 
     def session_ids(self, user_id: str) -> list[str]:
         return [snapshot.id for snapshot in self.paths.sessions(user_id).stream()]
+
+    def latest_session(self, user_id: str) -> str | None:
+        """The session the person was last active in (its newest analysed turn, else when it started), or None
+        when they have none. A damaged session document counts by what still reads of it."""
+        since_ever = datetime.min.replace(tzinfo=UTC)
+        latest: tuple[datetime, str] | None = None
+        for snapshot in self.paths.sessions(user_id).stream():
+            session, damage = SessionDocument.salvaged(snapshot.id, snapshot.to_dict())
+            if damage:
+                log.warning("session %s of user %s is damaged (%s)", snapshot.id, user_id, ", ".join(damage))
+            key = (session.last_active or session.started_at or since_ever, snapshot.id)
+            latest = key if latest is None or key > latest else latest
+        return latest[1] if latest else None
 
     def wait_for_analysis(self, user_id: str, session_id: str, turn_id: str, timeout: float) -> str | None:
         """The turn's status once the pipeline has settled it (done, failed, …), or None after ``timeout``."""
