@@ -275,10 +275,16 @@ def test_questions_back_and_requests_for_a_definition_are_not_evidence():
         assert not is_evidence(text), text
     for text in ("Define 'stakeholder'.", "Please clarify.", "Explain what you mean by lineage."):
         assert signals.is_deferral(text), text
-    for text in ("Ask Ingrid.", "Ask Ingrid, not me!", "Better ask Tomasz; he'll know.", "Just ask Priya, she's the expert"):
+    handed_over = (
+        "Ask Ingrid.",
+        "Ask Ingrid, not me!",
+        "Better ask Tomasz; he'll know.",
+        "Just ask Priya, she's the expert",
+    )
+    for text in handed_over:
         assert signals.is_deferral(text), text  # the question handed to a named person
         assert not is_evidence(text), text
-    for text in ("Ask anyone on the floor: the numbers never match.", "Ask the planners and they'll show you the sheet."):
+    for text in ("Ask anyone on the floor: the numbers never match.", "Ask the planners, they'll show you the sheet."):
         assert not signals.is_deferral(text), text
     for text in (  # statements, a question answered by a statement, sarcasm that names a system
         "Haven't we covered that already? Our budget for AI is zero.",
