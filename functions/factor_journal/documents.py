@@ -115,8 +115,9 @@ class SessionDocument(DocumentModel):
             try:
                 return cls.model_validate(data), tuple(dropped)
             except ValidationError as error:
-                names = {str(problem["loc"][0]) for problem in error.errors() if problem["loc"]} - {"session_id"}
-                if not names:
+                names = {str(problem["loc"][0]) for problem in error.errors() if problem["loc"]} & data.keys()
+                names.discard("session_id")
+                if not names:  # nothing left to drop: not a session document at all
                     raise
                 for name in sorted(names):
                     data.pop(name, None)
