@@ -9,18 +9,21 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from factor_journal.catalog import Catalog
 from factor_journal.errors import FactorJournalError, UnknownUserError
 from factor_journal.models import UserProfile
 from factor_journal.repositories.organisations import OrganisationRecords
-from factor_journal.rollup import ROLLUP_SHARDS, PersonRow, mean_confidence
+from factor_journal.rollup import ROLLUP_SHARDS, PersonRow, mean_confidence, person_row
 from factor_journal.store import FactorJournalStore
+
+log = logging.getLogger(__name__)
 
 QUIET_AFTER = timedelta(days=7)
 
@@ -117,9 +120,36 @@ class OrganisationDirectory:
         return profile
 
     def rows(self, org_id: str) -> list[PersonRow]:
-        """Every person's row, read from the organisation's shard documents (constant reads)."""
-        people = [PersonRow.model_validate(row) for row in self.records.shard_rows(org_id)]
+        """Every person's row, read from the organisation's shard documents (constant reads).
+
+        A row is derived from the person's profile and summary, so one that no longer reads (a bad write, a hand
+        edit) never stops the team page or the nightly figures: it is rewritten from them at once, as the
+        person's next change would (a few more reads, for that person only), and a damaged row of someone no
+        longer in the organisation is left out.
+        """
+        people = []
+        for user_id, row in self.records.shard_rows(org_id).items():
+            try:
+                people.append(PersonRow.model_validate(row))
+            except ValidationError as damage:
+                log.warning("roll-up row of %s in %s was damaged (%s): rewritten", user_id, org_id,
+                            damage.errors()[0]["loc"])  # fmt: skip
+                rebuilt = self._rewritten_row(org_id, user_id)
+                if rebuilt is not None:
+                    people.append(rebuilt)
         return sorted(people, key=lambda row: (row.display_name.lower(), row.user_id))
+
+    def _rewritten_row(self, org_id: str, user_id: str) -> PersonRow | None:
+        """The member's row rebuilt from their profile and summary, and written back; None for a non-member."""
+        try:
+            profile = self.in_organisation(org_id, user_id)
+        except ValidationError:  # the profile itself no longer reads: nothing to rebuild the row from
+            return None
+        if profile is None:
+            return None
+        self.store.register_user(profile)  # rewrites the row in its transaction, keeping what the pipeline keeps
+        summary = self.store.summary(user_id)
+        return person_row(profile, summary, profile.last_active) if summary is not None else None
 
     def team(
         self, manager_id: str, org_id: str, now: datetime | None = None, quiet_after: timedelta = QUIET_AFTER,
@@ -171,8 +201,16 @@ class OrganisationDirectory:
         return figures
 
     def history(self, org_id: str, days: int = 90) -> list[OrgDay]:
-        """The organisation's daily figures, oldest first (at most ``days`` documents)."""
-        return sorted((OrgDay.model_validate(d) for d in self.records.days(org_id, days)), key=lambda d: d.date)
+        """The organisation's daily figures, oldest first (at most ``days`` documents); a day's figures that no
+        longer read are left out (a gap in the chart, as for a day the nightly job did not run)."""
+        figures = []
+        for document in self.records.days(org_id, days):
+            try:
+                figures.append(OrgDay.model_validate(document))
+            except ValidationError as damage:
+                log.warning("daily figures %s of %s were damaged (%s): left out", document.get("date"), org_id,
+                            damage.errors()[0]["loc"])  # fmt: skip
+        return sorted(figures, key=lambda d: d.date)
 
     def organisation_page(self, after: str | None = None, page_size: int = 100) -> tuple[list[str], str | None]:
         """Organisation ids in id order after ``after`` (a cursor), and the cursor of the next page.

@@ -26,13 +26,14 @@ from __future__ import annotations
 
 import hashlib
 import html
+import logging
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 from urllib.parse import urlencode
 
 from itsdangerous import BadSignature, URLSafeSerializer
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from factor_journal.errors import UnknownUserError
 from factor_journal.guidance import next_best_questions
@@ -42,6 +43,8 @@ from factor_journal.repositories.mail import MAIL_COLLECTION as MAIL_COLLECTION 
 from factor_journal.repositories.mail import Mail, MailDocument, MailMessage
 from factor_journal.settings import settings
 from factor_journal.store import FactorJournalStore
+
+log = logging.getLogger(__name__)
 
 UNSUBSCRIBE_PAGE = "unsubscribe"  # the app's page that honours the link (url path)
 _UNSUBSCRIBE_SALT = "factor-journal.unsubscribe.v1"
@@ -197,7 +200,12 @@ def due_page(
         raise ValueError(f"unknown scan {scan!r}; expected one of {SCANS}")
     after = (cursor.value, cursor.user_id) if cursor is not None else None
     found = Mail(store.client).people_page(order_field, filters, after, page_size)
-    people = [UserProfile.model_validate(data) for _, data in found]
+    people = []
+    for user_id, data in found:
+        try:
+            people.append(UserProfile.model_validate(data))
+        except ValidationError as damage:  # one damaged profile never stops the page: the others are reminded
+            log.warning("profile of %s no longer reads (%s): not reminded", user_id, damage.errors()[0]["loc"])
     next_cursor = None
     if len(found) == page_size:
         last_id, last = found[-1]

@@ -117,6 +117,32 @@ def test_the_day_averages_confidence_over_the_people_who_have_started(small_stor
     assert directory.history(a)[-1].avg_confidence == day.avg_confidence
 
 
+def test_a_damaged_row_is_rewritten_from_the_person_and_never_stops_the_team_page(small_store, two_orgs, caplog):
+    directory, a, _, members_a, member_b, manager_a = two_orgs
+    small_store.record_inference(members_a[0], reading("quality", 65, 0.8))
+    before = next(p for p in directory.rows(a) if p.user_id == members_a[0])
+    shard = small_store.org_ref(a).collection("rollup").document(shard_of(members_a[0]))
+    shard.update({f"rows.`{members_a[0]}`": {"user_id": members_a[0], "completeness": "most of it"}})
+    stray = small_store.org_ref(a).collection("rollup").document(shard_of(member_b))  # someone of another org
+    stray.set({"rows": {member_b: {"completeness": None}}}, merge=True)
+
+    team = directory.team(manager_a, a)  # read: the damaged row rebuilt, the stray one left out
+    assert {p.user_id for p in team.people} == set(members_a)
+    assert next(p for p in team.people if p.user_id == members_a[0]) == before
+    assert f"roll-up row of {members_a[0]} in {a} was damaged" in caplog.text
+    stored = shard.get().to_dict()["rows"][members_a[0]]
+    assert PersonRow.model_validate(stored) == before  # written back: it reads again
+    assert directory.record_day(a).people == 3  # the nightly figures count everyone
+
+
+def test_a_damaged_days_figures_leave_a_gap_instead_of_stopping_the_chart(small_store, two_orgs, caplog):
+    directory, a, *_ = two_orgs
+    day = directory.record_day(a)
+    small_store.org_ref(a).collection("daily").document("2026-01-05").set({"date": "2026-01-05", "people": "many"})
+    assert [d.date for d in directory.history(a)] == [day.date]
+    assert "daily figures 2026-01-05 of" in caplog.text
+
+
 def test_daily_snapshots_one_per_user_per_day(small_store, make_user):
     user = make_user(small_store)
     small_store.record_inference(user, reading("quality", 40))

@@ -87,3 +87,12 @@ def test_complete_assessments_and_managers_are_not_reminded(small_store, signer,
     small_store.client.document(f"users/{manager}").update({"role": "manager"})
     send_due_reminders(small_store, signer, "https://app.example", policy=POLICY)
     assert mail_for(small_store, done) == [] and mail_for(small_store, manager) == []
+
+
+def test_a_damaged_profile_never_stops_the_others_reminders(small_store, signer, caplog):
+    damaged, sound = person(small_store, days_quiet=20), person(small_store, days_quiet=21)
+    small_store.client.document(f"users/{damaged}").update({"reminders_opt_out": "maybe later"})
+    send_due_reminders(small_store, signer, "https://app.example", policy=POLICY)
+    assert len(mail_for(small_store, sound)) == 1
+    assert mail_for(small_store, damaged) == []  # not guessed at: left for a person to mend
+    assert f"profile of {damaged} no longer reads" in caplog.text

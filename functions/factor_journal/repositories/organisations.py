@@ -28,11 +28,11 @@ class OrganisationRecords:
     def remove_manager(self, org_id: str, user_id: str) -> None:
         self.paths.organisation(org_id).set({"managers": firestore.ArrayRemove([user_id])}, merge=True)
 
-    def shard_rows(self, org_id: str) -> list[dict[str, Any]]:
-        """Every row of the organisation's roll-up shards (one read per shard document)."""
-        rows: list[dict[str, Any]] = []
+    def shard_rows(self, org_id: str) -> dict[str, Any]:
+        """Every row of the organisation's roll-up shards by person id (one read per shard document)."""
+        rows: dict[str, Any] = {}
         for snapshot in self.paths.organisation(org_id).collection("rollup").stream():
-            rows.extend(_rows_of(snapshot).values())
+            rows.update(_rows_of(snapshot))
         return rows
 
     def write_day(self, org_id: str, date: str, figures: dict[str, Any]) -> None:
