@@ -20,7 +20,7 @@ from factor_journal.catalog import Catalog
 from factor_journal.errors import FactorJournalError, UnknownUserError
 from factor_journal.models import UserProfile
 from factor_journal.repositories.organisations import OrganisationRecords
-from factor_journal.rollup import ROLLUP_SHARDS, PersonRow, mean_confidence, person_row
+from factor_journal.rollup import ROLLUP_SHARDS, PersonRow, mean_confidence
 from factor_journal.store import FactorJournalStore
 
 log = logging.getLogger(__name__)
@@ -125,7 +125,7 @@ class OrganisationDirectory:
         A row is derived from the person's profile and summary, so one that no longer reads (a bad write, a hand
         edit) never stops the team page or the nightly figures: it is rewritten from them at once, as the
         person's next change would (a few more reads, for that person only), and a damaged row of someone no
-        longer in the organisation is left out.
+        longer in the organisation is removed.
         """
         people = []
         for user_id, row in self.records.shard_rows(org_id).items():
@@ -140,16 +140,12 @@ class OrganisationDirectory:
         return sorted(people, key=lambda row: (row.display_name.lower(), row.user_id))
 
     def _rewritten_row(self, org_id: str, user_id: str) -> PersonRow | None:
-        """The member's row rebuilt from their profile and summary, and written back; None for a non-member."""
+        """The member's row rebuilt from their profile and summary, and written back; None for a non-member
+        (whose stray row is removed)."""
         try:
-            profile = self.in_organisation(org_id, user_id)
+            return self.store.rewrite_row(user_id, org_id)
         except ValidationError:  # the profile itself no longer reads: nothing to rebuild the row from
             return None
-        if profile is None:
-            return None
-        self.store.register_user(profile)  # rewrites the row in its transaction, keeping what the pipeline keeps
-        summary = self.store.summary(user_id)
-        return person_row(profile, summary, profile.last_active) if summary is not None else None
 
     def team(
         self, manager_id: str, org_id: str, now: datetime | None = None, quiet_after: timedelta = QUIET_AFTER,

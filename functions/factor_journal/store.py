@@ -65,6 +65,7 @@ from factor_journal.repositories.client import (
 from factor_journal.repositories.journal import JournalReads
 from factor_journal.repositories.paths import Paths
 from factor_journal.repositories.people import People
+from factor_journal.rollup import PersonRow
 from factor_journal.summary import build_summary
 from factor_journal.transitions import Transition
 from factor_journal.validation import assessable, checked_reading, rationale_given, value_on_scale
@@ -108,6 +109,11 @@ class FactorJournalStore:
 
     def get_user(self, user_id: str) -> UserProfile | None:
         return self.people.get(user_id)
+
+    def rewrite_row(self, user_id: str, org_id: str) -> PersonRow | None:
+        """Rewrite the member's roll-up row in ``org_id`` from their profile and summary (a transaction); the row
+        written, or None when they are not a member of ``org_id``."""
+        return self.people.rewrite_row(user_id, org_id)
 
     def start_session(self, user_id: str, session_id: str | None = None, *, started_at: datetime | None = None) -> str:
         """Create a conversation session for a registered user; returns its id."""

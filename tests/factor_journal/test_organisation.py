@@ -126,13 +126,16 @@ def test_a_damaged_row_is_rewritten_from_the_person_and_never_stops_the_team_pag
     stray = small_store.org_ref(a).collection("rollup").document(shard_of(member_b))  # someone of another org
     stray.set({"rows": {member_b: {"completeness": None}}}, merge=True)
 
-    team = directory.team(manager_a, a)  # read: the damaged row rebuilt, the stray one left out
+    team = directory.team(manager_a, a)  # read: the damaged row rebuilt, the stray one removed
     assert {p.user_id for p in team.people} == set(members_a)
     assert next(p for p in team.people if p.user_id == members_a[0]) == before
     assert f"roll-up row of {members_a[0]} in {a} was damaged" in caplog.text
     stored = shard.get().to_dict()["rows"][members_a[0]]
     assert PersonRow.model_validate(stored) == before  # written back: it reads again
     assert directory.record_day(a).people == 3  # the nightly figures count everyone
+    assert member_b not in stray.get().to_dict()["rows"]  # a stray row of a non-member is removed
+    assert small_store.rewrite_row(member_b, a) is None  # and never written into an organisation not theirs
+    assert member_b not in stray.get().to_dict()["rows"]
 
 
 def test_a_damaged_days_figures_leave_a_gap_instead_of_stopping_the_chart(small_store, two_orgs, caplog):

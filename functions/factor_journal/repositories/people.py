@@ -39,7 +39,7 @@ from factor_journal.repositories.client import Repository, jittered_sleep, run_t
 from factor_journal.repositories.journal import JournalReads
 from factor_journal.repositories.locks import CommitBusyError
 from factor_journal.repositories.paths import SUMMARY_FIELD, TURNS, Paths
-from factor_journal.rollup import shard_of
+from factor_journal.rollup import PersonRow, person_row, shard_of
 from factor_journal.summary import build_summary
 
 log = logging.getLogger(__name__)
@@ -108,6 +108,36 @@ class People(Repository):
             write_row(transaction, paths, merged, summary, known.get("last_active"))
 
         run_transaction(self.client, run, timeout=self.contention_timeout)
+
+    def rewrite_row(self, user_id: str, org_id: str) -> PersonRow | None:
+        """Rewrite the person's roll-up row in ``org_id`` from their profile and summary as they stand, in one
+        transaction (so a concurrent change, move or opt-out is never undone); the row written, or None when
+        they are not a member of ``org_id`` (then a row of theirs there is a stray, and is removed)."""
+        paths = self.paths
+
+        @firestore.transactional
+        def run(transaction: firestore.Transaction) -> PersonRow | None:
+            user_snapshot, summary_snapshot = (
+                paths.user(user_id).get(transaction=transaction),
+                paths.summary(user_id).get(transaction=transaction),
+            )
+            stray = paths.rollup_shard(org_id, shard_of(user_id))
+            if not user_snapshot.exists:
+                transaction.set(stray, {"rows": {user_id: firestore.DELETE_FIELD}}, merge=[FieldPath("rows", user_id)])
+                return None
+            profile = UserProfile.model_validate(user_snapshot.to_dict())
+            if profile.org_id != org_id:
+                transaction.set(stray, {"rows": {user_id: firestore.DELETE_FIELD}}, merge=[FieldPath("rows", user_id)])
+                return None
+            summary, _ = JournalReads(self.client, self.catalog, self.graph).summary_from(
+                user_id, summary_snapshot.to_dict(), datetime.now(UTC), transaction
+            )
+            if summary is None:
+                return None
+            write_row(transaction, paths, profile, summary, profile.last_active)
+            return person_row(profile, summary, profile.last_active)
+
+        return run_transaction(self.client, run, timeout=self.contention_timeout)
 
     def get(self, user_id: str) -> UserProfile | None:
         snapshot = self.paths.user(user_id).get()
