@@ -71,6 +71,14 @@ def write_row(
     transaction.set(shard, {"rows": {profile.user_id: row.to_document()}}, merge=[FieldPath("rows", profile.user_id)])
 
 
+def drop_row(transaction: firestore.Transaction, paths: Paths, org_id: str, user_id: str) -> None:
+    """Delete the person's row from ``org_id``'s roll-up shard (a blind write: no read)."""
+    transaction.set(
+        paths.rollup_shard(org_id, shard_of(user_id)), {"rows": {user_id: firestore.DELETE_FIELD}},
+        merge=[FieldPath("rows", user_id)],
+    )  # fmt: skip
+
+
 class FactorChanges(Repository):
     catalog: Catalog
     graph: FactorGraph

@@ -34,7 +34,7 @@ from factor_journal.documents import DONE, SETTLED, ExtractionOutcome, SessionDo
 from factor_journal.errors import UnknownUserError
 from factor_journal.graph import FactorGraph
 from factor_journal.models import SERVER_MANAGED_PROFILE_FIELDS, UserProfile
-from factor_journal.repositories.changes import write_row
+from factor_journal.repositories.changes import drop_row, write_row
 from factor_journal.repositories.client import Repository, jittered_sleep, run_transaction
 from factor_journal.repositories.journal import JournalReads
 from factor_journal.repositories.locks import CommitBusyError
@@ -121,13 +121,9 @@ class People(Repository):
                 paths.user(user_id).get(transaction=transaction),
                 paths.summary(user_id).get(transaction=transaction),
             )
-            stray = paths.rollup_shard(org_id, shard_of(user_id))
-            if not user_snapshot.exists:
-                transaction.set(stray, {"rows": {user_id: firestore.DELETE_FIELD}}, merge=[FieldPath("rows", user_id)])
-                return None
-            profile = UserProfile.model_validate(user_snapshot.to_dict())
-            if profile.org_id != org_id:
-                transaction.set(stray, {"rows": {user_id: firestore.DELETE_FIELD}}, merge=[FieldPath("rows", user_id)])
+            profile = UserProfile.model_validate(user_snapshot.to_dict()) if user_snapshot.exists else None
+            if profile is None or profile.org_id != org_id:  # not (or no longer) a member: the row is a stray
+                drop_row(transaction, paths, org_id, user_id)
                 return None
             summary, _ = JournalReads(self.client, self.catalog, self.graph).summary_from(
                 user_id, summary_snapshot.to_dict(), datetime.now(UTC), transaction
@@ -391,9 +387,6 @@ def leave_organisation(
 ) -> None:
     """Take a person out of ``org_id`` inside the caller's transaction: their roll-up row is deleted (a
     blind write) and, when the organisation document exists, they leave its ``managers`` list."""
-    transaction.set(
-        paths.rollup_shard(org_id, shard_of(user_id)), {"rows": {user_id: firestore.DELETE_FIELD}},
-        merge=[FieldPath("rows", user_id)],
-    )  # fmt: skip
+    drop_row(transaction, paths, org_id, user_id)
     if organisation_exists:
         transaction.update(paths.organisation(org_id), {"managers": firestore.ArrayRemove([user_id])})
