@@ -9,9 +9,10 @@ from factor_journal.reminders import UnsubscribeLinks, one_click_response
 
 options.set_global_options(region="europe-west1", memory=options.MemoryOption.MB_512, timeout_sec=120)
 
-# Signs resume and manager links. In production a Secret Manager secret (`firebase functions:secrets:set
-# FJ_LINK_SECRET`), exposed to the functions that declare it as the environment variable FJ_LINK_SECRET;
-# under the emulators it comes from functions/.secret.local (see .secret.local.example).
+# Signs and checks resume, manager and unsubscribe links. In production a Secret Manager secret (`firebase
+# functions:secrets:set FJ_LINK_SECRET`), exposed only to the functions that declare it (as the environment
+# variable FJ_LINK_SECRET): every function that signs or checks a link declares it, and no other does.
+# Under the emulators it comes from functions/.secret.local (see .secret.local.example).
 LINK_SECRET = params.SecretParam("FJ_LINK_SECRET")
 
 
@@ -39,7 +40,7 @@ def recover_turns(event: scheduler_fn.ScheduledEvent) -> None:
         runtime.recover_turns()
 
 
-@scheduler_fn.on_schedule(schedule="0 7 * * *", timezone=scheduler_fn.Timezone("Europe/Berlin"), secrets=[LINK_SECRET])
+@scheduler_fn.on_schedule(schedule="0 7 * * *", timezone=scheduler_fn.Timezone("Europe/Berlin"))
 def nightly_rollups_and_reminders(event: scheduler_fn.ScheduledEvent) -> None:
     """Start the nightly run for the day it was scheduled for: enqueue its first tasks (the task queue
     functions below do the work)."""
@@ -47,7 +48,7 @@ def nightly_rollups_and_reminders(event: scheduler_fn.ScheduledEvent) -> None:
         runtime.daily_jobs(now=event.schedule_time)
 
 
-@https_fn.on_request()
+@https_fn.on_request(secrets=[LINK_SECRET])
 def unsubscribe(request: https_fn.Request) -> https_fn.Response:
     """One-click unsubscribe from a reminder's List-Unsubscribe header (RFC 8058 POST, or GET); no sign-in."""
     status, body = one_click_response(runtime.store(), UnsubscribeLinks(), request.method, request.args.get("u"))
@@ -60,7 +61,7 @@ NIGHTLY_RETRY = options.RetryConfig(max_attempts=5, min_backoff_seconds=10, max_
 
 
 @tasks_fn.on_task_dispatched(
-    region=nightly.REGION, timeout_sec=540, retry_config=NIGHTLY_RETRY,
+    region=nightly.REGION, timeout_sec=540, retry_config=NIGHTLY_RETRY, secrets=[LINK_SECRET],
     rate_limits=options.RateLimits(max_concurrent_dispatches=4, max_dispatches_per_second=10),
 )  # fmt: skip
 def nightlyOrganisations(request: tasks_fn.CallableRequest[Any]) -> dict[str, Any]:  # noqa: N802
@@ -69,7 +70,7 @@ def nightlyOrganisations(request: tasks_fn.CallableRequest[Any]) -> dict[str, An
 
 
 @tasks_fn.on_task_dispatched(
-    region=nightly.REGION, timeout_sec=540, retry_config=NIGHTLY_RETRY,
+    region=nightly.REGION, timeout_sec=540, retry_config=NIGHTLY_RETRY, secrets=[LINK_SECRET],
     rate_limits=options.RateLimits(max_concurrent_dispatches=8, max_dispatches_per_second=20),
 )  # fmt: skip
 def nightlyReminders(request: tasks_fn.CallableRequest[Any]) -> dict[str, Any]:  # noqa: N802

@@ -151,8 +151,15 @@ def test_the_demo_secret_is_the_default_only_under_the_emulators(monkeypatch):
     assert link_secret("short-but-local") == "short-but-local"
 
 
-def test_the_functions_take_the_link_secret_from_secret_manager():
-    """functions/main.py declares FJ_LINK_SECRET as a SecretParam on the function that issues links."""
+# The deployed functions whose work signs or checks a link (resume, manager or unsubscribe), and the rest.
+SIGNING_FUNCTIONS = {"unsubscribe", "nightlyOrganisations", "nightlyReminders"}
+OTHER_FUNCTIONS = {"on_turn_created", "recover_turns", "nightly_rollups_and_reminders"}
+
+
+def test_every_function_that_signs_or_checks_links_declares_the_secret_and_no_other_does():
+    """Cloud Functions exposes a Secret Manager secret only to the functions that declare it, and outside
+    the emulators a link cannot be signed or checked without it: a function that uses links without
+    declaring the secret fails in production only (one-click unsubscribe would answer 500)."""
     import importlib.util
     from pathlib import Path
 
@@ -163,7 +170,17 @@ def test_the_functions_take_the_link_secret_from_secret_manager():
     main = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(main)  # type: ignore[union-attr]
     assert isinstance(main.LINK_SECRET, params.SecretParam) and main.LINK_SECRET.name == "FJ_LINK_SECRET"
-    endpoint = main.nightly_rollups_and_reminders.__firebase_endpoint__
-    assert [s["key"] for s in endpoint.secretEnvironmentVariables] == ["FJ_LINK_SECRET"]
+    endpoints = {name: f.__firebase_endpoint__ for name, f in vars(main).items() if hasattr(f, "__firebase_endpoint__")}
+    assert set(endpoints) == SIGNING_FUNCTIONS | OTHER_FUNCTIONS  # a new function must be sorted into one of the two
+    declared = {name for name, e in endpoints.items() if any(s["key"] == "FJ_LINK_SECRET" for s in e.secretEnvironmentVariables or [])}
+    assert declared == SIGNING_FUNCTIONS
     example = (path.parent / ".secret.local.example").read_text()
     assert f"FJ_LINK_SECRET={DEMO_SECRET}" in example  # the emulators' value is the refused-in-production demo one
+
+
+def test_the_unsubscribe_function_cannot_check_a_link_without_the_secret(production):
+    """Why ``unsubscribe`` is a signing function: its link checker refuses to start without the secret."""
+    from factor_journal.reminders import UnsubscribeLinks
+
+    with pytest.raises(LinkSecretError, match="not set"):
+        UnsubscribeLinks()
