@@ -185,3 +185,27 @@ def test_the_command_line_exports_and_erases(client, person, monkeypatch, tmp_pa
         assert store.get_user(uid) is None
     finally:
         runtime.reset()  # the settings too: the database comes from them
+
+
+def test_people_who_share_an_address_never_get_or_erase_each_others_mail(client, catalog):
+    """Addresses are not unique (a team mailbox): a reminder carries its recipient's resume link, so it
+    belongs to the person it was written for, never to someone else who shares the address."""
+    from factor_journal.reminders import ReminderPolicy, remind
+
+    store = FactorJournalStore(client, catalog)
+    shared = f"team-{uuid.uuid4().hex[:8]}@example.com"
+    vera, otto = (f"{name}-{uuid.uuid4().hex[:8]}" for name in ("vera", "otto"))
+    for uid, name in ((vera, "Vera"), (otto, "Otto")):
+        store.register_user(UserProfile(user_id=uid, display_name=name, email=shared))
+    signer = LinkSigner(client)
+    veras = store.get_user(vera)
+    assert veras is not None
+    [veras_reminder] = remind(store, signer, "https://app.example", [veras], datetime.now(UTC), ReminderPolicy())
+    privacy = PersonalData(client)
+
+    ottos = privacy.export(otto)
+    assert ottos["mail"] == {} and vera not in json.dumps(ottos)
+    assert set(privacy.export(vera)["mail"]) == {veras_reminder}
+
+    privacy.erase(otto)
+    assert client.collection("mail").document(veras_reminder).get().exists

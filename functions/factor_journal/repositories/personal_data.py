@@ -37,7 +37,8 @@ from google.cloud.firestore_v1.base_query import FieldFilter
 from google.cloud.firestore_v1.field_path import FieldPath
 
 from factor_journal.errors import InvalidInputError
-from factor_journal.repositories.paths import LINK_COLLECTION, MAIL_COLLECTION
+from factor_journal.repositories.changes import roster_changed
+from factor_journal.repositories.paths import LINK_COLLECTION, MAIL_COLLECTION, Paths
 from factor_journal.repositories.paths import PRIVACY_LOG as PRIVACY_LOG
 from factor_journal.rollup import shard_of
 
@@ -114,11 +115,15 @@ class PersonalData:
         return list(query.stream())
 
     def _mail(self, user_id: str, email: str | None) -> list[firestore.DocumentSnapshot]:
+        """The person's mail: every mail document naming them as its subject (``user_id``), and one with no
+        subject only by their address.  Addresses are not unique (a team mailbox, a person registered twice),
+        so a mail that names another subject is never theirs, whoever it was sent to: it may carry that
+        person's resume link."""
         mail = self.client.collection(MAIL_COLLECTION)
         found = {s.id: s for s in mail.where(filter=FieldFilter("user_id", "==", user_id)).stream()}
         if email:
-            to = self.client.collection(MAIL_COLLECTION).where(filter=FieldFilter("to", "array_contains", email))
-            found |= {s.id: s for s in to.stream()}
+            to = mail.where(filter=FieldFilter("to", "array_contains", email))
+            found |= {s.id: s for s in to.stream() if not (s.to_dict() or {}).get("user_id")}
         return list(found.values())
 
     # Export -----------------------------------------------------------------------------------
@@ -182,9 +187,14 @@ class PersonalData:
         return len(snapshots)
 
     def _erase_rows(self, user_id: str) -> int:
-        count = 0
-        for shard, _, _ in self._rollup_rows(user_id):
-            shard.update({FieldPath("rows", user_id).to_api_repr(): firestore.DELETE_FIELD})
+        """Delete the person's row from every organisation's roll-up, each with its roster change."""
+        count, paths = 0, Paths(self.client)
+        for shard, org_id, _ in self._rollup_rows(user_id):
+            batch = self.client.batch()
+            batch.update(shard, {FieldPath("rows", user_id).to_api_repr(): firestore.DELETE_FIELD})
+            if paths.organisation(org_id).get().exists:
+                roster_changed(batch, paths, org_id)
+            batch.commit()
             count += 1
         return count
 
