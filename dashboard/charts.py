@@ -11,6 +11,7 @@ from datetime import date, datetime, timedelta
 
 import plotly.graph_objects as go
 
+from dashboard.safe_text import plot
 from factor_journal.models import AssessmentSummary, BlockedCapability, JournalEntry
 
 PLOT_CONFIG = {"displayModeBar": False}  # a reading view: no zoom/pan toolbar over the charts
@@ -96,17 +97,23 @@ def by_day(entries: Sequence[JournalEntry]) -> list[JournalEntry]:
     return [last[d] for d in sorted(last)]
 
 
-def factor_timeline(entries: Sequence[JournalEntry], describe: Callable[[str], str] = str) -> go.Figure:
-    """Value and confidence of one factor by day of observation (the last state of each day);
-    ``describe`` turns a rationale into display text (ids into names)."""
+def factor_timeline(entries: Sequence[JournalEntry], describe: Callable[[str], str] | None = None) -> go.Figure:
+    """Value and confidence of one factor by day of observation (the last state of each day).
+
+    ``describe`` turns a rationale into display text (ids into names) for a hover text that says why; the
+    rationale quotes the person, so without it (a manager's read-only view) the chart carries no words at
+    all, not even in the figure sent to the browser.  Words are shown as text, never as Plotly markup."""
     timeline = by_day(entries)
     days = [e.observed_at.date() for e in timeline]
     figure = go.Figure()
+    words = {} if describe is None else {
+        "text": [plot(describe(e.change_rationale)) for e in timeline],
+        "hovertemplate": "%{x|%d %b %Y}: %{y}<br>%{text}<extra></extra>",
+    }  # fmt: skip
     figure.add_scatter(
         x=days, y=[e.value_after for e in timeline], mode="lines+markers",
         name="Value", line={"shape": "hv", "color": PALETTE["value"]}, marker={"size": 9},
-        text=[describe(e.change_rationale) for e in timeline],
-        hovertemplate="%{x|%d %b %Y}: %{y}<br>%{text}<extra></extra>",
+        **({"hovertemplate": "%{x|%d %b %Y}: %{y}<extra></extra>"} | words),
     )  # fmt: skip
     figure.add_scatter(
         x=days, y=[e.confidence_after * 100 for e in timeline], mode="lines+markers",

@@ -7,14 +7,15 @@ directives.  Such text goes through one of these, and only these:
 
 * ``quote(text)``: a block of someone's words, rendered by ``st.text`` (no Markdown, no HTML);
 * ``md(text)``: the same text escaped for use *inside* a Markdown string the app composes
-  (``st.markdown(f"**{md(name)}**: …")``, titles, captions).
+  (``st.markdown(f"**{md(name)}**: …")``, titles, captions);
+* ``plot(text)``: the same text escaped for a chart's labels and hover text, where Plotly reads a
+  subset of HTML (``<a href>``, ``<span style>``, ``<br>``) and shows entities as the characters.
 """
 
 from __future__ import annotations
 
+import html
 import re
-
-import streamlit as st
 
 # Every ASCII punctuation character may be backslash-escaped in CommonMark, and each of these
 # can start markup somewhere (emphasis, links, images, code, headings, lists, tables, LaTeX,
@@ -30,4 +31,11 @@ def md(text: object) -> str:
 
 def quote(text: object) -> None:
     """Show someone's words as plain text (``st.text``: no Markdown, no HTML, wrapped)."""
+    import streamlit as st  # here, so that md() and plot() stay importable by pure modules (charts)
+
     st.text(str(text if text is not None else ""), wrap=True)
+
+
+def plot(text: object) -> str:
+    """``text`` for a Plotly label or hover text: shown as the characters typed, never as markup."""
+    return html.escape(" ".join(str(text if text is not None else "").split()), quote=True)

@@ -59,7 +59,8 @@ def render() -> None:
             break
     said_on = {e.observed_at.date() for e in entries if e.effective}
     if len(said_on) > 1:
-        st.plotly_chart(charts.factor_timeline(entries, describe=humane), width="stretch", config=charts.PLOT_CONFIG)
+        describe = None if subject.read_only else humane  # rationales quote the person: theirs alone
+        st.plotly_chart(charts.factor_timeline(entries, describe=describe), width="stretch", config=charts.PLOT_CONFIG)
     elif said_on:
         st.caption(
             f"Everything below was said on {labels.day(min(said_on))}: the chart begins when a second day adds to it."

@@ -8,6 +8,7 @@ People's words are shown as text, never rendered as Markdown, and a manager neve
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import timedelta
 
@@ -24,7 +25,8 @@ from factor_journal.privacy import PersonalData
 
 PIXEL = "![p](https://example.invalid/pixel.png)"
 LINK = "[click me](https://example.invalid/phish)"
-HOSTILE = f"Our data is fine {PIXEL} really, see {LINK} and $x^2$ :red[alarm]"
+ANCHOR = '<a href="https://example.invalid/phish">Session expired: sign in again</a>'  # live in a Plotly label
+HOSTILE = f"Our data is fine {PIXEL} really, see {LINK} or {ANCHOR} and $x^2$ :red[alarm]"
 
 
 @pytest.fixture
@@ -45,11 +47,13 @@ def signer(firestore_client) -> LinkSigner:
 
 @pytest.fixture
 def org(store, make_user):
-    """An organisation with a manager and one assessed member whose words are hostile Markdown."""
+    """An organisation with a manager and one assessed member whose words are hostile Markdown and HTML,
+    said about data quality on two days (so its history page draws the timeline chart)."""
     directory = OrganisationDirectory(store)
     org_id = f"org-{make_user(store)}"
     directory.create(org_id, "Access Org")
     member = make_user(store, org_id=org_id, display_name="Mia Member")
+    infer(store, member, "data_quality", 30, 0.7, 6, rationale=f'User said "{HOSTILE}"', excerpt=f"User: {HOSTILE}")
     infer(store, member, "data_quality", 20, 0.75, 3, rationale=f'User said "{HOSTILE}"', excerpt=f"User: {HOSTILE}")
     infer(store, member, "ml_expertise", 50, 0.7, 2)
     manager = make_user(store, org_id=org_id, display_name="Maria Manager")
@@ -68,10 +72,22 @@ def plain_text(app: AppTest) -> str:
     return "\n".join(str(e.value) for e in app.text)
 
 
+def chart_text(app: AppTest) -> str:
+    """Every label and hover text of the page's charts, as the browser receives them."""
+    traces = [trace for chart in app.get("plotly_chart") for trace in json.loads(chart.proto.spec)["data"]]
+    labels = [t for trace in traces for key in ("text", "hovertext", "name") for t in _listed(trace.get(key))]
+    return "\n".join(str(label) for label in labels)
+
+
+def _listed(value: object) -> list[object]:
+    return [] if value is None else list(value) if isinstance(value, list) else [value]
+
+
 def assert_no_live_markup(app: AppTest) -> None:
     for body in rendered_markdown(app):
         assert "](https://example.invalid" not in body, body
         assert "$x^2$" not in body and ":red[" not in body, body
+    assert "<a href" not in chart_text(app)  # Plotly renders <a>, <span style>, <br> in labels
 
 
 # --- Re-checked on every run -----------------------------------------------------------------------
@@ -169,7 +185,8 @@ def test_quoted_words_are_shown_as_text_on_the_persons_own_pages(app_clock, sign
     app = open_app(token, "history")
     app.selectbox(key="history_factor").select("data_quality").run()
     assert_no_live_markup(app)
-    assert PIXEL in plain_text(app) and LINK in plain_text(app)
+    assert PIXEL in plain_text(app) and LINK in plain_text(app) and ANCHOR in plain_text(app)
+    assert "Our data is fine" in chart_text(app) and "&lt;a href" in chart_text(app)  # the words, as text
 
     app = open_app(token, "review")
     assert_no_live_markup(app)
@@ -208,6 +225,8 @@ def test_a_manager_sees_progress_and_values_but_never_the_persons_words(app_cloc
     app.selectbox(key="history_factor").select("data_quality").run()
     shown = texts(app) + plain_text(app)
     assert "→ 20" in shown and "Our data is fine" not in shown  # the value, not the words
+    assert app.get("plotly_chart") and "Our data is fine" not in chart_text(app)  # nor in the chart's hover text
+    assert "Our data is fine" not in "".join(chart.proto.spec for chart in app.get("plotly_chart"))
     with pytest.raises(ValueError):  # Ask why answers from the person's words: not a manager page
         app.switch_page("screens/ask.py").run()
 
