@@ -17,6 +17,7 @@ from dashboard.safe_text import md
 from factor_journal.errors import FactorJournalError
 from factor_journal.organisation import (
     MAPPED_BUCKETS,
+    Organisation,
     OrganisationDirectory,
     TeamFilter,
     blockers,
@@ -36,8 +37,12 @@ ROWS_KEPT_SECONDS = 60
 
 
 @st.cache_resource(ttl=ROWS_KEPT_SECONDS, max_entries=64, show_spinner="Reading the team's figures…")
-def _rows(org_id: str) -> tuple[datetime, list[PersonRow]]:
-    """The organisation's roll-up rows, kept a minute for the filter, sort and paging reruns (read-only)."""
+def _rows(org_id: str, roster: int) -> tuple[datetime, list[PersonRow]]:
+    """The organisation's roll-up rows, kept a minute for the filter, sort and paging reruns (read-only).
+
+    Kept per roster number: a join, a move away or an erasure changes it, so who is listed is always current
+    (the organisation document is read on every run anyway, for the manager check); the figures in the
+    rows may be up to a minute old, and the page says when they were read."""
     return datetime.now(UTC), directory().rows(org_id)
 
 
@@ -47,8 +52,8 @@ def _team():
     viewer = st.session_state["viewer"]
     read_at: list[datetime] = []
 
-    def load_rows(org_id: str) -> list[PersonRow]:
-        at, rows = _rows(org_id)
+    def load_rows(organisation: Organisation) -> list[PersonRow]:
+        at, rows = _rows(organisation.org_id, organisation.roster)
         read_at.append(at)
         return rows
 

@@ -38,6 +38,9 @@ class Organisation(BaseModel):
     name: str
     managers: list[str] = Field(default_factory=list)
     shards: int = ROLLUP_SHARDS
+    # Counts every change of who is in the organisation (a join, a move away, an erasure, a stray row removed),
+    # in the transaction that makes it: a kept copy of the rows is current for its roster number only.
+    roster: int = 0
 
 
 class TeamView(BaseModel):
@@ -149,17 +152,18 @@ class OrganisationDirectory:
 
     def team(
         self, manager_id: str, org_id: str, now: datetime | None = None, quiet_after: timedelta = QUIET_AFTER,
-        load_rows: Callable[[str], list[PersonRow]] | None = None,
+        load_rows: Callable[[Organisation], list[PersonRow]] | None = None,
     ) -> TeamView:  # fmt: skip
         """The team page's data for a manager of ``org_id`` (NotAManagerError before anything else is read).
 
-        ``load_rows(org_id)`` gives the organisation's rows when the caller keeps them for a while (the app
-        does, for filter reruns); ``rows(org_id)`` reads them from the shards otherwise."""
+        ``load_rows(organisation)`` gives the organisation's rows when the caller keeps them for a while (the
+        app does, for filter reruns): a kept copy must be of the organisation's current ``roster``, so that
+        nobody who left is listed and nobody who joined is missing; ``rows(org_id)`` reads them otherwise."""
         self.require_manager(manager_id, org_id)
         organisation = self.get(org_id)
         if organisation is None:
             raise FactorJournalError(f"unknown organisation {org_id!r}")
-        rows = (load_rows or self.rows)(org_id)
+        rows = load_rows(organisation) if load_rows else self.rows(org_id)
         people = [row for row in rows if row.user_id not in organisation.managers]
         now = now or datetime.now(UTC)
         quiet = [

@@ -146,6 +146,36 @@ def test_an_erased_person_s_open_session_ends(app_clock, signer, store, firestor
     assert not app.metric and "Mia" not in texts(app)
 
 
+def _listed_people(app: AppTest) -> str:
+    return "\n".join(str(frame.value) for frame in app.dataframe) + texts(app)
+
+
+@pytest.mark.parametrize("leaves", ["moved", "erased"])
+def test_someone_who_left_is_gone_from_the_team_page_on_the_next_interaction(
+    app_clock, signer, store, make_user, firestore_client, org, leaves
+):
+    """The team's rows are kept for reruns, but never past a change of who is in the organisation."""
+    directory, org_id, member, manager = org
+    app = open_app(signer.issue(manager, kind="manager", org_id=org_id))
+    assert "Mia Member" in _listed_people(app)
+    if leaves == "moved":
+        other = f"org-{make_user(store)}"
+        directory.create(other, "Elsewhere")
+        store.register_user(store.get_user(member).model_copy(update={"org_id": other}))
+    else:
+        PersonalData(firestore_client).erase(member)
+    app.run()  # the manager's next interaction, well within the minute the rows are kept
+    assert "Mia Member" not in _listed_people(app)  # the table; its CSV export is made from the same rows
+
+
+def test_someone_who_joined_is_on_the_team_page_on_the_next_interaction(app_clock, signer, store, make_user, org):
+    _, org_id, _, manager = org
+    app = open_app(signer.issue(manager, kind="manager", org_id=org_id))
+    make_user(store, org_id=org_id, display_name="Nia Newcomer")
+    app.run()
+    assert "Nia Newcomer" in _listed_people(app)
+
+
 # --- Deep links ----------------------------------------------------------------------------------
 
 

@@ -172,7 +172,10 @@ def test_every_function_that_signs_or_checks_links_declares_the_secret_and_no_ot
     assert isinstance(main.LINK_SECRET, params.SecretParam) and main.LINK_SECRET.name == "FJ_LINK_SECRET"
     endpoints = {name: f.__firebase_endpoint__ for name, f in vars(main).items() if hasattr(f, "__firebase_endpoint__")}
     assert set(endpoints) == SIGNING_FUNCTIONS | OTHER_FUNCTIONS  # a new function must be sorted into one of the two
-    declared = {name for name, e in endpoints.items() if any(s["key"] == "FJ_LINK_SECRET" for s in e.secretEnvironmentVariables or [])}
+    declared = {
+        name for name, endpoint in endpoints.items()
+        if any(s["key"] == "FJ_LINK_SECRET" for s in endpoint.secretEnvironmentVariables or [])
+    }  # fmt: skip
     assert declared == SIGNING_FUNCTIONS
     example = (path.parent / ".secret.local.example").read_text()
     assert f"FJ_LINK_SECRET={DEMO_SECRET}" in example  # the emulators' value is the refused-in-production demo one

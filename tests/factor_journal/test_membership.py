@@ -92,3 +92,34 @@ def test_a_move_out_of_an_organisation_that_has_no_document_still_removes_the_ro
     shard = small_store.org_ref(old).collection("rollup").document(shard_of(person)).get().to_dict() or {}
     assert person not in shard.get("rows", {})
     assert not small_store.org_ref(old).get().exists  # no organisation document is conjured up
+
+
+def test_every_change_of_who_is_in_an_organisation_raises_its_roster(store, make_user, firestore_client):
+    """Kept copies of an organisation's rows are keyed on its roster: a join, a move away, an erasure and a
+    removed stray row each raise it; a person's progress (their row rewritten) does not."""
+    from factor_journal.privacy import PersonalData
+
+    directory = OrganisationDirectory(store)
+    a, b = f"org-{make_user(store)}", f"org-{make_user(store)}"
+    directory.create(a, "A")
+    directory.create(b, "B")
+
+    def roster(org: str) -> int:
+        return directory.get(org).roster  # type: ignore[union-attr]
+
+    person = make_user(store, org_id=a)
+    assert (roster(a), roster(b)) == (1, 0)  # joined A
+    store.record_inference(person, InferredUpdate(factor_id="data_quality", value=40, confidence=0.7, rationale="x"))
+    assert roster(a) == 1  # progress is not a change of who is in
+    store.register_user(store.get_user(person).model_copy(update={"org_id": b}))  # type: ignore[union-attr]
+    assert (roster(a), roster(b)) == (2, 1)  # left A, joined B
+    store.register_user(store.get_user(person))  # type: ignore[arg-type]
+    assert (roster(a), roster(b)) == (2, 1)  # registered again where they are: nothing changes
+
+    stray = store.org_ref(a).collection("rollup").document(shard_of(person))
+    stray.set({"rows": {person: {"user_id": person, "total": "damaged"}}}, merge=True)  # a damaged stray row
+    assert person not in {row.user_id for row in directory.rows(a)}
+    assert roster(a) == 3  # the stray row was removed
+
+    PersonalData(firestore_client).erase(person)
+    assert roster(b) == 2

@@ -79,6 +79,11 @@ def drop_row(transaction: firestore.Transaction, paths: Paths, org_id: str, user
     )  # fmt: skip
 
 
+def roster_changed(writer: firestore.Transaction | firestore.WriteBatch, paths: Paths, org_id: str) -> None:
+    """Count a change of who is in ``org_id`` (its document must exist): kept copies of its rows are stale."""
+    writer.update(paths.organisation(org_id), {"roster": firestore.Increment(1)})
+
+
 class FactorChanges(Repository):
     catalog: Catalog
     graph: FactorGraph

@@ -34,7 +34,7 @@ from factor_journal.documents import DONE, SETTLED, ExtractionOutcome, SessionDo
 from factor_journal.errors import UnknownUserError
 from factor_journal.graph import FactorGraph
 from factor_journal.models import SERVER_MANAGED_PROFILE_FIELDS, UserProfile
-from factor_journal.repositories.changes import drop_row, write_row
+from factor_journal.repositories.changes import drop_row, roster_changed, write_row
 from factor_journal.repositories.client import Repository, jittered_sleep, run_transaction
 from factor_journal.repositories.journal import JournalReads
 from factor_journal.repositories.locks import CommitBusyError
@@ -91,6 +91,8 @@ class People(Repository):
             old_org_exists = (
                 moved_from is not None and paths.organisation(moved_from).get(transaction=transaction).exists
             )
+            joined = profile.org_id if profile.org_id and profile.org_id != old_org else None
+            new_org_exists = joined is not None and paths.organisation(joined).get(transaction=transaction).exists
             summary, rewrite = JournalReads(self.client, self.catalog, self.graph).summary_from(
                 profile.user_id, summary_snapshot.to_dict(), now, transaction
             )  # reads come before writes: a damaged summary is rebuilt here
@@ -106,6 +108,8 @@ class People(Repository):
                 leave_organisation(transaction, paths, moved_from, profile.user_id, old_org_exists)
             merged = UserProfile.model_validate({**known, **document})
             write_row(transaction, paths, merged, summary, known.get("last_active"))
+            if joined and new_org_exists:
+                roster_changed(transaction, paths, joined)
 
         run_transaction(self.client, run, timeout=self.contention_timeout)
 
@@ -121,9 +125,12 @@ class People(Repository):
                 paths.user(user_id).get(transaction=transaction),
                 paths.summary(user_id).get(transaction=transaction),
             )
+            organisation_exists = paths.organisation(org_id).get(transaction=transaction).exists
             profile = UserProfile.model_validate(user_snapshot.to_dict()) if user_snapshot.exists else None
             if profile is None or profile.org_id != org_id:  # not (or no longer) a member: the row is a stray
                 drop_row(transaction, paths, org_id, user_id)
+                if organisation_exists:
+                    roster_changed(transaction, paths, org_id)
                 return None
             summary, _ = JournalReads(self.client, self.catalog, self.graph).summary_from(
                 user_id, summary_snapshot.to_dict(), datetime.now(UTC), transaction
@@ -386,7 +393,9 @@ def leave_organisation(
     transaction: firestore.Transaction, paths: Paths, org_id: str, user_id: str, organisation_exists: bool
 ) -> None:
     """Take a person out of ``org_id`` inside the caller's transaction: their roll-up row is deleted (a
-    blind write) and, when the organisation document exists, they leave its ``managers`` list."""
+    blind write) and, when the organisation document exists, they leave its ``managers`` list and its roster
+    changes."""
     drop_row(transaction, paths, org_id, user_id)
     if organisation_exists:
         transaction.update(paths.organisation(org_id), {"managers": firestore.ArrayRemove([user_id])})
+        roster_changed(transaction, paths, org_id)
