@@ -131,7 +131,7 @@ def team_progress() -> None:
     team, read_at = _team()
     store = context.store()
     catalog = store.catalog
-    st.title(f"{team.organisation.name}: team progress")
+    st.title(f"{md(team.organisation.name)}: team progress")
     when, refresh = st.columns([4, 1], vertical_alignment="center")
     when.caption(f"Figures as of {read_at:%H:%M:%S} UTC.")
     if refresh.button("Refresh", key="team_refresh", icon=":material/refresh:"):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import context
+from dashboard.safe_text import md
 from factor_journal.errors import UnknownUserError
 from factor_journal.links import LinkError
 from factor_journal.reminders import UnsubscribeLinks, unsubscribe
@@ -27,5 +28,5 @@ def render() -> None:
         return
     st.success("You are unsubscribed. We will not send you any more reminder emails.")
     if profile.email:
-        st.caption(f"This applies to reminders for {profile.email}.")
+        st.caption(f"This applies to reminders for {md(profile.email)}.")
     st.write("Your assessment is kept as it is. The link in any earlier email still opens it while it is valid.")

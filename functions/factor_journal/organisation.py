@@ -299,13 +299,23 @@ CSV_COLUMNS = ["user_id", "display_name", "email", "completeness", "avg_confiden
                "decision_tier", "unconfirmed", "conflicts", "needs_attention", "last_active"]  # fmt: skip
 
 
+# A spreadsheet evaluates a cell that starts with one of these as a formula (CSV injection).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _as_cell(value: object) -> object:
+    """A text cell that a spreadsheet would read as a formula, as text (a leading apostrophe)."""
+    return f"'{value}" if isinstance(value, str) and value.startswith(_FORMULA_START) else value
+
+
 def team_csv(people: list[PersonRow]) -> str:
-    """The team table as CSV (one row per person, ISO dates, fractions as 0-1)."""
+    """The team table as CSV (one row per person, ISO dates, fractions as 0-1); names and addresses are
+    data, never formulas, when the file is opened in a spreadsheet."""
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     for row in people:
         data = row.model_dump()
         data["last_active"] = row.last_active.isoformat() if row.last_active else ""
-        writer.writerow(data)
+        writer.writerow({key: _as_cell(value) for key, value in data.items()})
     return buffer.getvalue()

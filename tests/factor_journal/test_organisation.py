@@ -188,6 +188,20 @@ def test_blockers_across_people_and_csv_export(small_catalog):
     assert rows[1]["last_active"] == ""
 
 
+def test_names_and_addresses_in_the_team_csv_are_never_formulas():
+    """A spreadsheet evaluates a cell that starts with =, +, -, @ (or a tab or carriage return)."""
+    people = [
+        PersonRow(user_id="u1", display_name='=HYPERLINK("https://example.invalid","Open")', email="+1@example.com"),
+        PersonRow(user_id="u2", display_name="@SUM(A1)", email="-x@example.com"),
+        PersonRow(user_id="u3", display_name="Ann - Data", email="ann@example.com"),
+    ]
+    rows = list(csv.DictReader(io.StringIO(team_csv(people))))
+    names = [r["display_name"] for r in rows]
+    assert names == ['\'=HYPERLINK("https://example.invalid","Open")', "'@SUM(A1)", "Ann - Data"]
+    assert [r["email"] for r in rows] == ["'+1@example.com", "'-x@example.com", "ann@example.com"]
+    assert rows[0]["completeness"] == "0.0"  # numbers stay numbers
+
+
 def test_registering_again_keeps_what_the_pipeline_recorded(small_store, make_user):
     user = make_user(small_store, org_id="org-keep")
     small_store.client.document(f"users/{user}").update({"last_active": datetime(2026, 1, 1, tzinfo=UTC)})

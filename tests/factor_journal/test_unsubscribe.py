@@ -87,6 +87,27 @@ def test_the_link_opts_out_and_no_reminder_follows(small_store, signer):
     assert the_mail(small_store, user)  # still only the one mail
 
 
+def test_an_unsubscribe_that_races_an_erasure_recreates_no_profile(small_store, signer, monkeypatch):
+    """The profile is read, then erased, then the opt-out is written: nothing of the person comes back."""
+    from google.cloud.firestore_v1.document import DocumentReference
+
+    user = quiet_person(small_store)
+    token = UnsubscribeLinks.like(signer).token(user)
+    read = DocumentReference.get
+
+    def read_then_erased(reference, *args, **kwargs):
+        snapshot = read(reference, *args, **kwargs)
+        if reference.path == f"users/{user}":
+            reference.delete()  # the erasure lands between the read and the write
+        return snapshot
+
+    monkeypatch.setattr(DocumentReference, "get", read_then_erased)
+    with pytest.raises(UnknownUserError):
+        unsubscribe(small_store, UnsubscribeLinks.like(signer), token)
+    monkeypatch.undo()
+    assert not small_store.client.document(f"users/{user}").get().exists
+
+
 def test_tampered_foreign_and_resume_tokens_change_nothing(small_store, signer):
     user = quiet_person(small_store)
     links = UnsubscribeLinks("test-secret")

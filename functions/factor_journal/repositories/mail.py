@@ -89,5 +89,8 @@ class Mail:
             return None
         profile = UserProfile.model_validate(snapshot.to_dict())
         if not profile.reminders_opt_out:
-            reference.set({"reminders_opt_out": True, "reminders_opt_out_at": at}, merge=True)
+            try:  # an update, not a merge: a profile erased since the read is never recreated as a stub
+                reference.update({"reminders_opt_out": True, "reminders_opt_out_at": at})
+            except api_exceptions.NotFound:
+                return None
         return profile.model_copy(update={"reminders_opt_out": True})
