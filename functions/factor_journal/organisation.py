@@ -17,7 +17,7 @@ from datetime import UTC, datetime, timedelta
 from pydantic import BaseModel, Field, ValidationError
 
 from factor_journal.catalog import Catalog
-from factor_journal.errors import FactorJournalError, UnknownUserError
+from factor_journal.errors import FactorJournalError
 from factor_journal.models import UserProfile
 from factor_journal.repositories.organisations import OrganisationRecords
 from factor_journal.rollup import ROLLUP_SHARDS, PersonRow, mean_confidence
@@ -91,21 +91,12 @@ class OrganisationDirectory:
 
         ``organisations/{org}.managers`` is what makes a manager (the rules, sign-in and
         ``require_manager`` read only it); the profile's ``role`` follows it for display and
-        for the reminder job."""
-        profile = self.store.get_user(user_id)
-        if profile is None:
-            raise UnknownUserError(user_id)
-        if profile.org_id != org_id:
-            raise FactorJournalError(f"{user_id!r} belongs to {profile.org_id!r}, not {org_id!r}")
-        self.records.add_manager(org_id, user_id)
-        self.store.register_user(profile.model_copy(update={"role": "manager"}))
+        for the reminder job, in the same transaction (nothing else of the profile is written)."""
+        self.store.set_manager(user_id, org_id, manager=True)
 
     def remove_manager(self, org_id: str, user_id: str) -> None:
         """Take the organisation away from a manager: off the list (effective at once), role member."""
-        self.records.remove_manager(org_id, user_id)
-        profile = self.store.get_user(user_id)
-        if profile is not None and profile.role == "manager" and profile.org_id == org_id:
-            self.store.register_user(profile.model_copy(update={"role": "member"}))
+        self.store.set_manager(user_id, org_id, manager=False)
 
     def require_manager(self, manager_id: str, org_id: str | None) -> UserProfile:
         """The manager's profile, or NotAManagerError: enforced before any team data is read.

@@ -110,6 +110,11 @@ class FactorJournalStore:
     def get_user(self, user_id: str) -> UserProfile | None:
         return self.people.get(user_id)
 
+    def set_manager(self, user_id: str, org_id: str, manager: bool) -> None:
+        """Make the member a manager of ``org_id`` or take that away (its managers list and their ``role``,
+        one transaction that writes nothing else of the profile)."""
+        self.people.set_manager(user_id, org_id, manager)
+
     def rewrite_row(self, user_id: str, org_id: str) -> PersonRow | None:
         """Rewrite the member's roll-up row in ``org_id`` from their profile and summary (a transaction); the row
         written, or None when they are not a member of ``org_id``."""

@@ -7,13 +7,18 @@ same transaction as the move.
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import uuid
+from datetime import UTC, datetime
 
 import pytest
 
-from factor_journal.models import InferredUpdate
+from factor_journal.errors import FactorJournalError
+from factor_journal.models import InferredUpdate, UserProfile
 from factor_journal.organisation import NotAManagerError, OrganisationDirectory
 from factor_journal.rollup import shard_of
+from factor_journal.store import FactorJournalStore
 
 
 def reading(factor: str, value: float) -> InferredUpdate:
@@ -123,3 +128,60 @@ def test_every_change_of_who_is_in_an_organisation_raises_its_roster(store, make
 
     PersonalData(firestore_client).erase(person)
     assert roster(b) == 2
+
+
+ROUNDS = 12
+
+
+def _race(*steps) -> None:
+    """Run the steps at the same moment on their own threads (two instances of the app)."""
+    barrier = threading.Barrier(len(steps))
+
+    def run(step) -> None:
+        barrier.wait()
+        step()
+
+    threads = [threading.Thread(target=run, args=(step,)) for step in steps]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+def test_taking_a_managers_role_away_never_undoes_their_unsubscribe(store, catalog, firestore_client):
+    """The person is told "you are unsubscribed": whatever ran at the same time, they stay unsubscribed."""
+    from factor_journal.repositories.mail import Mail
+
+    directory, other = OrganisationDirectory(store), FactorJournalStore(firestore_client, catalog)
+    org = f"org-{uuid.uuid4().hex[:8]}"
+    directory.create(org, "Race")
+    for _ in range(ROUNDS):
+        person = f"race-{uuid.uuid4().hex[:8]}"
+        store.register_user(UserProfile(user_id=person, org_id=org, email="p@example.com"))
+        directory.assign_manager(org, person)
+        unsubscribe = Mail(other.client).opt_out
+        _race(lambda: directory.remove_manager(org, person), lambda: unsubscribe(person, datetime.now(UTC)))
+        profile = store.get_user(person)
+        assert profile is not None and profile.reminders_opt_out and profile.role == "member"
+        assert person not in directory.get(org).managers  # type: ignore[union-attr]
+
+
+def test_making_someone_a_manager_never_undoes_their_move(store, catalog, firestore_client):
+    """A move and a manager assignment at once end as one of the two orders would: moved (and no manager of
+    the old organisation) or refused."""
+    directory, other = OrganisationDirectory(store), FactorJournalStore(firestore_client, catalog)
+    a, b = f"org-a-{uuid.uuid4().hex[:8]}", f"org-b-{uuid.uuid4().hex[:8]}"
+    directory.create(a, "A")
+    directory.create(b, "B")
+    for _ in range(ROUNDS):
+        person = f"race-{uuid.uuid4().hex[:8]}"
+        store.register_user(UserProfile(user_id=person, org_id=a, email="p@example.com"))
+
+        def assign() -> None:
+            with contextlib.suppress(FactorJournalError):  # refused: they already belong to B
+                directory.assign_manager(a, person)
+
+        _race(assign, lambda: other.register_user(UserProfile(user_id=person, org_id=b, email="p@example.com")))
+        assert store.get_user(person).org_id == b  # type: ignore[union-attr]
+        assert person not in directory.get(a).managers  # type: ignore[union-attr]
+        assert person not in {row.user_id for row in directory.rows(a)}

@@ -22,12 +22,6 @@ class OrganisationRecords:
     def upsert(self, org_id: str, fields: dict[str, Any]) -> None:
         self.paths.organisation(org_id).set(fields, merge=True)
 
-    def add_manager(self, org_id: str, user_id: str) -> None:
-        self.paths.organisation(org_id).set({"managers": firestore.ArrayUnion([user_id])}, merge=True)
-
-    def remove_manager(self, org_id: str, user_id: str) -> None:
-        self.paths.organisation(org_id).set({"managers": firestore.ArrayRemove([user_id])}, merge=True)
-
     def shard_rows(self, org_id: str) -> dict[str, Any]:
         """Every row of the organisation's roll-up shards by person id (one read per shard document)."""
         rows: dict[str, Any] = {}

@@ -31,7 +31,7 @@ from google.cloud.firestore_v1.field_path import FieldPath
 from factor_journal.catalog import Catalog
 from factor_journal.conversation import InvalidTurnError, Turn, parse_turn
 from factor_journal.documents import DONE, SETTLED, ExtractionOutcome, SessionDocument, TurnStatus
-from factor_journal.errors import UnknownUserError
+from factor_journal.errors import FactorJournalError, UnknownUserError
 from factor_journal.graph import FactorGraph
 from factor_journal.models import SERVER_MANAGED_PROFILE_FIELDS, UserProfile
 from factor_journal.repositories.changes import drop_row, roster_changed, write_row
@@ -141,6 +141,30 @@ class People(Repository):
             return person_row(profile, summary, profile.last_active)
 
         return run_transaction(self.client, run, timeout=self.contention_timeout)
+
+    def set_manager(self, user_id: str, org_id: str, manager: bool) -> None:
+        """Put the person on ``org_id``'s managers list (``manager``) or take them off it, with their profile's
+        ``role`` following, in one transaction that writes only ``role`` of the profile: a move, an opt-out or a
+        rename made meanwhile is never undone.  Raises UnknownUserError, or FactorJournalError for someone not
+        (or no longer) in ``org_id``, when asked to make a manager; nothing is written then."""
+        paths = self.paths
+
+        @firestore.transactional
+        def run(transaction: firestore.Transaction) -> None:
+            snapshot = paths.user(user_id).get(transaction=transaction)
+            known = (snapshot.to_dict() or {}) if snapshot.exists else None
+            member = known is not None and known.get("org_id") == org_id
+            if manager and known is None:
+                raise UnknownUserError(user_id)
+            if manager and not member:
+                raise FactorJournalError(f"{user_id!r} belongs to {known.get('org_id')!r}, not {org_id!r}")  # type: ignore[union-attr]
+            change = firestore.ArrayUnion([user_id]) if manager else firestore.ArrayRemove([user_id])
+            transaction.set(paths.organisation(org_id), {"managers": change}, merge=True)
+            role = "manager" if manager else "member"
+            if member and known.get("role") != role and (manager or known.get("role") == "manager"):  # type: ignore[union-attr]
+                transaction.update(paths.user(user_id), {"role": role})
+
+        run_transaction(self.client, run, timeout=self.contention_timeout)
 
     def get(self, user_id: str) -> UserProfile | None:
         snapshot = self.paths.user(user_id).get()
