@@ -11,6 +11,7 @@ import contextlib
 import threading
 import uuid
 from datetime import UTC, datetime
+from functools import partial
 
 import pytest
 
@@ -159,11 +160,16 @@ def test_taking_a_managers_role_away_never_undoes_their_unsubscribe(store, catal
         person = f"race-{uuid.uuid4().hex[:8]}"
         store.register_user(UserProfile(user_id=person, org_id=org, email="p@example.com"))
         directory.assign_manager(org, person)
-        unsubscribe = Mail(other.client).opt_out
-        _race(lambda: directory.remove_manager(org, person), lambda: unsubscribe(person, datetime.now(UTC)))
+        unsubscribe = partial(Mail(other.client).opt_out, person, datetime.now(UTC))
+        _race(partial(directory.remove_manager, org, person), unsubscribe)
         profile = store.get_user(person)
         assert profile is not None and profile.reminders_opt_out and profile.role == "member"
         assert person not in directory.get(org).managers  # type: ignore[union-attr]
+
+
+def _assign_unless_refused(directory: OrganisationDirectory, org_id: str, person: str) -> None:
+    with contextlib.suppress(FactorJournalError):  # refused: they already belong to another organisation
+        directory.assign_manager(org_id, person)
 
 
 def test_making_someone_a_manager_never_undoes_their_move(store, catalog, firestore_client):
@@ -177,11 +183,8 @@ def test_making_someone_a_manager_never_undoes_their_move(store, catalog, firest
         person = f"race-{uuid.uuid4().hex[:8]}"
         store.register_user(UserProfile(user_id=person, org_id=a, email="p@example.com"))
 
-        def assign() -> None:
-            with contextlib.suppress(FactorJournalError):  # refused: they already belong to B
-                directory.assign_manager(a, person)
-
-        _race(assign, lambda: other.register_user(UserProfile(user_id=person, org_id=b, email="p@example.com")))
+        _race(partial(_assign_unless_refused, directory, a, person),
+              partial(other.register_user, UserProfile(user_id=person, org_id=b, email="p@example.com")))  # fmt: skip
         assert store.get_user(person).org_id == b  # type: ignore[union-attr]
         assert person not in directory.get(a).managers  # type: ignore[union-attr]
         assert person not in {row.user_id for row in directory.rows(a)}

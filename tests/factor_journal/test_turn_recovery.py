@@ -208,6 +208,33 @@ def test_turns_over_the_rate_limit_are_kept_marked_and_not_analysed(store, make_
     assert recorded["text"] == "turn 3" and "over the limit of 2 a minute" in recorded["extraction"]["error"]
 
 
+def test_a_burst_from_several_instances_refuses_only_the_turns_over_the_limit(instances, make_user):
+    """Nine turns delivered at the same moment to three instances, a limit of five a minute: exactly four are
+    refused (a turn is never refused for turns counted after it)."""
+    store = instances[0]
+    user, session = new_conversation(store, make_user)
+    base = datetime.now(UTC)
+    turns = [store.add_turn(user, session, "user", f"turn {i}", created_at=base) for i in range(9)]
+    limits, clock = Settings(turns_per_minute=5, turns_per_day=100), Clock(base)  # one minute, whatever the run takes
+    processors = [
+        TurnProcessor(instance, ScriptedExtractor([]), config=limits, clock=clock, enforce_rate_limits=True)
+        for instance in instances[:3]
+    ]
+    barrier = threading.Barrier(len(turns))
+    statuses: list[str] = []
+
+    def deliver(index: int) -> None:
+        barrier.wait()
+        statuses.append(processors[index % 3].process(user, session, turns[index]).status)
+
+    threads = [threading.Thread(target=deliver, args=(index,)) for index in range(len(turns))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(statuses) == 9 and statuses.count("rate_limited") == 4, statuses
+
+
 def test_the_daily_limit_counts_across_minutes(store, make_user):
     user, session = new_conversation(store, make_user)
     clock = Clock(datetime(2026, 11, 20, 9, 0, tzinfo=UTC))

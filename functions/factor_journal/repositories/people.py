@@ -370,17 +370,17 @@ class People(Repository):
         raise CommitBusyError(f"user {ref.user_id!r} kept changing while listing a turn needing attention")
 
     def count_turn(self, user_id: str, now: datetime) -> tuple[int, int]:
-        """Count one more analysed turn for the rate limit; returns (this minute's, today's) count so far,
-        this one included.  A blind increment then a read: concurrent turns never wait on each other."""
+        """Count one more analysed turn for the rate limit; returns (this minute's, today's) count up to and
+        including this one.  Each turn gets its own place in the count, so of a burst exactly the turns within
+        the limit see counts within it (a turn is never refused for turns counted after it), and concurrent
+        turns never wait on each other: one commit of two server-side increments, each returning its result."""
         ref = self.paths.rate(user_id, now.strftime("%Y-%m-%d"))
         minute = now.strftime("%H%M")
-        ref.set(
-            {"day": firestore.Increment(1), "minutes": {minute: firestore.Increment(1)},
-             "expires_at": now + timedelta(days=2)},
-            merge=True,
-        )  # fmt: skip
-        data = ref.get().to_dict() or {}
-        return int((data.get("minutes") or {}).get(minute, 0)), int(data.get("day", 0))
+        batch = self.client.batch()
+        batch.set(ref, {"day": firestore.Increment(1), "expires_at": now + timedelta(days=2)}, merge=True)
+        batch.set(ref, {"minutes": {minute: firestore.Increment(1)}}, merge=True)
+        day, this_minute = (int(result.transform_results[0].integer_value) for result in batch.commit())
+        return this_minute, day
 
     def turns_of(self, user_id: str) -> Iterator[tuple[TurnRef, dict[str, Any]]]:
         """Every turn of every session of the user, oldest first within a session."""
