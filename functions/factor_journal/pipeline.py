@@ -83,7 +83,9 @@ class TurnProcessor:
         (turns that need attention, were rate limited or wait for their next attempt are taken too)."""
         ref = TurnRef(user_id, session_id, turn_id)
         now = self.clock()
-        claim = self.store.people.claim_turn(ref, lease=self.config.claim_lease, now=now, force=force)
+        claim = self.store.people.claim_turn(
+            ref, lease=self.config.claim_lease, now=now, force=force, max_attempts=self.config.max_turn_attempts
+        )
         if claim.missing:
             return TurnOutcome("missing")
         if not claim.won:
@@ -117,9 +119,13 @@ class TurnProcessor:
         except Exception as error:  # outages, corrupt documents: recorded, retried, replayable
             log.exception("turn %s/%s/%s: unexpected error", user_id, session_id, turn_id)
             return self._failed(ref, claim, f"internal error: {type(error).__name__}: {error}"[:500], "internal")
-        if force and (ExtractionOutcome.of(claim.data) or claim.outcome).status == TurnStatus.needs_attention:
-            self.store.people.set_attention(ref, False)
+        self._unlist_if_it_needed_attention(ref, claim)  # a commit unlists the turn too; this covers a duplicate
         return outcome
+
+    def _unlist_if_it_needed_attention(self, ref: TurnRef, claim: Claim) -> None:
+        """A turn that needed attention (claimed again by a person's reprocess) and has now settled otherwise."""
+        if (ExtractionOutcome.of(claim.data) or claim.outcome).status == TurnStatus.needs_attention:  # type: ignore[union-attr]
+            self.store.people.set_attention(ref, False)
 
     def park(self, user_id: str, session_id: str, turn_id: str, reason: str) -> None:
         """A delivery too old to act on: leave the turn to the recovery sweeper (marked due now when it
@@ -212,6 +218,7 @@ class TurnProcessor:
             extractor=self.extractor.name if status != TurnStatus.context else None, processed_at=now,
         )  # fmt: skip
         self.store.people.settle_turn(ref, outcome)
+        self._unlist_if_it_needed_attention(ref, claim)
         return TurnOutcome(str(status), error=error)
 
     def _failed(self, ref: TurnRef, claim: Claim, error: str, kind: str) -> TurnOutcome:
@@ -235,9 +242,7 @@ class TurnProcessor:
             attempts,
             error,
         )
-        written = self.store.people.record_failure(ref, claim.outcome.claim_id, outcome)
-        if written is not None and exhausted:
-            self.store.people.set_attention(ref, True)
+        self.store.people.record_failure(ref, claim.outcome.claim_id, outcome)  # lists it when exhausted
         return TurnOutcome(str(outcome.status), error=error)
 
 
@@ -263,8 +268,10 @@ def recover_due_turns(processor: TurnProcessor, *, limit: int = 200) -> dict[str
     ended in each status."""
     now = processor.clock()
     people = processor.store.people
-    refs = people.due_turns(now, limit=limit)
-    refs += people.unclaimed_turns(now - UNCLAIMED_WINDOW, now - UNCLAIMED_AFTER)
+    # Never-claimed turns first: they are looked for only while recent, and a due turn that stops its instance
+    # must not keep them from being found (due turns come back at every sweep until they settle).
+    refs = people.unclaimed_turns(now - UNCLAIMED_WINDOW, now - UNCLAIMED_AFTER)
+    refs += people.due_turns(now, limit=limit)
     counts: dict[str, int] = {}
     for ref in dict.fromkeys(refs):
         status = processor.process(ref.user_id, ref.session_id, ref.turn_id).status

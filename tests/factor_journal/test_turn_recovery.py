@@ -142,6 +142,59 @@ def test_a_turn_needing_attention_is_listed_on_the_managers_rollup_row(store, ma
     assert rows[user]["needs_attention"] == 1
 
 
+def test_a_turn_whose_analysis_keeps_stopping_its_instance_needs_attention_after_the_last_attempt(store, make_user):
+    """A turn that kills every instance analysing it (a timeout, a crash) leaves only expired claims: after the
+    last attempt it is not claimed again but needs attention, listed where the person's managers see it."""
+    user = make_user(store, org_id="org-poison")
+    session = store.start_session(user)
+    turn = store.add_turn(user, session, "user", "Our data is all over the place")
+    clock, config = Clock(), Settings(max_turn_attempts=3, claim_lease_seconds=60)
+    for _ in range(3):  # three instances claim it and die
+        assert store.people.claim_turn(_ref(user, session, turn), lease=config.claim_lease, now=clock()).won
+        clock.advance(seconds=61)
+    model = ScriptedExtractor([reading("data_quality", 25)])
+    assert recover_due_turns(TurnProcessor(store, model, config=config, clock=clock)) == {"needs_attention": 1}
+    recorded = store.turn_data(user, session, turn)["extraction"]
+    assert recorded["status"] == "needs_attention" and recorded["error_kind"] == "abandoned"
+    assert recorded["attempts"] == 3 and recorded["retry_at"] is None and model.requests == []
+    assert store.get_user(user).attention_turns == [f"{session}/{turn}"]
+    assert _row(store, "org-poison", user)["needs_attention"] == 1
+    clock.advance(days=1)
+    assert recover_due_turns(TurnProcessor(store, model, config=config, clock=clock)) == {}  # never taken again
+
+
+def test_a_turn_committed_after_its_takeover_failed_is_no_longer_listed_as_needing_attention(store, make_user):
+    """A slow instance outlives its lease; the sweep takes the turn over and its last attempt fails (listed);
+    then the slow instance commits the turn: it is done, so nobody is told it needs attention."""
+    from factor_journal.models import InferredUpdate
+    from factor_journal.planner import TurnContext
+
+    user = make_user(store, org_id="org-takeover")
+    session = store.start_session(user)
+    turn = store.add_turn(user, session, "user", "Our data is all over the place")
+    clock, config = Clock(), Settings(max_turn_attempts=2, claim_lease_seconds=60)
+    slow = store.people.claim_turn(_ref(user, session, turn), lease=config.claim_lease, now=clock())
+    assert slow.won
+    clock.advance(seconds=61)
+    failing = TurnProcessor(store, ScriptedExtractor(ExtractionError("503")), config=config, clock=clock)
+    assert recover_due_turns(failing) == {"needs_attention": 1}
+    assert store.get_user(user).attention_turns == [f"{session}/{turn}"]
+    created = store.turn_data(user, session, turn)["created_at"]
+    late = InferredUpdate(factor_id="data_quality", value=25, confidence=0.7, rationale="scattered data",
+                          session_id=session, turn_id=turn, observed_at=created)  # fmt: skip
+    store.record_inferences(user, [late], turn=TurnContext(session, turn, created), idempotency_key=f"{session}/{turn}")
+    assert status(store, user, session, turn) == "processed"
+    assert store.get_user(user).attention_turns == []
+    assert _row(store, "org-takeover", user)["needs_attention"] == 0
+
+
+def _row(store, org_id: str, user: str) -> dict:
+    rows: dict = {}
+    for shard in store.org_ref(org_id).collection("rollup").stream():
+        rows.update((shard.to_dict() or {}).get("rows", {}))
+    return rows[user]
+
+
 def test_invalid_input_is_never_retried(store, make_user):
     user, session = new_conversation(store, make_user)
     ref = store.turns(user, session).document()

@@ -184,6 +184,11 @@ class FactorChanges(Repository):
         transaction.set(paths.summary(user_id), {SUMMARY_FIELD: plan.summary.to_document()})
         day = now.strftime("%Y-%m-%d")
         transaction.set(paths.snapshot(user_id, day), snapshot_document(plan.summary, day).to_document())
+        done = f"{turn.session_id}/{turn.turn_id}" if turn is not None else None
+        attention = [key for key in profile.attention_turns if key != done]
+        if attention != profile.attention_turns:  # the turn is done: it needs nobody's attention any more
+            profile = profile.model_copy(update={"attention_turns": attention})
+            transaction.set(paths.user(user_id), {"attention_turns": attention}, merge=True)
         write_row(transaction, paths, profile, plan.summary, plan.last_active)
         if turn is not None and plan.outcome is not None and plan.session is not None:
             turn_ref = paths.turn(user_id, turn.session_id, turn.turn_id)

@@ -245,10 +245,15 @@ class People(Repository):
 
     # Claims and outcomes -----------------------------------------------------------------
 
-    def claim_turn(self, ref: TurnRef, *, lease: timedelta, now: datetime | None = None, force: bool = False) -> Claim:
+    def claim_turn(
+        self, ref: TurnRef, *, lease: timedelta, now: datetime | None = None, force: bool = False,
+        max_attempts: int | None = None,
+    ) -> Claim:  # fmt: skip
         """Claim the turn for analysis, unless it is settled, claimed under a live lease, or failed and not
         yet due again.  ``force`` (a person asking to reprocess) also claims turns that need attention,
-        were rate limited or are waiting for their next attempt.
+        were rate limited or are waiting for their next attempt.  A turn whose holder died (its lease ran
+        out) after ``max_attempts`` attempts is not claimed again: analysing it stops every instance that
+        tries (a timeout, a crash), so it needs attention (listed, as any exhausted turn) instead.
 
         A read, then a write conditional on the turn being unchanged since (no transaction, so racing
         deliveries never wait on each other's locks): exactly one racer wins; the others re-read and
@@ -264,6 +269,15 @@ class People(Repository):
             if blocking is not None:
                 return Claim(won=False, outcome=blocking, data=data)
             previous = ExtractionOutcome.of(data)
+            if _abandoned(previous, max_attempts, force):
+                assert previous is not None
+                given_up = ExtractionOutcome(
+                    status=TurnStatus.needs_attention, attempts=previous.attempts, error_kind="abandoned",
+                    error=f"the analysis never finished: {previous.attempts} attempts each stopped their instance "
+                    "(a timeout or a crash)", failed_at=moment,
+                )  # fmt: skip
+                written = self.record_failure(ref, previous.claim_id, given_up)
+                return Claim(won=False, outcome=written or given_up, data=data)
             outcome = ExtractionOutcome(
                 status=TurnStatus.processing,
                 attempts=(previous.attempts if previous else 0) + 1,
@@ -292,14 +306,18 @@ class People(Repository):
     def record_failure(
         self, ref: TurnRef, claim_id: str | None, outcome: ExtractionOutcome
     ) -> ExtractionOutcome | None:
-        """Record a failed attempt, unless the turn was completed (or re-claimed) meanwhile.
+        """Record a failed attempt, unless the turn was completed (or re-claimed) meanwhile; an outcome that
+        needs attention lists the turn among the person's turns needing attention (profile and roll-up row)
+        in the same transaction, so a turn is listed exactly while its stored status says so.
 
         Returns the outcome written, or None when nothing was written."""
         turn_ref = self.paths.turn(ref.user_id, ref.session_id, ref.turn_id)
+        listing = outcome.status == TurnStatus.needs_attention
 
         @firestore.transactional
         def run(transaction: firestore.Transaction) -> ExtractionOutcome | None:
             snapshot = turn_ref.get(transaction=transaction)
+            user = self.paths.user(ref.user_id).get(transaction=transaction) if listing else None
             if not snapshot.exists:
                 return None
             stored = ExtractionOutcome.of(snapshot.to_dict())
@@ -307,6 +325,8 @@ class People(Repository):
                 return None
             written = outcome.model_copy(update={"attempts": max(outcome.attempts, stored.attempts if stored else 0)})
             transaction.set(turn_ref, {"extraction": written.to_document()}, merge=True)
+            if user is not None and user.exists:
+                _list_for_attention(transaction, self.paths, ref, user.to_dict() or {})
             return written
 
         return run_transaction(self.client, run, timeout=self.contention_timeout)
@@ -395,6 +415,30 @@ def _turn_ref(path: str) -> TurnRef | None:
     if len(parts) != 6 or parts[0] != "users":
         return None
     return TurnRef(user_id=parts[1], session_id=parts[3], turn_id=parts[5])
+
+
+def _list_for_attention(
+    transaction: firestore.Transaction, paths: Paths, ref: TurnRef, profile: dict[str, Any]
+) -> None:
+    """Add the turn to the person's turns needing attention, on the profile and on their roll-up row."""
+    listed = set(profile.get("attention_turns") or [])
+    if ref.key in listed:
+        return
+    updated = sorted(listed | {ref.key})
+    transaction.update(paths.user(ref.user_id), {"attention_turns": updated})
+    org_id = profile.get("org_id")
+    if org_id:
+        row = {"rows": {ref.user_id: {"needs_attention": len(updated)}}}
+        shard = paths.rollup_shard(org_id, shard_of(ref.user_id))
+        transaction.set(shard, row, merge=[FieldPath("rows", ref.user_id, "needs_attention")])
+
+
+def _abandoned(previous: ExtractionOutcome | None, max_attempts: int | None, force: bool) -> bool:
+    """A claim whose holder died (a claimable ``processing`` outcome) with no attempt left."""
+    return (
+        not force and max_attempts is not None and previous is not None
+        and previous.status == TurnStatus.processing and previous.attempts >= max_attempts
+    )  # fmt: skip
 
 
 def _blocking(data: dict[str, Any] | None, now: datetime, force: bool = False) -> ExtractionOutcome | None:
