@@ -230,6 +230,11 @@ def _spoken_key(entry: JournalEntry) -> tuple[datetime, float, str]:
     return (entry.observed_at, confidence, entry.factor_id)
 
 
+def _said_at(observed_at: datetime, session_id: str | None, factor_id: str) -> tuple[datetime, str, str]:
+    """A total order of what was said, for "where we were" (no tie left to delivery order)."""
+    return (observed_at, session_id or "", factor_id)
+
+
 def _last_conversation(
     graph: FactorGraph, applied: list[Transition], previous: LastConversation | None
 ) -> LastConversation | None:
@@ -238,7 +243,9 @@ def _last_conversation(
     if not spoken:
         return previous
     latest = max(spoken, key=_spoken_key)
-    if previous is not None and latest.observed_at <= previous.timestamp:
+    if previous is not None and _said_at(latest.observed_at, latest.session_id, latest.factor_id) <= _said_at(
+        previous.timestamp, previous.session_id, previous.factor_id
+    ):  # two things said at the same instant: the same one wins, whichever was analysed first
         return previous
     return LastConversation(
         topic=graph.name(latest.factor_id),
@@ -259,12 +266,14 @@ def _session_progress(
         response_tokens=turn.details.response_tokens,
     )
     last_active = session.last_active
-    if last_active is None or turn.observed_at >= last_active:
+    # Turns said at the same instant are ordered by turn id, so the position never depends on delivery order.
+    newest = last_active is None or (turn.observed_at, turn.turn_id) >= (last_active, session.last_turn_id or "")
+    if newest:
         progress.last_active = turn.observed_at
         progress.last_turn_id = turn.turn_id
     spoken = [entry for entry in entries if entry.source == Source.llm]
     topic_at = session.last_topic_at
-    if spoken and (topic_at is None or turn.observed_at >= topic_at):
+    if spoken and (topic_at is None or turn.observed_at > topic_at or (turn.observed_at == topic_at and newest)):
         topic = max(spoken, key=lambda e: (e.reading_confidence or e.confidence, e.factor_id))
         progress.last_topic = graph.name(topic.factor_id)
         progress.last_topic_factor_id = topic.factor_id
