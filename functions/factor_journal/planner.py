@@ -15,8 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from factor_journal import transitions
 from factor_journal.catalog import Catalog
+from factor_journal.composites import composites_to_rederive, derive_composites, rederive_composite
 from factor_journal.documents import AnalysisDetails, ExtractionOutcome, SessionDocument, TurnStatus
 from factor_journal.folding import Reading, arrives_late, fold_reading, refold
 from factor_journal.graph import FactorGraph
@@ -59,6 +59,9 @@ class ChangeInputs:
     last_active: datetime | None
     now: datetime
     session: SessionDocument | None = None  # the turn's session, when the change analyses a turn
+    # The stored journals of the composites built on a late factor and of all their components: those
+    # composites are derived again along the components' timelines (see ``composites``).
+    timelines: dict[str, list[JournalEntry]] = field(default_factory=dict)
 
 
 @dataclass
@@ -86,6 +89,7 @@ class ChangeSet:
     guarded: list[str] = field(default_factory=list)
     outcome: ExtractionOutcome | None = None
     session: SessionProgress | None = None
+    removed: list[tuple[str, str]] = field(default_factory=list)  # (factor id, entry id) no longer derived
 
 
 def entry_id_for(key: str | None, factor_id: str) -> str:
@@ -147,8 +151,20 @@ def plan_change(
 
     moved = {c.state.factor_id for c in applied} | {e.factor_id for e in rewritten}
     flagged = _flag_rechecks(graph, applied, states, now)
-    derived = _derive_composites(catalog, graph, inputs.user_id, states, moved, now)
-    written = moved | flagged | {c.state.factor_id for c in derived} | set(inputs.journals)
+    said = [(r.update.factor_id, r.key[0]) for r in readings]
+    again = composites_to_rederive(catalog, graph, dict(inputs.states), inputs.journals, said)
+    removed: list[tuple[str, str]] = []
+    if again:
+        timelines = _timelines(inputs.timelines, [c.entry for c in applied] + rewritten)
+        for cid in sorted(again):
+            result = rederive_composite(
+                catalog, graph, cid, inputs.user_id, timelines, inputs.timelines.get(cid, []), now
+            )
+            states[cid] = result.state
+            rewritten += result.written
+            removed += [(cid, entry_id) for entry_id in result.removed]
+    derived = derive_composites(catalog, graph, inputs.user_id, states, moved, now, except_for=again)
+    written = moved | flagged | {c.state.factor_id for c in derived} | set(inputs.journals) | again
     entries = [c.entry for c in applied + derived]
     old_last = inputs.summary.last_conversation if inputs.summary else None
     summary = build_summary(catalog, graph, states, _last_conversation(graph, applied, old_last), now)
@@ -172,8 +188,16 @@ def plan_change(
         )
     return ChangeSet(
         entries=entries, rewritten=rewritten, states={fid: states[fid] for fid in written}, summary=summary,
-        last_active=last_active, guarded=guarded, outcome=outcome, session=progress,
+        last_active=last_active, guarded=guarded, outcome=outcome, session=progress, removed=removed,
     )  # fmt: skip
+
+
+def _timelines(stored: dict[str, list[JournalEntry]], written: list[JournalEntry]) -> dict[str, list[JournalEntry]]:
+    """Each factor's whole journal after this change: as stored, with this change's entries put in."""
+    journals = {fid: {entry.entry_id: entry for entry in journal} for fid, journal in stored.items()}
+    for entry in written:
+        journals.setdefault(entry.factor_id, {})[entry.entry_id] = entry
+    return {fid: list(entries.values()) for fid, entries in journals.items()}
 
 
 def _flag_rechecks(
@@ -200,27 +224,6 @@ def _flag_rechecks(
                 )
                 flagged.add(fid)
     return flagged
-
-
-def _derive_composites(
-    catalog: Catalog, graph: FactorGraph, user_id: str, states: dict[str, FactorState], moved: set[str], now: datetime
-) -> list[Transition]:
-    """Composites built on a moved factor, recomputed (their entry id follows from their components)."""
-    derived: list[Transition] = []
-    for cid in sorted({c for fid in moved for c in graph.composites_of(fid)}):
-        composite = catalog.factor(cid)
-        causes = sorted(moved & set(composite.composite or {}))
-        basis = "|".join(
-            f"{fid}:{states[fid].last_entry_id}" for fid in sorted(composite.composite or {}) if fid in states
-        )
-        entry_id = hashlib.sha256(f"{cid}|{basis}".encode()).hexdigest()[:20]
-        current = states.get(cid) or FactorState(factor_id=cid, category=composite.category)
-        cause = ", ".join(graph.name(fid) for fid in causes)
-        change = transitions.derive(catalog, composite, current, states, user_id, entry_id, now, cause=cause)
-        if change is not None:
-            states[cid] = change.state
-            derived.append(change)
-    return derived
 
 
 def _spoken_key(entry: JournalEntry) -> tuple[datetime, float, str]:

@@ -285,8 +285,13 @@ class FactorJournalStore:
         return self.journal.history(user_id, factor_id, page_size=page_size, cursor=cursor)
 
     def factor_as_of(self, user_id: str, factor_id: str, at: datetime) -> FactorState:
-        """The factor as it stood at ``at`` on the observation timeline (what the user had said by then)."""
+        """The factor as it stood at ``at`` on the observation timeline (what the user had said by then); a
+        composite as its components stood then."""
         self._known(factor_id)
+        composite = self.catalog.factor(factor_id)
+        if composite.is_composite:
+            parts = {fid: self.factor_as_of(user_id, fid, at) for fid in composite.composite or {}}
+            return transitions.composite_state(self.catalog, composite, self._blank(factor_id), parts)
         entry = self.journal.effective_entry_at(user_id, factor_id, at)
         if entry is None:
             return self._blank(factor_id)
@@ -304,8 +309,15 @@ class FactorJournalStore:
         current = self.summary(user_id)
         if current is None:
             raise UnknownUserError(user_id)
-        states = {fid: self.factor_as_of(user_id, fid, at) for fid in current.factors}
+        said = [fid for fid in current.factors if not self.catalog.factor(fid).is_composite]
+        states = {fid: self.factor_as_of(user_id, fid, at) for fid in said}
         states = {fid: state for fid, state in states.items() if state.last_entry_id is not None}
+        for fid in current.factors:  # a composite is what its components were then, never its own journal
+            composite = self.catalog.factor(fid)
+            if composite.is_composite:
+                state = transitions.composite_state(self.catalog, composite, self._blank(fid), states)
+                if state.is_assessed:
+                    states[fid] = state
         last = None
         spoken = [s for s in states.values() if s.is_assessed and not self.catalog.factor(s.factor_id).is_composite]
         if spoken:

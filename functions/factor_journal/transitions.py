@@ -245,6 +245,24 @@ def composite_reading(
     return round(value, 2), round(confidence, 4), sorted(assessed)
 
 
+def composite_state(
+    catalog: Catalog, composite: Factor, blank: FactorState, states: dict[str, FactorState]
+) -> FactorState:
+    """A composite as its components' states make it (``blank`` when none is assessed): what it stood at
+    whenever those were the components' states, whatever order they were said or recorded in."""
+    reading = composite_reading(catalog, composite, states)
+    if reading is None:
+        return blank
+    value, confidence, components = reading
+    seen = [at for fid in components if (at := states[fid].observed_at) is not None]
+    return blank.model_copy(
+        update={
+            "current_value": value, "current_confidence": confidence, "inference_status": InferenceStatus.unconfirmed,
+            "observed_at": max(seen) if seen else None, "inferred_from": components, "evidence_count": len(components),
+        }
+    )  # fmt: skip
+
+
 def derive(
     catalog: Catalog, composite: Factor, state: FactorState, states: dict[str, FactorState],
     user_id: str, entry_id: str, now: datetime, cause: str,

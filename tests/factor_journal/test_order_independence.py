@@ -55,16 +55,27 @@ def seed(store: FactorJournalStore) -> tuple[str, list[tuple[str, str, str]]]:
     return user, turns
 
 
+MOMENTS = [BASE + timedelta(minutes=minutes) for minutes in (5, 15, 25, 35)]  # between the turns, and after all
+
+
 def outcome_of(store: FactorJournalStore, user: str) -> dict:
-    """What a person (and their manager) would see, without recording times."""
+    """What a person (and their manager) would see, without recording times: the summary, every factor, every
+    factor's history (its journal) and the assessment as of moments between the turns and now."""
     summary = store.summary(user).model_dump(exclude={"updated_at"})
     for state in summary["factors"].values():
         state.pop("last_updated")
-    factors = {}
+    factors, journals = {}, {}
     for fid, state in store.journal.factor_states(user).items():
-        document = state.model_dump(exclude={"last_updated"})
-        factors[fid] = document
-    return {"summary": summary, "factors": factors}
+        factors[fid] = state.model_dump(exclude={"last_updated"})
+        journal = store.journal.journal(user, fid)
+        journals[fid] = {e.entry_id: e.model_dump(exclude={"recorded_at", "user_id"}) for e in journal}
+    as_of = {}
+    for moment in [*MOMENTS, datetime.now(UTC)]:
+        then = store.summary_as_of(user, moment).factors
+        as_of[moment.isoformat()[11:16]] = {fid: (s.current_value, s.current_confidence) for fid, s in then.items()}
+    now = as_of.pop(next(reversed(as_of)))  # the assessment as of now is the assessment shown now
+    assert now == {fid: (s["current_value"], s["current_confidence"]) for fid, s in summary["factors"].items()}
+    return {"summary": summary, "factors": factors, "journals": journals, "as_of": as_of}
 
 
 def differences(left: object, right: object, path: str = "") -> list[str]:

@@ -22,6 +22,7 @@ from google.cloud import firestore
 from google.cloud.firestore_v1.field_path import FieldPath
 
 from factor_journal.catalog import Catalog
+from factor_journal.composites import composites_to_rederive, timeline_factors
 from factor_journal.documents import ExtractionOutcome, SessionDocument
 from factor_journal.errors import InvalidInputError, UnknownUserError
 from factor_journal.folding import Reading
@@ -146,10 +147,16 @@ class FactorChanges(Repository):
                 fid: self.reads.journal(user_id, fid, transaction)
                 for fid in sorted(late_factors(states, list(readings)) | damaged)
             }
+            said = [(r.update.factor_id, r.key[0]) for r in readings]
+            rederived = composites_to_rederive(self.catalog, self.graph, states, journals, said)
+            timelines = {  # a composite built on a factor folded again is derived again along its components
+                fid: journals[fid] if fid in journals else self.reads.journal(user_id, fid, transaction)
+                for fid in sorted(timeline_factors(self.catalog, rederived))
+            }
             user_data = user_snapshot.to_dict() or {}
             inputs = ChangeInputs(
                 user_id=user_id, summary=old_summary, states=states, journals=journals,
-                last_active=user_data.get("last_active"), session=session, now=now,
+                last_active=user_data.get("last_active"), session=session, now=now, timelines=timelines,
             )  # fmt: skip
             plan = plan_change(self.catalog, self.graph, inputs, readings=list(readings), step=step, turn=turn)
             if plan.outcome is not None and stored_outcome is not None:
@@ -179,6 +186,8 @@ class FactorChanges(Repository):
         paths = self.paths
         for entry in [*plan.entries, *plan.rewritten]:
             transaction.set(paths.journal(user_id, entry.factor_id).document(entry.entry_id), entry.to_document())
+        for factor_id, entry_id in plan.removed:  # a composite's entries from states that never held
+            transaction.delete(paths.journal(user_id, factor_id).document(entry_id))
         for fid, state in plan.states.items():
             transaction.set(paths.factor(user_id, fid), state.to_document())
         transaction.set(paths.summary(user_id), {SUMMARY_FIELD: plan.summary.to_document()})
