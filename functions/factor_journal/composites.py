@@ -47,7 +47,11 @@ def derive_composites(
         current = states.get(cid) or FactorState(factor_id=cid, category=composite.category)
         cause = ", ".join(graph.name(fid) for fid in causes)
         entry_id = derived_entry_id(catalog, cid, states)
-        change = transitions.derive(catalog, composite, current, states, user_id, entry_id, now, cause=cause)
+        # the moment the components moved it: a retraction moves it then, not when the others were last said
+        moment = max((at for fid in causes if (at := states[fid].observed_at) is not None), default=None)
+        change = transitions.derive(
+            catalog, composite, current, states, user_id, entry_id, now, cause=cause, observed_at=moment
+        )
         if change is not None:
             states[cid] = change.state
             derived.append(change)
@@ -113,14 +117,16 @@ def rederive_composite(
     state = FactorState(factor_id=composite_id, category=composite.category)
     written: list[JournalEntry] = []
     derived: set[str] = set()
-    for _, moment in groupby(effective, key=lambda entry: entry.observed_at):
+    for at, moment in groupby(effective, key=lambda entry: entry.observed_at):
         said = list(moment)
         for entry in said:
             components[entry.factor_id] = _state_after(entry, components[entry.factor_id])
         entry_id = derived_entry_id(catalog, composite_id, components)
         recorded = stored[entry_id].recorded_at if entry_id in stored else now
         cause = ", ".join(graph.name(fid) for fid in sorted({entry.factor_id for entry in said}))
-        change = transitions.derive(catalog, composite, state, components, user_id, entry_id, recorded, cause=cause)
+        change = transitions.derive(
+            catalog, composite, state, components, user_id, entry_id, recorded, cause=cause, observed_at=at
+        )
         if change is None:
             continue
         state = change.state

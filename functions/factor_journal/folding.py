@@ -106,8 +106,12 @@ def fold_reading(
 
 
 def stand(state: FactorState, entry: JournalEntry) -> Transition:
-    """A person's decision or a derivation, folded as the state it recorded."""
-    counted = state.evidence_count + (0 if entry.kind == EntryKind.retracted else 1)
+    """A person's decision or a derivation, folded as the state it recorded (a derivation counts one piece of
+    evidence per component it was derived from, as ``transitions.derive`` does)."""
+    if entry.kind == EntryKind.derived:
+        counted = len(entry.inferred_from)
+    else:
+        counted = state.evidence_count + (0 if entry.kind == EntryKind.retracted else 1)
     new_state = state.model_copy(
         update={
             "current_value": entry.value_after,

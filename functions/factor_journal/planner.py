@@ -144,14 +144,16 @@ def plan_change(
             change = fold_reading(catalog, states[fid], reading, inputs.user_id, now, guarded)
             states[fid] = change.state
             applied.append(change)
+    decided: list[str] = []  # a person's decisions are observed now
     if step is not None:
         for change in step(states, now):
             states[change.state.factor_id] = change.state
             applied.append(change)
+            decided.append(change.state.factor_id)
 
     moved = {c.state.factor_id for c in applied} | {e.factor_id for e in rewritten}
     flagged = _flag_rechecks(graph, applied, states, now)
-    said = [(r.update.factor_id, r.key[0]) for r in readings]
+    said = [(r.update.factor_id, r.key[0]) for r in readings] + [(fid, now) for fid in decided]
     again = composites_to_rederive(catalog, graph, dict(inputs.states), inputs.journals, said)
     removed: list[tuple[str, str]] = []
     if again:

@@ -265,12 +265,13 @@ def composite_state(
 
 def derive(
     catalog: Catalog, composite: Factor, state: FactorState, states: dict[str, FactorState],
-    user_id: str, entry_id: str, now: datetime, cause: str,
+    user_id: str, entry_id: str, now: datetime, cause: str, observed_at: datetime | None = None,
 ) -> Transition | None:  # fmt: skip
     """Recompute a composite after a component changed; None when nothing moved.
 
-    The composite's state depends only on its components' states: it is observed when
-    the newest of them was, and counts one piece of evidence per assessed component.
+    The composite's state depends only on its components' states: it is observed at the
+    moment they moved it (``observed_at``; by default when the newest of them was), and
+    counts one piece of evidence per assessed component.
     """
     reading = composite_reading(catalog, composite, states)
     value, confidence, components = reading if reading else (None, 0.0, [])
@@ -283,6 +284,6 @@ def derive(
         kind=EntryKind.derived, value=value, confidence=confidence,
         status=InferenceStatus.unconfirmed if value is not None else InferenceStatus.unassessed,
         rationale=f"Recomputed from {names} after {cause} changed", session_id=None,
-        source=Source.system, inferred_from=components, observed_at=max(seen) if seen else now,
+        source=Source.system, inferred_from=components, observed_at=observed_at or (max(seen) if seen else now),
     )  # fmt: skip
     return Transition(change.state.model_copy(update={"evidence_count": len(components)}), change.entry)

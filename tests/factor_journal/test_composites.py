@@ -83,3 +83,35 @@ def test_a_reading_is_late_for_a_composite_when_it_is_not_after_every_moment_der
     assert composites_to_rederive(catalog, graph, states, [], [("data_quality", AT + timedelta(minutes=11))]) == set()
     assert composites_to_rederive(catalog, graph, states, ["ml_expertise"], []) == {COMPOSITE}  # refolded component
     assert composites_to_rederive(catalog, graph, states, [], [("cloud_adoption", AT)]) == set()  # not a component
+
+
+def test_a_retraction_moves_the_composite_when_it_is_made_not_when_the_rest_was_said(catalog, graph):
+    states = {
+        fid: FactorState(
+            factor_id=fid, category=catalog.factor(fid).category, current_value=value, current_confidence=0.8,
+            observed_at=AT + timedelta(minutes=minutes), last_entry_id=f"{fid}-{minutes}",
+        )
+        for fid, value, minutes in (("data_quality", 20.0, 0), ("ml_expertise", 60.0, 10))
+    }  # fmt: skip
+    derive_composites(catalog, graph, "u", states, {"data_quality", "ml_expertise"}, AT)
+    retracted_at = AT + timedelta(hours=2)
+    states["data_quality"] = states["data_quality"].model_copy(
+        update={"current_value": None, "observed_at": retracted_at, "last_entry_id": "data_quality-retracted"}
+    )
+    [change] = derive_composites(catalog, graph, "u", states, {"data_quality"}, retracted_at)
+    assert change.entry.observed_at == retracted_at and change.entry.value_after == 60.0
+
+
+def test_a_composite_folded_again_from_its_journal_is_its_document(catalog, graph):
+    """A damaged composite document is mended by folding its journal: the same state, evidence counted per
+    component as derivation counts it."""
+    from factor_journal.folding import refold
+
+    timeline = [said("data_quality", 20, 0), said("ml_expertise", 60, 10), said("data_quality", 80, 20)]
+    entries = in_observed_order(catalog, graph, timeline)
+    blank = FactorState(factor_id=COMPOSITE, category="ai_capability")
+    derived = rederive_composite(catalog, graph, COMPOSITE, "u", {"data_quality": [timeline[0], timeline[2]],
+                                                                  "ml_expertise": [timeline[1]]}, [], AT)  # fmt: skip
+    folded, _ = refold(catalog, blank, entries, [], "u", AT, [])
+    assert folded.evidence_count == derived.state.evidence_count == 2
+    assert (folded.current_value, folded.last_entry_id) == (derived.state.current_value, derived.state.last_entry_id)

@@ -148,6 +148,7 @@ class FactorChanges(Repository):
                 for fid in sorted(late_factors(states, list(readings)) | damaged)
             }
             said = [(r.update.factor_id, r.key[0]) for r in readings]
+            said += [(fid, now) for fid in factor_ids] if step is not None else []  # a decision is observed now
             rederived = composites_to_rederive(self.catalog, self.graph, states, journals, said)
             timelines = {  # a composite built on a factor folded again is derived again along its components
                 fid: journals[fid] if fid in journals else self.reads.journal(user_id, fid, transaction)
