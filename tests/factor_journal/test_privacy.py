@@ -18,6 +18,7 @@ import httpx
 import pytest
 from google.cloud import firestore
 
+from doubles import ScriptedExtractor, reading
 from factor_journal import cli, runtime
 from factor_journal.links import LinkSigner
 from factor_journal.models import UserProfile
@@ -122,6 +123,7 @@ def test_erasure_leaves_nothing_of_the_person_anywhere(client, person, caplog):
     with caplog.at_level(logging.INFO, logger="factor_journal.privacy"):
         report = PersonalData(client).erase(uid)
     assert report.total > 10 and report.deleted["links"] == 2 and report.deleted["mail"] == 2
+    assert report.steps[:2] == ["mail", "profile"] and report.steps[-1] == "user documents"
     assert report.deleted["organisation rows"] == 2 and report.deleted["managers lists"] == 1
 
     left = list(every_document(client))
@@ -158,7 +160,7 @@ def test_an_interrupted_erasure_is_finished_by_running_it_again(client, person, 
         data.erase(uid)
     record = client.collection(PRIVACY_LOG).document(subject_of(uid)).get().to_dict()
     assert record["completed_at"] is None
-    assert store.get_user(uid) is not None  # the profile goes last: a re-run still knows the address
+    assert store.get_user(uid) is None  # the profile goes early, after the mail found only by the address
 
     monkeypatch.setattr(data, "_erase_below", real)
     data.erase(uid)
@@ -209,3 +211,22 @@ def test_people_who_share_an_address_never_get_or_erase_each_others_mail(client,
 
     privacy.erase(otto)
     assert client.collection("mail").document(veras_reminder).get().exists
+
+
+def test_a_turn_being_analysed_while_its_person_is_erased_leaves_nothing_behind(client, catalog):
+    """The model is answering while the erasure runs: the turn's commit, and its outcome, write nothing."""
+    store = FactorJournalStore(client, catalog)
+    uid = f"p-{uuid.uuid4().hex[:10]}"
+    store.register_user(UserProfile(user_id=uid, display_name="Petra Privatova", email=f"{uid}@example.com"))
+    session = store.start_session(uid)
+    turn = store.add_turn(uid, session, "user", f"Our {SECRET_WORDS} is a mess", created_at=datetime.now(UTC))
+
+    class ErasedWhileAnswering(ScriptedExtractor):
+        def extract(self, request):
+            PersonalData(client).erase(uid)
+            return super().extract(request)
+
+    outcome = TurnProcessor(store, ErasedWhileAnswering([reading("data_quality", 20)])).process(uid, session, turn)
+    assert outcome.status == "invalid"  # the person is gone
+    left = [path for path, document in every_document(client) if uid in path + json.dumps(document, default=str)]
+    assert left == []

@@ -300,8 +300,12 @@ class People(Repository):
         raise CommitBusyError(f"turn {ref.key!r} kept changing while it was being claimed")
 
     def settle_turn(self, ref: TurnRef, outcome: ExtractionOutcome) -> None:
-        """Record a turn's final outcome that involves no factor change (invalid, rate limited, context)."""
-        self.paths.turn(ref.user_id, ref.session_id, ref.turn_id).set({"extraction": outcome.to_document()}, merge=True)
+        """Record a turn's final outcome that involves no factor change (invalid, rate limited, context); a turn
+        deleted meanwhile (its person erased) is not written back."""
+        try:
+            self.paths.turn(ref.user_id, ref.session_id, ref.turn_id).update({"extraction": outcome.to_document()})
+        except api_exceptions.NotFound:
+            log.info("turn %s of user %s is gone: its outcome is not recorded", ref.key, ref.user_id)
 
     def record_failure(
         self, ref: TurnRef, claim_id: str | None, outcome: ExtractionOutcome

@@ -153,7 +153,11 @@ class PersonalData:
     # Erasure ----------------------------------------------------------------------------------
 
     def erase(self, user_id: str, now: datetime | None = None) -> ErasureReport:
-        """Delete everything held about the person; safe to run again (it finishes an interrupted run)."""
+        """Delete everything held about the person; safe to run again (it finishes an interrupted run).
+
+        What is still running about the person cannot leave anything behind: the profile goes early (after the
+        mail found only by their address), and every writer about a person needs the profile (a turn's
+        commit, a reminder, an unsubscribe); what was written before it went is found by the steps after."""
         user_ref = self._user_ref(user_id)
         subject = subject_of(user_id)
         report = ErasureReport(subject=subject)
@@ -163,19 +167,20 @@ class PersonalData:
         profile = user_ref.get()
         email = (profile.to_dict() or {}).get("email") if profile.exists else None
         steps: list[tuple[str, Callable[[], int]]] = [
+            ("mail", lambda: self._delete_all(self._mail(user_id, email))),  # while the address is known
+            ("profile", lambda: self._delete_profile(user_ref)),  # from here on nothing new is written about them
             ("links", lambda: self._delete_all(self._links(user_id))),
-            ("mail", lambda: self._delete_all(self._mail(user_id, email))),
+            ("mail", lambda: self._delete_all(self._mail(user_id, None))),  # queued before the profile went
             ("organisation rows", lambda: self._erase_rows(user_id)),
             ("managers lists", lambda: self._erase_manager(user_id)),
             ("user documents", lambda: self._erase_below(user_ref)),
-            ("profile", lambda: self._delete_profile(user_ref)),
         ]
         LOG.info("erasure started: subject=%s", subject)
         for name, step in steps:
             count = step()
-            report.deleted[name] = count
+            report.deleted[name] = report.deleted.get(name, 0) + count
             report.steps.append(name)
-            record.set({"steps": {name: count}, "updated_at": datetime.now(UTC)}, merge=True)
+            record.set({"steps": {name: report.deleted[name]}, "updated_at": datetime.now(UTC)}, merge=True)
             LOG.info("erasure step done: subject=%s step=%s documents=%d", subject, name, count)
         record.set({"completed_at": datetime.now(UTC), "total": report.total}, merge=True)
         LOG.info("erasure complete: subject=%s documents=%d", subject, report.total)
