@@ -36,7 +36,7 @@ from urllib.parse import urlencode
 from itsdangerous import BadSignature, TimestampSigner, URLSafeTimedSerializer
 from pydantic import BaseModel, ValidationError
 
-from factor_journal.errors import FactorJournalError, UnknownUserError
+from factor_journal.errors import FactorJournalError
 from factor_journal.repositories.client import FirestoreClient
 from factor_journal.repositories.links import LINK_COLLECTION, LinkRecord, LinkRecords
 from factor_journal.settings import settings
@@ -146,9 +146,8 @@ class LinkSigner:
         ttl: timedelta = DEFAULT_TTL,
         org_id: str | None = None,
     ) -> str:
-        """A new signed token for the user (and session); recorded so it can be revoked."""
-        if not self.records.user_exists(user_id):
-            raise UnknownUserError(user_id)
+        """A new signed token for the user (and session); recorded so it can be revoked (UnknownUserError for
+        someone who does not exist when it is recorded)."""
         if ttl <= timedelta(0):
             raise LinkError("a link's lifetime must be positive")
         claims = LinkClaims(

@@ -98,7 +98,10 @@ class TurnProcessor:
         if turn.role == "assistant":
             return self._settle(ref, claim, TurnStatus.context, None, None)
         if self.enforce_rate_limits and claim.outcome.attempts == 1 and not force:
-            minute, day = self.store.people.count_turn(user_id, now)
+            counted = self.store.people.count_turn(ref, now)
+            if counted is None:
+                return TurnOutcome("missing")  # deleted meanwhile (its person erased)
+            minute, day = counted
             if minute > self.config.turns_per_minute or day > self.config.turns_per_day:
                 limit = (
                     f"{self.config.turns_per_minute} a minute"

@@ -337,7 +337,10 @@ def _send_once(
         if current.last_reminded_at is not None and now - current.last_reminded_at < policy.window:
             return None
         if "token" not in token_box:
-            token_box["token"] = signer.issue(profile.user_id, session_id)
+            try:
+                token_box["token"] = signer.issue(profile.user_id, session_id)
+            except UnknownUserError:  # erased while the page was read: nobody to remind
+                return None
         message = compose(
             current, summary, link_url(base_url, token_box["token"]), questions[0].question if questions else None,
             unsubscribe_links.url(base_url, profile.user_id),

@@ -230,3 +230,65 @@ def test_a_turn_being_analysed_while_its_person_is_erased_leaves_nothing_behind(
     assert outcome.status == "invalid"  # the person is gone
     left = [path for path, document in every_document(client) if uid in path + json.dumps(document, default=str)]
     assert left == []
+
+
+def _erased_person(store: FactorJournalStore) -> str:
+    uid = f"p-{uuid.uuid4().hex[:10]}"
+    store.register_user(UserProfile(user_id=uid, display_name="Petra Privatova", email=f"{uid}@example.com"))
+    return uid
+
+
+def _traces_of(client: firestore.Client, uid: str) -> list[str]:
+    return [path for path, document in every_document(client) if uid in path + json.dumps(document, default=str)]
+
+
+def test_a_reminder_composed_while_its_person_is_erased_leaves_no_link_and_the_page_goes_on(client, catalog):
+    from factor_journal.reminders import ReminderPolicy, remind
+
+    store = FactorJournalStore(client, catalog)
+    erased, kept = _erased_person(store), _erased_person(store)
+    people = [store.get_user(erased), store.get_user(kept)]
+    signer = LinkSigner(client)
+    issue = signer.issue
+
+    def erased_while_composing(user_id, *args, **kwargs):
+        if user_id == erased:
+            PersonalData(client).erase(erased)
+        return issue(user_id, *args, **kwargs)
+
+    signer.issue = erased_while_composing  # type: ignore[method-assign]
+    mail_ids = remind(store, signer, "https://app.example", people, datetime.now(UTC), ReminderPolicy())  # type: ignore[arg-type]
+    assert len(mail_ids) == 1 and client.collection("mail").document(mail_ids[0]).get().to_dict()["user_id"] == kept
+    assert _traces_of(client, erased) == []
+
+
+def test_a_profile_written_back_after_its_person_was_erased_brings_nobody_back(client, catalog):
+    """A move read-modify-write racing the erasure: the write-back is refused, not an upsert."""
+    from factor_journal.errors import UnknownUserError
+
+    store = FactorJournalStore(client, catalog)
+    uid = _erased_person(store)
+    profile = store.get_user(uid)
+    PersonalData(client).erase(uid)
+    with pytest.raises(UnknownUserError):
+        store.register_user(profile.model_copy(update={"org_id": "org-elsewhere"}))  # type: ignore[union-attr]
+    assert _traces_of(client, uid) == []
+
+
+def test_a_turn_counted_for_the_rate_limit_after_its_person_was_erased_writes_nothing(client, catalog, monkeypatch):
+    from factor_journal.repositories.people import People
+
+    store = FactorJournalStore(client, catalog)
+    uid = _erased_person(store)
+    session = store.start_session(uid)
+    turn = store.add_turn(uid, session, "user", "Our data is a mess", created_at=datetime.now(UTC))
+    count = People.count_turn
+
+    def erased_first(people, ref, now):
+        PersonalData(client).erase(uid)
+        return count(people, ref, now)
+
+    monkeypatch.setattr(People, "count_turn", erased_first)
+    processor = TurnProcessor(store, ScriptedExtractor([reading("data_quality", 20)]), enforce_rate_limits=True)
+    assert processor.process(uid, session, turn).status == "missing"
+    assert _traces_of(client, uid) == []

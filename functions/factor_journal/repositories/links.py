@@ -5,8 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
+from google.cloud import firestore
 from pydantic import Field
 
+from factor_journal.errors import UnknownUserError
 from factor_journal.models import DocumentModel
 from factor_journal.repositories.client import FirestoreClient
 from factor_journal.repositories.paths import LINK_COLLECTION as LINK_COLLECTION
@@ -32,11 +34,19 @@ class LinkRecords:
         self.client = client
         self.paths = Paths(client)
 
-    def user_exists(self, user_id: str) -> bool:
-        return self.paths.user(user_id).get().exists
-
     def create(self, record: LinkRecord) -> None:
-        self.client.collection(LINK_COLLECTION).document(record.link_id).set(record.to_document())
+        """Record a link for a person who exists when it is written (one transaction with their profile, so a
+        link is never left behind by an erasure running meanwhile); UnknownUserError otherwise."""
+        user = self.paths.user(record.user_id)
+        link = self.client.collection(LINK_COLLECTION).document(record.link_id)
+
+        @firestore.transactional
+        def run(transaction: firestore.Transaction) -> None:
+            if not user.get(transaction=transaction).exists:
+                raise UnknownUserError(record.user_id)
+            transaction.create(link, record.to_document())
+
+        run(self.client.transaction())
 
     def get(self, link_id: str) -> LinkRecord | None:
         """The record (one read), or None when there is none or it is not a valid record."""

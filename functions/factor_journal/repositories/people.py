@@ -75,7 +75,11 @@ class People(Repository):
     # Profiles ----------------------------------------------------------------------------
 
     def register(self, profile: UserProfile) -> None:
+        """Create the person, or change their profile.  A profile that was read (it has ``created_at``) is a
+        change of someone who exists: written back after they were erased, it raises UnknownUserError and
+        brings nobody back."""
         now = datetime.now(UTC)
+        changing = profile.created_at is not None
         profile = profile.model_copy(update={"created_at": profile.created_at or now})
         paths = self.paths
 
@@ -85,6 +89,8 @@ class People(Repository):
                 paths.user(profile.user_id).get(transaction=transaction),
                 paths.summary(profile.user_id).get(transaction=transaction),
             )
+            if changing and not user_snapshot.exists:
+                raise UnknownUserError(profile.user_id)
             known = (user_snapshot.to_dict() or {}) if user_snapshot.exists else {}
             old_org = known.get("org_id")
             moved_from = old_org if old_org and old_org != profile.org_id else None
@@ -393,18 +399,24 @@ class People(Repository):
                 jittered_sleep(attempt)
         raise CommitBusyError(f"user {ref.user_id!r} kept changing while listing a turn needing attention")
 
-    def count_turn(self, user_id: str, now: datetime) -> tuple[int, int]:
-        """Count one more analysed turn for the rate limit; returns (this minute's, today's) count up to and
-        including this one.  Each turn gets its own place in the count, so of a burst exactly the turns within
-        the limit see counts within it (a turn is never refused for turns counted after it), and concurrent
-        turns never wait on each other: one commit of two server-side increments, each returning its result."""
-        ref = self.paths.rate(user_id, now.strftime("%Y-%m-%d"))
+    def count_turn(self, ref: TurnRef, now: datetime) -> tuple[int, int] | None:
+        """Count the turn for its person's rate limit; returns (this minute's, today's) count up to and including
+        it, or None when the turn is gone (its person erased meanwhile: nothing is written about them).  Each
+        turn gets its own place in the count, so of a burst exactly the turns within the limit see counts within
+        it (a turn is never refused for turns counted after it), and concurrent turns never wait on each other:
+        one commit, conditional on the turn still existing, of two server-side increments whose results are
+        this turn's counts."""
+        rate = self.paths.rate(ref.user_id, now.strftime("%Y-%m-%d"))
         minute = now.strftime("%H%M")
         batch = self.client.batch()
-        batch.set(ref, {"day": firestore.Increment(1), "expires_at": now + timedelta(days=2)}, merge=True)
-        batch.set(ref, {"minutes": {minute: firestore.Increment(1)}}, merge=True)
-        day, this_minute = (int(result.transform_results[0].integer_value) for result in batch.commit())
-        return this_minute, day
+        batch.update(self.paths.turn(ref.user_id, ref.session_id, ref.turn_id), {"extraction.counted_at": now})
+        batch.set(rate, {"day": firestore.Increment(1), "expires_at": now + timedelta(days=2)}, merge=True)
+        batch.set(rate, {"minutes": {minute: firestore.Increment(1)}}, merge=True)
+        try:
+            _, day, this_minute = (result.transform_results for result in batch.commit())
+        except api_exceptions.NotFound:
+            return None
+        return int(this_minute[0].integer_value), int(day[0].integer_value)
 
     def turns_of(self, user_id: str) -> Iterator[tuple[TurnRef, dict[str, Any]]]:
         """Every turn of every session of the user, oldest first within a session."""
