@@ -336,7 +336,7 @@ class People(Repository):
             written = outcome.model_copy(update={"attempts": max(outcome.attempts, stored.attempts if stored else 0)})
             transaction.set(turn_ref, {"extraction": written.to_document()}, merge=True)
             if user is not None and user.exists:
-                _list_for_attention(transaction, self.paths, ref, user.to_dict() or {})
+                _write_attention(transaction, self.paths, ref, user.to_dict() or {}, needs_attention=True)
             return written
 
         return run_transaction(self.client, run, timeout=self.contention_timeout)
@@ -371,27 +371,14 @@ class People(Repository):
         """List (or unlist) the turn among the person's turns needing attention, on the profile and
         on their roll-up row (where their managers see it): one batch, conditional on the profile being
         unchanged since it was read (retried otherwise), so concurrent changes never lose an entry."""
-        paths = self.paths
         for attempt in range(1, CLAIM_ATTEMPTS + 1):
-            snapshot = paths.user(ref.user_id).get()
+            snapshot = self.paths.user(ref.user_id).get()
             if not snapshot.exists:
-                return
-            data = snapshot.to_dict() or {}
-            listed = set(data.get("attention_turns") or [])
-            updated = listed | {ref.key} if needs_attention else listed - {ref.key}
-            if updated == listed:
                 return
             batch = self.client.batch()
             precondition = self.client.write_option(last_update_time=snapshot.update_time)
-            batch.update(paths.user(ref.user_id), {"attention_turns": sorted(updated)}, option=precondition)
-            org_id = data.get("org_id")
-            if org_id:
-                shard = paths.rollup_shard(org_id, shard_of(ref.user_id))
-                batch.set(
-                    shard,
-                    {"rows": {ref.user_id: {"needs_attention": len(updated)}}},
-                    merge=[FieldPath("rows", ref.user_id, "needs_attention")],
-                )
+            if not _write_attention(batch, self.paths, ref, snapshot.to_dict() or {}, needs_attention, precondition):
+                return
             try:
                 batch.commit()
                 return
@@ -433,20 +420,23 @@ def _turn_ref(path: str) -> TurnRef | None:
     return TurnRef(user_id=parts[1], session_id=parts[3], turn_id=parts[5])
 
 
-def _list_for_attention(
-    transaction: firestore.Transaction, paths: Paths, ref: TurnRef, profile: dict[str, Any]
-) -> None:
-    """Add the turn to the person's turns needing attention, on the profile and on their roll-up row."""
+def _write_attention(
+    writer: firestore.Transaction | firestore.WriteBatch, paths: Paths, ref: TurnRef, profile: dict[str, Any],
+    needs_attention: bool, option: Any = None,
+) -> bool:  # fmt: skip
+    """List (or unlist) the turn among the person's turns needing attention, on the profile (``option``: its
+    write precondition) and on their roll-up row; False when the list already says so (nothing written)."""
     listed = set(profile.get("attention_turns") or [])
-    if ref.key in listed:
-        return
-    updated = sorted(listed | {ref.key})
-    transaction.update(paths.user(ref.user_id), {"attention_turns": updated})
+    updated = listed | {ref.key} if needs_attention else listed - {ref.key}
+    if updated == listed:
+        return False
+    writer.update(paths.user(ref.user_id), {"attention_turns": sorted(updated)}, option=option)
     org_id = profile.get("org_id")
     if org_id:
         row = {"rows": {ref.user_id: {"needs_attention": len(updated)}}}
         shard = paths.rollup_shard(org_id, shard_of(ref.user_id))
-        transaction.set(shard, row, merge=[FieldPath("rows", ref.user_id, "needs_attention")])
+        writer.set(shard, row, merge=[FieldPath("rows", ref.user_id, "needs_attention")])
+    return True
 
 
 def _abandoned(previous: ExtractionOutcome | None, max_attempts: int | None, force: bool) -> bool:
