@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from factor_journal.catalog import Catalog
-from factor_journal.composites import composites_to_rederive, derive_composites, rederive_composite
+from factor_journal.composites import derive_composites, rederive_composite
 from factor_journal.documents import AnalysisDetails, ExtractionOutcome, SessionDocument, TurnStatus
 from factor_journal.folding import Reading, arrives_late, fold_reading, refold
 from factor_journal.graph import FactorGraph
@@ -59,8 +59,9 @@ class ChangeInputs:
     last_active: datetime | None
     now: datetime
     session: SessionDocument | None = None  # the turn's session, when the change analyses a turn
-    # The stored journals of the composites built on a late factor and of all their components: those
-    # composites are derived again along the components' timelines (see ``composites``).
+    # The stored journals of the composites a reading or decision arrives late for and of all their components
+    # (chosen by the reader with ``composites.composites_to_rederive``): those composites are derived again
+    # along the components' timelines.
     timelines: dict[str, list[JournalEntry]] = field(default_factory=dict)
 
 
@@ -144,17 +145,14 @@ def plan_change(
             change = fold_reading(catalog, states[fid], reading, inputs.user_id, now, guarded)
             states[fid] = change.state
             applied.append(change)
-    decided: list[str] = []  # a person's decisions are observed now
     if step is not None:
         for change in step(states, now):
             states[change.state.factor_id] = change.state
             applied.append(change)
-            decided.append(change.state.factor_id)
 
     moved = {c.state.factor_id for c in applied} | {e.factor_id for e in rewritten}
     flagged = _flag_rechecks(graph, applied, states, now)
-    said = [(r.update.factor_id, r.key[0]) for r in readings] + [(fid, now) for fid in decided]
-    again = composites_to_rederive(catalog, graph, dict(inputs.states), inputs.journals, said)
+    again = frozenset(fid for fid in inputs.timelines if catalog.factor(fid).is_composite)
     removed: list[tuple[str, str]] = []
     if again:
         timelines = _timelines(inputs.timelines, [c.entry for c in applied] + rewritten)
