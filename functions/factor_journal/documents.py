@@ -32,6 +32,16 @@ SETTLED = DONE | {TurnStatus.invalid, TurnStatus.rate_limited, TurnStatus.contex
 """Statuses a delivery never acts on again (``reprocess`` may still re-run needs_attention)."""
 
 
+class HeardReading(DocumentModel):
+    """One reading of a turn as the person is told it: the factor, the value read from this answer alone (before
+    it was weighed with earlier evidence) and the few words of the answer it rests on."""
+
+    factor_id: str
+    value: float
+    confidence: float
+    quote: str = ""
+
+
 class AnalysisDetails(DocumentModel):
     """What the pipeline learned while analysing a turn, written with its outcome."""
 
@@ -42,6 +52,7 @@ class AnalysisDetails(DocumentModel):
     candidates: list[str] = Field(default_factory=list)
     rejected: list[str] = Field(default_factory=list)
     guarded: list[str] = Field(default_factory=list)
+    readings: list[HeardReading] = Field(default_factory=list)  # what was understood, said back under the answer
 
 
 class ExtractionOutcome(AnalysisDetails):

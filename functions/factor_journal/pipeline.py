@@ -29,9 +29,10 @@ from datetime import UTC, datetime, timedelta
 
 from factor_journal.candidates import select_candidates
 from factor_journal.conversation import InvalidTurnError, Turn, format_excerpt, parse_turn
-from factor_journal.documents import DONE, AnalysisDetails, ExtractionOutcome, TurnStatus
+from factor_journal.documents import DONE, AnalysisDetails, ExtractionOutcome, HeardReading, TurnStatus
 from factor_journal.errors import FactorJournalError, UnknownUserError
 from factor_journal.extraction.base import ExchangeTurn, ExtractionError, ExtractionRequest, Extractor
+from factor_journal.extraction.quotes import quote_for
 from factor_journal.models import InferredUpdate
 from factor_journal.planner import TurnContext
 from factor_journal.repositories.locks import CommitBusyError
@@ -196,6 +197,15 @@ class TurnProcessor:
                 response_tokens=result.response_tokens,
                 candidates=[c.factor_id for c in candidates],
                 rejected=rejected[:60],
+                readings=[
+                    HeardReading(
+                        factor_id=proposal.factor_id,
+                        value=proposal.value,
+                        confidence=proposal.confidence,
+                        quote=quote_for(turn.text, proposal.quote, catalog.factor(proposal.factor_id)),
+                    )
+                    for proposal in screened.accepted
+                ],
             ),
         )
         change = self.store.record_inferences(

@@ -26,6 +26,8 @@ match of the low or high text sits near 15 or 85, of the mid text near 50; a hed
 - confidence: 0-1, how clearly the words support that value (a vague hint is 0.3-0.5, an explicit statement \
 0.7-0.9).
 - rationale: one sentence naming what the user said.
+- quote: the few words of the user's turn this reading rests on, copied exactly from it (at most 12 words); \
+it is shown back to the user to confirm.
 - inferred_from: ids of other listed factors this reading rests on, if any.
 Return JSON matching the response schema; return {"updates": []} when the turn says nothing about them."""
 

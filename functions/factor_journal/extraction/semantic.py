@@ -320,6 +320,7 @@ class SemanticExtractor:
                     value=reading.value,
                     confidence=round(min(max(self.reader.model.stated_confidence(reading.score), 0.05), 0.95), 3),
                     rationale=_rationale(reading, request.text, question),
+                    quote=turn.clause_about(self.reader.space.index[reading.factor_id]),
                 ).model_dump()
             )
         return ExtractionResult(raw_updates=updates, extractor=self.name, model=self.model, rejected=rejected)

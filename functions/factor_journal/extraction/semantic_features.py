@@ -421,10 +421,7 @@ class Turn:
         if not self.several_clauses:
             return [0.0] * len(CLAUSE_BAND_SIGNALS)
         space = self.space
-        about = self.clause_vecs @ space.description[factor_index] + (
-            self.clause_vecs @ space.rubric[factor_index].T
-        ).max(axis=1)
-        best = int(np.argmax(about))
+        best = self._clause_most_about(factor_index)
         vec, text = self.clause_vecs[best], self.clauses[best]
         rubric = space.rubric[factor_index] @ vec
         labelled = rows[space.example_bands[rows, factor_index] >= 0]
@@ -435,6 +432,19 @@ class Turn:
             *(rubric - rubric.mean()), *votes, min(signals.negation_count(text), 3) / 3,
             float(signals.negated_negative(text)), float(signals.negated_positive(text)), 1.0,
         ]  # fmt: skip
+
+    def _clause_most_about(self, factor_index: int) -> int:
+        """The index of the clause closest to the factor's description and to one of its rubric levels."""
+        space = self.space
+        about = self.clause_vecs @ space.description[factor_index] + (
+            self.clause_vecs @ space.rubric[factor_index].T
+        ).max(axis=1)
+        return int(np.argmax(about))
+
+    def clause_about(self, factor_index: int) -> str:
+        """The clause of the answer most about the factor (the whole answer when it is one clause): the words a
+        reading of that factor rests on."""
+        return self.clauses[self._clause_most_about(factor_index)] if self.several_clauses else self.answer
 
     def _knn(self, rows: np.ndarray, factor_index: int | None, k: int, sims: np.ndarray | None = None) -> np.ndarray:
         """Similarity-weighted band distribution of the ``k`` nearest labelled answers among ``rows``, by ``sims``
