@@ -24,9 +24,12 @@ import hashlib
 from collections.abc import Sequence
 from datetime import datetime
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
-from factor_journal.models import AssessmentSummary, CategoryProgress, DocumentModel, Overall, UserProfile
+from factor_journal import freshness
+from factor_journal.catalog import Catalog
+from factor_journal.models import AssessmentSummary, CategoryProgress, DocumentModel, FactorState, Overall, UserProfile
+from factor_journal.summary import decision_tier
 
 ROLLUP_SHARDS = 64
 ROW_BLOCKED_CAPABILITIES = 6
@@ -40,6 +43,13 @@ def shard_of(user_id: str, shards: int = ROLLUP_SHARDS) -> str:
 class BlockedRow(DocumentModel):
     archetype_id: str
     blockers: list[str]
+
+
+class SaidMark(DocumentModel):
+    """What a team page needs to age one answer on read: its stored confidence and when it was last said."""
+
+    c: float
+    at: datetime | None = None
 
 
 class PersonRow(DocumentModel):
@@ -61,6 +71,8 @@ class PersonRow(DocumentModel):
     can_evaluate: list[str] = Field(default_factory=list)
     blocked: list[BlockedRow] = Field(default_factory=list)
     updated_at: datetime | None = None
+    # every assessed answer: aged on read with the catalog's half-lives (no nightly rewrite)
+    said: dict[str, SaidMark] = Field(default_factory=dict)
 
 
 def mean_confidence(rows: Sequence[PersonRow]) -> float | None:
@@ -94,7 +106,49 @@ def person_row(profile: UserProfile, summary: AssessmentSummary, last_active: da
             for b in summary.capabilities.cannot_evaluate_yet[:ROW_BLOCKED_CAPABILITIES]
         ],
         updated_at=summary.updated_at,
+        said={
+            fid: SaidMark(c=state.current_confidence, at=freshness.said_at(state))
+            for fid, state in summary.factors.items()
+            if state.is_assessed  # composites too (cheap); they are aged with their components, so skipped on read
+        },
     )
+
+
+class RowFreshness(BaseModel):
+    """A person's row as it counts at a moment: answers due for a re-check, their share, the aged average
+    confidence and the tier it supports (completeness does not age)."""
+
+    due: int
+    share: float  # of the assessed answers
+    avg_confidence: float
+    decision_tier: str
+
+
+def row_freshness(row: PersonRow, catalog: Catalog, now: datetime) -> RowFreshness:
+    """Freshness of a roll-up row at ``now``, from the row alone (pure; a row written before rows carried
+    ``said`` counts as it was stored)."""
+    if not row.said:
+        return RowFreshness(due=0, share=0.0, avg_confidence=row.avg_confidence, decision_tier=row.decision_tier)
+    states = [
+        FactorState(
+            factor_id=fid,
+            category=catalog.factor(fid).category,
+            current_value=0.0,
+            current_confidence=m.c,
+            observed_at=m.at,
+        )  # fmt: skip
+        for fid, m in row.said.items()
+        if catalog.has_factor(fid) and not catalog.factor(fid).is_composite
+    ]
+    if not states:
+        return RowFreshness(due=0, share=0.0, avg_confidence=row.avg_confidence, decision_tier=row.decision_tier)
+    due = sum(freshness.is_due(state, now, catalog) for state in states)
+    aged = [freshness.effective_confidence(state, now, catalog) for state in states]
+    average = round(sum(aged) / len(aged), 4)
+    return RowFreshness(
+        due=due, share=round(due / len(states), 4), avg_confidence=average,
+        decision_tier=decision_tier(catalog, row.completeness, average).id,
+    )  # fmt: skip
 
 
 class SnapshotFactor(DocumentModel):
