@@ -79,9 +79,15 @@ def render() -> None:
         if isinstance(data.get("text"), str)
     ]
     if not turns or turns[-1][1].get("role") != "assistant":
-        summary = store.summary(subject.user_id)
+        stored = store.summary(subject.user_id)
+        fresh = context.fresh(stored) if stored else None  # aged: answers due for a re-check are asked first
+        summary, stale = (fresh.summary, context.stale_of(fresh)) if fresh else (None, None)
         asked = {data["text"] for _, data in turns if data.get("role") == "assistant"}
-        suggestions = next_best_questions(store.catalog, store.graph, summary, limit=1, asked=asked) if summary else []
+        suggestions = (
+            next_best_questions(store.catalog, store.graph, summary, limit=1, asked=asked, stale=stale)
+            if summary
+            else []
+        )
         if not suggestions:
             _show(turns)
             st.success("We have covered everything we need for now. Thank you!")

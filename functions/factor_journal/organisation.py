@@ -338,6 +338,7 @@ def people_held_back(people: list[PersonRow]) -> list[tuple[str, int]]:
 
 CSV_COLUMNS = ["user_id", "display_name", "email", "completeness", "avg_confidence", "assessed", "total",
                "decision_tier", "unconfirmed", "conflicts", "needs_attention", "last_active"]  # fmt: skip
+FRESHNESS_COLUMNS = ["to_recheck", "to_recheck_share"]
 
 
 # A spreadsheet evaluates a cell that starts with one of these as a formula (CSV injection).
@@ -349,14 +350,20 @@ def _as_cell(value: object) -> object:
     return f"'{value}" if isinstance(value, str) and value.startswith(_FORMULA_START) else value
 
 
-def team_csv(people: list[PersonRow]) -> str:
+def team_csv(people: list[PersonRow], team: TeamView | None = None) -> str:
     """The team table as CSV (one row per person, ISO dates, fractions as 0-1); names and addresses are
-    data, never formulas, when the file is opened in a spreadsheet."""
+    data, never formulas, when the file is opened in a spreadsheet.  With the ``team`` they were read for,
+    confidence and tier are as the answers count at its moment (aged), with the answers due for a re-check."""
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, extrasaction="ignore", lineterminator="\n")
+    columns = CSV_COLUMNS + (FRESHNESS_COLUMNS if team is not None else [])
+    writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     for row in people:
         data = row.model_dump()
+        if team is not None:
+            fresh = team.fresh(row)
+            data |= {"avg_confidence": fresh.avg_confidence, "decision_tier": fresh.decision_tier,
+                     "to_recheck": fresh.due, "to_recheck_share": fresh.share}  # fmt: skip
         data["last_active"] = row.last_active.isoformat() if row.last_active else ""
         writer.writerow({key: _as_cell(value) for key, value in data.items()})
     return buffer.getvalue()
