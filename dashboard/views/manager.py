@@ -178,9 +178,10 @@ def team_progress() -> None:
                       help=f"Of the {started:,} people who have assessed something, as their answers count today "
                       "(what was said long ago counts for less)")  # fmt: skip
     columns[3].metric("Gone quiet", f"{len(team.quiet):,}")
-    stale_share = team.stale_share()
+    stale_share, stale_people = team.stale_share(), len(team.stale)
     columns[4].metric("To re-check", "—" if stale_share is None else f"{stale_share:.0%}",
-                      f"{len(team.stale):,} people", delta_color="off", delta_arrow="off",
+                      f"{stale_people:,} {'person' if stale_people == 1 else 'people'}", delta_color="off",
+                      delta_arrow="off",
                       help="Of every answer given in the organisation, the share said so long ago that it is due "
                       "for a re-check")  # fmt: skip
     if attention:

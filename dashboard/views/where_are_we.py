@@ -80,13 +80,11 @@ def render() -> None:
 
 
 def _recheck_items(assessment: FreshAssessment) -> list[FactorFreshness]:
-    """The answers due for a re-check, then those the tier note asks to confirm (not yet due, but decayed)."""
-    items = list(assessment.to_recheck)
+    """The answers the tier note asks to confirm first (due or not), then the others due for a re-check."""
     note = assessment.tier_note
-    for fid in note.confirm if note else []:
-        if not assessment.factors[fid].due:
-            items.append(assessment.factors[fid])
-    return items
+    first = [assessment.factors[fid] for fid in (note.confirm if note else [])]
+    named = {item.factor_id for item in first}
+    return first + [item for item in assessment.to_recheck if item.factor_id not in named]
 
 
 def _talk_about(store, subject, factor_id: str, when: str) -> None:
@@ -120,7 +118,8 @@ def to_recheck(store, subject, assessment: FreshAssessment) -> None:
         "holds, or talk about it again."
         if due else "Confirming these keeps your decision tier."
     )  # fmt: skip
-    for item in items[:RECHECK_SHOWN]:
+    shown = max(RECHECK_SHOWN, len(assessment.tier_note.confirm) if assessment.tier_note else 0)
+    for item in items[:shown]:
         fid = item.factor_id
         state = assessment.stored.factors[fid]
         value = state.current_value or 0.0
@@ -149,8 +148,8 @@ def to_recheck(store, subject, assessment: FreshAssessment) -> None:
             if talk.button("Talk about it", key=f"recheck-talk-{fid}", icon=":material/forum:"):
                 _talk_about(store, subject, fid, f"on {when}")
                 st.switch_page("screens/conversation.py")
-    if len(items) > RECHECK_SHOWN:
-        st.caption(f"… and {len(items) - RECHECK_SHOWN} more.")
+    if len(items) > shown:
+        st.caption(f"… and {len(items) - shown} more.")
 
 
 def what_we_know(
