@@ -124,7 +124,8 @@ def to_recheck(store, subject, assessment: FreshAssessment) -> None:
         state = assessment.stored.factors[fid]
         value = state.current_value or 0.0
         when = labels.day(item.said_at)
-        rest = f" · {item.unlocks} project type{'s' if item.unlocks != 1 else ''} rest on it" if item.unlocks else ""
+        types = f"{item.unlocks} project type{'s rest' if item.unlocks != 1 else ' rests'}"
+        rest = f" · {types} on it" if item.unlocks else ""
         with st.container(border=True):
             st.markdown(
                 f"**{md(catalog.factor(fid).name)}**: {labels.band(catalog, fid, value)} ({labels.amount(value)}) · "

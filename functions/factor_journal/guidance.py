@@ -71,7 +71,7 @@ def next_best_questions(
         if question is None or score <= 0:
             continue
         if aged:
-            rest = f"; {resting} project type{'s' if resting != 1 else ''} rest on it" if resting else ""
+            rest = f"; {resting} project type{'s rest' if resting != 1 else ' rests'} on it" if resting else ""
             reason = f"to re-check: {_said(stale[factor.id])}{rest}"
         elif unlocks:
             closest = min(unlocks, key=lambda item: item[1])
