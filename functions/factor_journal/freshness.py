@@ -53,13 +53,23 @@ def decay(age: timedelta, half_life: HalfLife) -> float:
     return 0.5 ** (days / half_life.days)
 
 
+def aged(confidence: float, said: datetime | None, half_life: HalfLife, now: datetime) -> float:
+    """A confidence said at ``said`` as it counts at ``now`` (kept to 4 places); as stored when ``said`` is unknown."""
+    return confidence if said is None else round(confidence * decay(now - said, half_life), 4)
+
+
+def due_time(confidence: float, said: datetime | None, half_life: HalfLife, threshold: float) -> datetime | None:
+    """When an answer of ``confidence`` said at ``said`` is due for a re-check (see the module); None: never."""
+    if said is None or half_life.days is None:
+        return None
+    half_lives = math.log2(confidence / threshold) if confidence >= threshold else 1.0
+    return said + timedelta(days=half_life.days * half_lives)
+
+
 def _aged(state: FactorState, now: datetime, catalog: Catalog) -> float:
-    at = said_at(state)
     if not state.is_assessed:
         return 0.0
-    if at is None:
-        return state.current_confidence
-    return round(state.current_confidence * decay(now - at, catalog.half_life(state.factor_id)), 4)
+    return aged(state.current_confidence, said_at(state), catalog.half_life(state.factor_id), now)
 
 
 def effective_confidence(
@@ -97,15 +107,10 @@ def aged_states(states: Mapping[str, FactorState], now: datetime, catalog: Catal
 def due_at(state: FactorState, catalog: Catalog) -> datetime | None:
     """When the answer is due for a re-check (see the module): None when it never will be (never ages,
     unassessed, a composite, or no time it was said)."""
-    factor = catalog.factor(state.factor_id)
-    at = said_at(state)
-    half_life = catalog.half_life(state.factor_id) if not factor.is_composite else None
-    if factor.is_composite or not state.is_assessed or at is None or half_life is None or half_life.days is None:
+    if catalog.factor(state.factor_id).is_composite or not state.is_assessed:
         return None
-    threshold = catalog.freshness.recheck_below
-    stored = state.current_confidence
-    half_lives = math.log2(stored / threshold) if stored >= threshold else 1.0
-    return at + timedelta(days=half_life.days * half_lives)
+    half_life = catalog.half_life(state.factor_id)
+    return due_time(state.current_confidence, said_at(state), half_life, catalog.freshness.recheck_below)
 
 
 def is_due(state: FactorState, now: datetime, catalog: Catalog) -> bool:
@@ -171,14 +176,13 @@ def _avg_aged(
     confirmed at the given time (confidence + the confirmation boost)."""
     values = []
     for fid, state in states.items():
-        if catalog.factor(fid).is_composite or not state.is_assessed:
+        if not state.is_assessed or catalog.factor(fid).is_composite:
             continue
+        half_life = catalog.half_life(fid)
         if fid in fresh:
-            confirmed = min(1.0, state.current_confidence + CONFIRMATION_BOOST)
-            state = state.model_copy(
-                update={"current_confidence": confirmed, "observed_at": fresh[fid], "folded_through": None}
-            )
-        values.append(_aged(state, at, catalog))
+            values.append(aged(min(1.0, state.current_confidence + CONFIRMATION_BOOST), fresh[fid], half_life, at))
+        else:
+            values.append(aged(state.current_confidence, said_at(state), half_life, at))
     return round(sum(values) / len(values), 4) if values else 0.0
 
 
@@ -215,22 +219,26 @@ def tier_note(
             else:
                 low = middle
         lapses_at = target = high
-    losses = sorted(
-        (
-            (state.current_confidence - _aged(state, target, catalog), fid)
-            for fid, state in states.items()
-            if not catalog.factor(fid).is_composite and state.is_assessed
-        ),
-        reverse=True,
-    )
+    answers = {
+        fid: (state, catalog.half_life(fid))
+        for fid, state in states.items()
+        if state.is_assessed and not catalog.factor(fid).is_composite
+    }
+    then = {fid: aged(state.current_confidence, said_at(state), hl, target) for fid, (state, hl) in answers.items()}
+    renewed = {
+        fid: aged(min(1.0, state.current_confidence + CONFIRMATION_BOOST), now, hl, target)
+        for fid, (state, hl) in answers.items()
+    }
+    losses = sorted(((answers[fid][0].current_confidence - then[fid], fid) for fid in answers), reverse=True)
     confirm: list[str] = []
-    fresh: dict[str, datetime] = {}
-    for loss, fid in losses:
+    total = sum(then.values())
+    for loss, fid in losses:  # most decayed first, until the tier holds (one pass: the sum moves by each gain)
         if loss <= 0:
             break
         confirm.append(fid)
-        fresh[fid] = now
-        if _rank(catalog, tier_at(target, fresh).id) >= _rank(catalog, reached.id):
+        total += renewed[fid] - then[fid]
+        average = round(total / len(answers), 4)
+        if _rank(catalog, decision_tier(catalog, completeness, average).id) >= _rank(catalog, reached.id):
             break
     dropped_to = tier_at(target)
     count = f"{len(confirm)} answer{'s' if len(confirm) != 1 else ''}"

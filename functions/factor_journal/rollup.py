@@ -21,15 +21,19 @@ documents written by the daily scheduled roll-up, not from every change.
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 from factor_journal import freshness
 from factor_journal.catalog import Catalog
-from factor_journal.models import AssessmentSummary, CategoryProgress, DocumentModel, FactorState, Overall, UserProfile
+from factor_journal.models import AssessmentSummary, CategoryProgress, DocumentModel, Overall, UserProfile
 from factor_journal.summary import decision_tier
+
+log = logging.getLogger(__name__)
 
 ROLLUP_SHARDS = 64
 ROW_BLOCKED_CAPABILITIES = 6
@@ -43,13 +47,6 @@ def shard_of(user_id: str, shards: int = ROLLUP_SHARDS) -> str:
 class BlockedRow(DocumentModel):
     archetype_id: str
     blockers: list[str]
-
-
-class SaidMark(DocumentModel):
-    """What a team page needs to age one answer on read: its stored confidence and when it was last said."""
-
-    c: float
-    at: datetime | None = None
 
 
 class PersonRow(DocumentModel):
@@ -71,8 +68,9 @@ class PersonRow(DocumentModel):
     can_evaluate: list[str] = Field(default_factory=list)
     blocked: list[BlockedRow] = Field(default_factory=list)
     updated_at: datetime | None = None
-    # every assessed answer: aged on read with the catalog's half-lives (no nightly rewrite)
-    said: dict[str, SaidMark] = Field(default_factory=dict)
+    # every assessed answer as [stored confidence, when last said]: aged on read with the catalog's half-lives
+    # (no nightly rewrite); plain pairs, since 2,000 people's answers are read on a team page's first view
+    said: dict[str, list[Any]] = Field(default_factory=dict)
 
 
 def mean_confidence(rows: Sequence[PersonRow]) -> float | None:
@@ -107,7 +105,7 @@ def person_row(profile: UserProfile, summary: AssessmentSummary, last_active: da
         ],
         updated_at=summary.updated_at,
         said={
-            fid: SaidMark(c=state.current_confidence, at=freshness.said_at(state))
+            fid: [state.current_confidence, freshness.said_at(state)]
             for fid, state in summary.factors.items()
             if state.is_assessed  # composites too (cheap); they are aged with their components, so skipped on read
         },
@@ -127,26 +125,28 @@ class RowFreshness(BaseModel):
 def row_freshness(row: PersonRow, catalog: Catalog, now: datetime) -> RowFreshness:
     """Freshness of a roll-up row at ``now``, from the row alone (pure; a row written before rows carried
     ``said`` counts as it was stored)."""
-    if not row.said:
+    threshold = catalog.freshness.recheck_below
+    due = 0
+    confidences: list[float] = []
+    for fid, mark in row.said.items():
+        if not catalog.has_factor(fid) or catalog.factor(fid).is_composite:
+            continue
+        try:
+            confidence, at = float(mark[0]), mark[1]
+            if at is not None and not isinstance(at, datetime):
+                raise TypeError(at)
+        except (TypeError, ValueError, IndexError):  # a mark that no longer reads: counted as stored, never due
+            log.warning("roll-up row of %s: the age of %s no longer reads", row.user_id, fid)
+            continue
+        half_life = catalog.half_life(fid)
+        confidences.append(freshness.aged(confidence, at, half_life, now))
+        when = freshness.due_time(confidence, at, half_life, threshold)
+        due += when is not None and when <= now
+    if not confidences:
         return RowFreshness(due=0, share=0.0, avg_confidence=row.avg_confidence, decision_tier=row.decision_tier)
-    states = [
-        FactorState(
-            factor_id=fid,
-            category=catalog.factor(fid).category,
-            current_value=0.0,
-            current_confidence=m.c,
-            observed_at=m.at,
-        )  # fmt: skip
-        for fid, m in row.said.items()
-        if catalog.has_factor(fid) and not catalog.factor(fid).is_composite
-    ]
-    if not states:
-        return RowFreshness(due=0, share=0.0, avg_confidence=row.avg_confidence, decision_tier=row.decision_tier)
-    due = sum(freshness.is_due(state, now, catalog) for state in states)
-    aged = [freshness.effective_confidence(state, now, catalog) for state in states]
-    average = round(sum(aged) / len(aged), 4)
+    average = round(sum(confidences) / len(confidences), 4)
     return RowFreshness(
-        due=due, share=round(due / len(states), 4), avg_confidence=average,
+        due=due, share=round(due / len(confidences), 4), avg_confidence=average,
         decision_tier=decision_tier(catalog, row.completeness, average).id,
     )  # fmt: skip
 

@@ -337,8 +337,17 @@ class Catalog(_Strict):
         """How fast what was said about a factor ages: its own half-life, else its category's, else the default.
 
         (A composite has none of its own: it ages with its components, see ``freshness``.)"""
-        factor = self.factor(factor_id)
-        return factor.half_life or self.category(factor.category).half_life or self.freshness.default_half_life
+        found = self.__dict__.get("_half_lives")
+        if found is None:
+            categories = {category.id: category.half_life for category in self.categories}
+            found = {
+                factor.id: factor.half_life or categories.get(factor.category) or self.freshness.default_half_life
+                for factor in self.factors
+            }
+            object.__setattr__(self, "_half_lives", found)  # frozen model: cache once
+        if factor_id not in found:
+            raise KeyError(factor_id)
+        return found[factor_id]
 
     def level_value(self, factor_id: str, level: Level) -> float:
         """The value a rubric level stands for on this factor's scale."""
