@@ -12,7 +12,7 @@ from factor_journal.catalog.models import parse_catalog
 from factor_journal.graph import graph_for
 from factor_journal.guidance import next_best_questions
 from factor_journal.models import Conflict, FactorState, InferenceStatus
-from factor_journal.rollup import PersonRow, row_freshness
+from factor_journal.rollup import PersonRow, decode_said, encode_said, row_freshness
 from factor_journal.summary import build_summary
 
 CATALOG = """
@@ -196,15 +196,16 @@ def test_next_best_questions_put_stale_high_impact_answers_first(catalog):
 
 def test_roll_up_rows_are_aged_on_read_from_the_row_alone(catalog):
     row = PersonRow(user_id="p", completeness=0.5, avg_confidence=0.9, assessed=2, total=4, decision_tier="medium",
-                    said={"sponsor": [0.9, T0], "cloud": [0.9, T0], "score": [0.45, T0]})  # fmt: skip
+                    said=encode_said([("sponsor", 0.9, T0), ("cloud", 0.9, T0), ("score", 0.45, T0)]))  # fmt: skip
     now = row_freshness(row, catalog, T0)
     assert (now.due, now.share, now.avg_confidence, now.decision_tier) == (0, 0.0, 0.9, "medium")
     later = row_freshness(row, catalog, T0 + 9 * MONTH)  # sponsor due (0.318), cloud not (0.636)
     assert later.due == 1 and later.share == 0.5 and later.decision_tier == "exploratory"
     assert later.avg_confidence == pytest.approx((0.3182 + 0.6364) / 2, abs=1e-3)
-    damaged = row.model_copy(update={"said": {"sponsor": ["lots", T0], "cloud": [0.9, T0]}})
+    assert list(decode_said(row.said))[0] == ("sponsor", 0.9, T0) and list(decode_said("")) == []
+    damaged = row.model_copy(update={"said": "sponsor lots 1735689600;" + encode_said([("cloud", 0.9, T0)])})
     assert row_freshness(damaged, catalog, T0 + 9 * MONTH).due == 0  # a mark that no longer reads is skipped
-    old_row = row.model_copy(update={"said": {}})  # written before rows carried answers' ages: as stored
+    old_row = row.model_copy(update={"said": ""})  # written before rows carried answers' ages: as stored
     assert row_freshness(old_row, catalog, T0 + 9 * MONTH).decision_tier == "medium"
 
 

@@ -349,6 +349,15 @@ class Catalog(_Strict):
             raise KeyError(factor_id)
         return found[factor_id]
 
+    def ageing_days(self) -> dict[str, float | None]:
+        """Every assessable factor's half-life in days (None: never ages); composites are absent (they age
+        with their components).  Cached: read for every answer of every person on a team page."""
+        found = self.__dict__.get("_ageing_days")
+        if found is None:
+            found = {factor.id: self.half_life(factor.id).days for factor in self.assessable_factors}
+            object.__setattr__(self, "_ageing_days", found)  # frozen model: cache once
+        return found
+
     def level_value(self, factor_id: str, level: Level) -> float:
         """The value a rubric level stands for on this factor's scale."""
         scale = self.factor(factor_id).scale
