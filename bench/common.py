@@ -60,8 +60,7 @@ def app_on_fresh_database(database: str) -> firestore.Client:
 
     os.environ["FJ_FIRESTORE_DATABASE"] = database
     client = fresh_database(database)
-    runtime.firestore_client.cache_clear()
-    runtime.store.cache_clear()
+    runtime.reset()  # the client takes its database from the cached settings: forget them too
     st.cache_resource.clear()
     return client
 

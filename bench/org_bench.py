@@ -26,7 +26,7 @@ from factor_journal.catalog import load_catalog
 from factor_journal.links import LinkSigner
 from factor_journal.models import UserProfile
 from factor_journal.organisation import OrganisationDirectory
-from factor_journal.rollup import PersonRow, shard_of
+from factor_journal.rollup import PersonRow, encode_said, shard_of
 from factor_journal.store import FactorJournalStore
 
 SIZES = (20, 200, 2000)
@@ -44,6 +44,7 @@ def _seed_org(store: FactorJournalStore, people: int) -> tuple[str, str]:
     directory.assign_manager(org, manager)
     tiers = [t.id for t in store.catalog.decision_tiers]
     categories = [c.id for c in store.catalog.categories]
+    answerable = [f.id for f in store.catalog.assessable_factors]
     now = datetime.now(UTC)
     shards: dict[str, dict[str, Any]] = defaultdict(dict)
     for index in range(people):
@@ -55,6 +56,11 @@ def _seed_org(store: FactorJournalStore, people: int) -> tuple[str, str]:
             total=44, decision_tier=tiers[index % len(tiers)], unconfirmed=index % 5,
             last_active=now - timedelta(days=index % 30),
             categories={c: ((index + i * 13) % 100) / 100 for i, c in enumerate(categories)},
+            # each answer's confidence and when it was said (up to ~16 months ago), aged by the page on read
+            said=encode_said(
+                (fid, 0.55 + (index + k) % 40 / 100, now - timedelta(days=(index * 7 + k * 31) % 500))
+                for k, fid in enumerate(answerable[: int(completeness * 44)])
+            ),
         ).to_document()  # fmt: skip
     writer = store.client.bulk_writer()
     for shard, rows in shards.items():

@@ -85,6 +85,7 @@ TEAM_VIEWS: dict[str, Callable[[Any], None]] = {
     "gone quiet": lambda app: app.toggle(key="team_quiet").set_value(True),
     "name search": lambda app: app.text_input(key="team_search").input("Person 01"),
     "table page 10": lambda app: app.number_input(key="team_page").set_value(10),
+    "to re-check": lambda app: app.toggle(key="team_stale").set_value(True),
 }
 
 

@@ -97,8 +97,12 @@ def by_day(entries: Sequence[JournalEntry]) -> list[JournalEntry]:
     return [last[d] for d in sorted(last)]
 
 
-def factor_timeline(entries: Sequence[JournalEntry], describe: Callable[[str], str] | None = None) -> go.Figure:
-    """Value and confidence of one factor by day of observation (the last state of each day).
+def factor_timeline(
+    entries: Sequence[JournalEntry], describe: Callable[[str], str] | None = None,
+    aged: Sequence[tuple[datetime, float]] = (),
+) -> go.Figure:  # fmt: skip
+    """Value and confidence of one factor by day of observation (the last state of each day), and ``aged``:
+    the current answer's confidence as time wears it down since it was last said (freshness), to today.
 
     ``describe`` turns a rationale into display text (ids into names) for a hover text that says why; the
     rationale quotes the person, so without it (a manager's read-only view) the chart carries no words at
@@ -119,6 +123,13 @@ def factor_timeline(entries: Sequence[JournalEntry], describe: Callable[[str], s
         x=days, y=[e.confidence_after * 100 for e in timeline], mode="lines+markers",
         name="Confidence %", yaxis="y2", line={"shape": "hv", "dash": "dot", "color": PALETTE["confidence"]},
     )  # fmt: skip
+    if aged:
+        figure.add_scatter(
+            x=[at for at, _ in aged], y=[confidence * 100 for _, confidence in aged], mode="lines",
+            name="Confidence as it ages %", yaxis="y2", line={"color": PALETTE["gap"], "dash": "dash"},
+            hovertemplate="%{x|%d %b %Y}: %{y:.0f}%<extra></extra>",
+        )  # fmt: skip
+        days = [*days, aged[-1][0].date()]
     figure.update_layout(
         height=320, margin={"l": 10, "r": 10, "t": 30, "b": 10}, legend={"orientation": "h", "y": 1.12},
         yaxis={"range": [0, 100], "title": "value"},

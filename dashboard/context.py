@@ -11,18 +11,21 @@ on the next interaction.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import streamlit as st
 from pydantic import BaseModel
 
 from dashboard.safe_text import md
-from factor_journal import runtime
+from factor_journal import freshness, runtime
 from factor_journal.access import AccessChecker, Viewer
 from factor_journal.links import LinkError, LinkSigner
 from factor_journal.models import AssessmentSummary
 from factor_journal.store import FactorJournalStore
 
 __all__ = [
-    "Subject", "Viewer", "access", "current_subject", "open_page", "require_subject", "sign_in", "signer", "store",
+    "Subject", "Viewer", "access", "current_subject", "fresh", "open_fresh_page", "open_page", "require_subject",
+    "sign_in", "signer", "stale_of", "store",
 ]  # fmt: skip
 
 NO_LINK = "Open Factor Journal through the link in your email."
@@ -117,9 +120,27 @@ def require_subject() -> Subject:
     return subject  # type: ignore[return-value]
 
 
+def fresh(summary: AssessmentSummary, at: datetime | None = None) -> freshness.FreshAssessment:
+    """The summary as it counts now (or ``at``): every confidence aged (``factor_journal.freshness``), no read."""
+    shared = store()
+    return freshness.assess(shared.catalog, shared.graph, summary, at or datetime.now(UTC))
+
+
+def stale_of(assessment: freshness.FreshAssessment) -> dict[str, datetime | None]:
+    """The answers due for a re-check and when each was last said (``next_best_questions(stale=…)``)."""
+    return {item.factor_id: item.said_at for item in assessment.to_recheck}
+
+
 def open_page(title: str) -> tuple[Subject, FactorJournalStore, AssessmentSummary]:
-    """Start a user page: whose it is, the store, and their summary (one read); stops with a
-    message when there is no subject or no assessment.  A manager's read-only view names the person."""
+    """Start a user page: whose it is, the store, and their summary as it counts now (one read, every
+    confidence aged: see ``fresh``); stops with a message when there is no subject or no assessment."""
+    subject, shared, assessment = open_fresh_page(title)
+    return subject, shared, assessment.summary
+
+
+def open_fresh_page(title: str) -> tuple[Subject, FactorJournalStore, freshness.FreshAssessment]:
+    """Start a user page: whose it is, the store, and their summary with its freshness (one read); stops with
+    a message when there is no subject or no assessment.  A manager's read-only view names the person."""
     subject = require_subject()
     shared = store()
     summary = shared.summary(subject.user_id)
@@ -127,4 +148,4 @@ def open_page(title: str) -> tuple[Subject, FactorJournalStore, AssessmentSummar
     if summary is None:
         st.error("There is no assessment for this account yet.")
         st.stop()
-    return subject, shared, summary  # type: ignore[return-value]
+    return subject, shared, fresh(summary)  # type: ignore[arg-type]

@@ -90,6 +90,19 @@ def ago(moment: datetime | None, now: datetime, empty: str = "never active yet")
     return "today" if days <= 0 else ("1 day ago" if days == 1 else f"{days} days ago")
 
 
+def age(moment: datetime | None, now: datetime) -> str:
+    """How long ago, in the unit a person would use: 'today', '5 days ago', '3 weeks ago', '14 months ago'."""
+    if moment is None:
+        return "long ago"
+    days = (now - moment).days
+    if days < 14:
+        return ago(moment, now)
+    if days < 61:
+        return f"{days // 7} weeks ago"
+    months = round(days / (365.25 / 12))
+    return f"{months} months ago" if months < 24 else f"{days / 365.25:.0f} years ago"
+
+
 _IDENTIFIER = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
 
 

@@ -240,7 +240,11 @@ def _next_question(turns: list[tuple[str, dict]], summary: AssessmentSummary | N
     last_answer = next((data for _, data in reversed(turns) if data.get("role") != "assistant"), None)
     outcome = _outcome(last_answer) if last_answer else None
     heard = heard_factors(outcome.readings) if outcome else set()
-    suggestions = next_best_questions(store.catalog, store.graph, summary, limit=1, asked=asked, just_heard=heard)
+    fresh = context.fresh(summary)  # aged: answers due for a re-check are asked first
+    suggestions = next_best_questions(
+        store.catalog, store.graph, fresh.summary, limit=1, asked=asked, just_heard=heard,
+        stale=context.stale_of(fresh),
+    )  # fmt: skip
     if not suggestions:
         return None
     question = suggestions[0].question

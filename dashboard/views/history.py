@@ -9,12 +9,14 @@ import streamlit as st
 
 from dashboard import charts, context, labels
 from dashboard.safe_text import quote
+from factor_journal import freshness
 
 HISTORY_PAGE = 25
 
 
 def render() -> None:
-    subject, store, summary = context.open_page("Factor history")
+    subject, store, assessment = context.open_fresh_page("Factor history")
+    summary = assessment.summary  # confidences as they count today
     touched = [
         fid for fid in summary.factors if summary.factors[fid].evidence_count or summary.factors[fid].last_entry_id
     ]
@@ -44,9 +46,14 @@ def render() -> None:
         if store.catalog.factor(factor_id).is_composite
         else labels.status_label(state.inference_status)
     )
+    fresh = assessment.factors.get(factor_id)
+    aged = ""
+    if fresh is not None and round(fresh.stored_confidence, 2) != round(fresh.confidence, 2):
+        aged = f" ({fresh.stored_confidence:.0%} when said, ageing with a half-life of {fresh.half_life})"
+    due = " · **to re-check**" if fresh is not None and fresh.due else ""
     st.markdown(
-        f"**Now:** {shown} · confidence {state.current_confidence:.0%} · {status} · "
-        f"last said {labels.day(state.observed_at)}"
+        f"**Now:** {shown} · confidence {state.current_confidence:.0%}{aged} · {status} · "
+        f"last said {labels.day(fresh.said_at if fresh else state.observed_at)}{due}"
     )
     pages = st.session_state.setdefault("history_pages", {})
     shown = pages.get(factor_id, 1)
@@ -58,9 +65,14 @@ def render() -> None:
         if cursor is None:
             break
     said_on = {e.observed_at.date() for e in entries if e.effective}
-    if len(said_on) > 1:
+    curve = freshness.decay_curve(assessment.stored.factors[factor_id], store.catalog, assessment.at)
+    if len(said_on) > 1 or (said_on and curve):
         describe = None if subject.read_only else humane  # rationales quote the person: theirs alone
-        st.plotly_chart(charts.factor_timeline(entries, describe=describe), width="stretch", config=charts.PLOT_CONFIG)
+        st.plotly_chart(charts.factor_timeline(entries, describe=describe, aged=curve), width="stretch",
+                        config=charts.PLOT_CONFIG)  # fmt: skip
+        if curve:
+            st.caption("The dashed line is how sure the current answer counts as time passes since it was last said; "
+                       "confirming it or saying it again brings it back.")  # fmt: skip
     elif said_on:
         st.caption(
             f"Everything below was said on {labels.day(min(said_on))}: the chart begins when a second day adds to it."
@@ -96,7 +108,7 @@ def render() -> None:
     day = st.date_input("As of", value=datetime.now(UTC).date(), key="as_of_date")
     if st.button("Show the assessment then", key="as_of_go"):
         moment = datetime.combine(day, time(23, 59, 59), tzinfo=UTC)
-        then = store.summary_as_of(subject.user_id, moment)
+        then = context.fresh(store.summary_as_of(subject.user_id, moment), moment).summary  # aged to that date
         st.markdown(
             f"On **{day:%d %b %Y}**: "
             f"{then.overall.total_factors_assessed}/{then.overall.total_factors} factors mapped, "

@@ -26,7 +26,7 @@ from factor_journal.organisation import (
     people_held_back,
     team_csv,
 )  # fmt: skip
-from factor_journal.rollup import PersonRow, mean_confidence
+from factor_journal.rollup import PersonRow
 
 
 def directory() -> OrganisationDirectory:
@@ -67,31 +67,44 @@ def _team():
 TABLE_PAGE = 25
 QUIET_LISTED = 15
 SORTS = {
-    "Name": lambda p: ((p.display_name or p.user_id).casefold(),),
-    "Least mapped first": lambda p: (p.completeness, (p.display_name or p.user_id).casefold()),
-    "Longest quiet first": lambda p: (p.last_active is not None, p.last_active or datetime.min.replace(tzinfo=UTC)),
-    "Most unconfirmed first": lambda p: (-p.unconfirmed, (p.display_name or p.user_id).casefold()),
-}
+    "Name": lambda p, team: ((p.display_name or p.user_id).casefold(),),
+    "Least mapped first": lambda p, team: (p.completeness, (p.display_name or p.user_id).casefold()),
+    "Longest quiet first": lambda p, team: (
+        p.last_active is not None, p.last_active or datetime.min.replace(tzinfo=UTC)
+    ),
+    "Most unconfirmed first": lambda p, team: (-p.unconfirmed, (p.display_name or p.user_id).casefold()),
+    "Most to re-check first": lambda p, team: (-team.fresh(p).share, (p.display_name or p.user_id).casefold()),
+}  # fmt: skip
+STALE_SHARES = {0.0: "any", 0.25: "a quarter or more", 0.5: "half or more"}
 
 
 def _filters(team) -> TeamFilter:
-    """The filter row: name search, tiers, only those gone quiet (widget state per browser session)."""
+    """The filter row: name search, tiers, only those gone quiet, only those with answers to re-check (and how
+    large a share of their answers), widget state per browser session."""
     catalog = context.store().catalog
     tier_names = {t.id: t.name for t in catalog.decision_tiers}
-    search, tiers, quiet = st.columns([2, 2, 1], vertical_alignment="bottom")
+    search, tiers, quiet, stale = st.columns([2, 2, 1, 1], vertical_alignment="bottom")
     text = search.text_input("Search by name", key="team_search", placeholder="Name or e-mail")
     chosen = tiers.multiselect("Decision tier", list(tier_names), format_func=tier_names.get, key="team_tiers",
                                placeholder="All tiers")  # fmt: skip
     quiet_only = quiet.toggle(f"Gone quiet ({len(team.quiet)})", key="team_quiet")
-    return TeamFilter(tiers=frozenset(chosen), quiet_only=quiet_only, search=text)
+    stale_only = stale.toggle(f"To re-check ({len(team.stale)})", key="team_stale",
+                              help="People with answers said so long ago that they are due for a re-check")  # fmt: skip
+    share = 0.0
+    if stale_only:
+        share = st.radio("Share of their answers to re-check", list(STALE_SHARES), format_func=STALE_SHARES.get,
+                         horizontal=True, key="team_stale_share")  # fmt: skip
+    return TeamFilter(tiers=frozenset(chosen), quiet_only=quiet_only, stale_only=stale_only,
+                      min_stale_share=share, search=text)  # fmt: skip
 
 
-def _table(people: list, now: datetime) -> list:
-    """The paged, sorted team table; returns the people on the page shown."""
+def _table(team, people: list, now: datetime) -> list:
+    """The paged, sorted team table (confidence and tier as the aged answers support them today); returns the
+    people on the page shown."""
     catalog = context.store().catalog
     sort_col, page_col = st.columns([2, 1], vertical_alignment="bottom")
     order = sort_col.selectbox("Sort", list(SORTS), key="team_sort")
-    ordered = sorted(people, key=SORTS[order])
+    ordered = sorted(people, key=lambda p: SORTS[order](p, team))
     pages = max(1, -(-len(ordered) // TABLE_PAGE))
     page = 1
     if pages > 1:
@@ -103,15 +116,26 @@ def _table(people: list, now: datetime) -> list:
             {
                 "Person": p.display_name or p.user_id,
                 "Mapped": p.completeness * 100,
-                "Confidence": p.avg_confidence * 100 if p.assessed else None,  # nothing assessed: no confidence
-                "Tier": labels.tier_name(catalog, p.decision_tier),
+                # nothing assessed: no confidence; otherwise as the answers count today (aged)
+                "Confidence": team.fresh(p).avg_confidence * 100 if p.assessed else None,
+                "Tier": labels.tier_name(catalog, team.fresh(p).decision_tier),
+                "To re-check": team.fresh(p).share * 100 if p.assessed else None,
                 "Unconfirmed": p.unconfirmed,
                 "Needs attention": p.needs_attention,
                 "Last active": labels.day(p.last_active),
             }
             for p in shown
         ],
-        columns=["Person", "Mapped", "Confidence", "Tier", "Unconfirmed", "Needs attention", "Last active"],
+        columns=[
+            "Person",
+            "Mapped",
+            "Confidence",
+            "Tier",
+            "To re-check",
+            "Unconfirmed",
+            "Needs attention",
+            "Last active",
+        ],  # fmt: skip
     )
     if not any(p.needs_attention for p in people):
         table = table.drop(columns=["Needs attention"])
@@ -120,6 +144,9 @@ def _table(people: list, now: datetime) -> list:
         column_config={
             "Mapped": st.column_config.ProgressColumn(format="%.0f%%", min_value=0, max_value=100),
             "Confidence": st.column_config.ProgressColumn(format="%.0f%%", min_value=0, max_value=100),
+            "To re-check": st.column_config.ProgressColumn(
+                format="%.0f%%", min_value=0, max_value=100, help="Share of their answers due for a re-check"
+            ),
         },
     )  # fmt: skip
     first = (page - 1) * TABLE_PAGE + 1 if shown else 0
@@ -143,15 +170,22 @@ def team_progress() -> None:
         return
     now = datetime.now(UTC)
     attention = sum(p.needs_attention for p in people)
-    columns = st.columns(5 if attention else 4)
+    columns = st.columns(6 if attention else 5)
     columns[0].metric("People", f"{len(people):,}")
     columns[1].metric("Average mapped", f"{sum(p.completeness for p in people) / len(people):.0%}")
-    confidence, started = mean_confidence(people), sum(p.assessed > 0 for p in people)
+    confidence, started = team.avg_confidence(), sum(p.assessed > 0 for p in people)
     columns[2].metric("Average confidence", "—" if confidence is None else f"{confidence:.0%}",
-                      help=f"Of the {started:,} people who have assessed something")  # fmt: skip
+                      help=f"Of the {started:,} people who have assessed something, as their answers count today "
+                      "(what was said long ago counts for less)")  # fmt: skip
     columns[3].metric("Gone quiet", f"{len(team.quiet):,}")
+    stale_share, stale_people = team.stale_share(), len(team.stale)
+    columns[4].metric("To re-check", "—" if stale_share is None else f"{stale_share:.0%}",
+                      f"{stale_people:,} {'person' if stale_people == 1 else 'people'}", delta_color="off",
+                      delta_arrow="off",
+                      help="Of every answer given in the organisation, the share said so long ago that it is due "
+                      "for a re-check")  # fmt: skip
     if attention:
-        columns[4].metric("Answers needing attention", f"{attention:,}",
+        columns[5].metric("Answers needing attention", f"{attention:,}",
                           help="Answers whose analysis failed after retries")  # fmt: skip
 
     chosen = _filters(team)
@@ -161,7 +195,11 @@ def team_progress() -> None:
     if not selected:
         st.info("Nobody matches these filters.")
         return
-    shown = _table(selected, now)
+    shown = _table(team, selected, now)
+    if len(selected) != len(people):
+        share = team.stale_share(selected)
+        if share is not None:
+            st.caption(f"Of the answers of the people shown, {share:.0%} are due for a re-check.")
     pick, export = st.columns([3, 1], vertical_alignment="bottom")
     with pick:
         member = st.selectbox(
@@ -172,15 +210,16 @@ def team_progress() -> None:
         if member and st.button("Open", key="drill_open"):
             st.session_state["drill_user"] = member
             st.switch_page("screens/overview.py")
-    export.download_button("Export (CSV)", lambda: team_csv(selected), file_name=f"{team.organisation.org_id}-team.csv",
-                           mime="text/csv", help="The people matching the filters, every column")  # fmt: skip
+    export.download_button("Export (CSV)", lambda: team_csv(selected, team),
+                           file_name=f"{team.organisation.org_id}-team.csv", mime="text/csv",
+                           help="The people matching the filters, every column")  # fmt: skip
 
     left, right = st.columns(2)
     with left:
         st.subheader("Decision tiers")
         tiers = {labels.tier_name(catalog, t.id): 0 for t in catalog.decision_tiers}
         for person in selected:
-            name = labels.tier_name(catalog, person.decision_tier)
+            name = labels.tier_name(catalog, team.fresh(person).decision_tier)
             tiers[name] = tiers.get(name, 0) + 1
         st.plotly_chart(charts.tier_distribution(tiers), width="stretch", key="team_tiers_chart",
                         config=charts.PLOT_CONFIG)  # fmt: skip

@@ -1,6 +1,7 @@
-"""Where are we: progress, tier, what unlocks the next one, where we were, what to discuss next.
+"""Where are we: progress, tier, what unlocks the next one, what to re-check, where we were, what to discuss next.
 
-Reads only the precomputed summary document (one read per view).
+Reads only the precomputed summary document (one read per view); freshness is computed from it on read
+(``factor_journal.freshness``): every confidence shown or weighed here is aged to today.
 """
 
 from __future__ import annotations
@@ -9,12 +10,20 @@ import streamlit as st
 
 from dashboard import charts, context, labels
 from dashboard.safe_text import md, quote
+from factor_journal.errors import FactorJournalError
+from factor_journal.freshness import FactorFreshness, FreshAssessment
 from factor_journal.guidance import next_best_questions, next_tier_statement
 from factor_journal.models import AssessmentSummary
 
+RECHECK_SHOWN = 8
+
 
 def render() -> None:
-    subject, store, summary = context.open_page("Where are we")
+    subject, store, assessment = context.open_fresh_page("Where are we")
+    notice = st.session_state.pop("overview_notice", None)
+    if notice:
+        st.success(notice)
+    summary = assessment.summary
     overall = summary.overall
     if overall.total_factors_assessed == 0:
         st.info(
@@ -29,7 +38,12 @@ def render() -> None:
         delta_color="off",
         delta_arrow="off",
     )
-    columns[1].metric("Confidence", f"{overall.avg_confidence:.0%}")
+    stored = assessment.stored.overall.avg_confidence
+    columns[1].metric(
+        "Confidence", f"{overall.avg_confidence:.0%}",
+        f"{stored:.0%} when said" if round(stored, 2) != round(overall.avg_confidence, 2) else None,
+        delta_color="off", delta_arrow="off", help="How sure we are today: what was said long ago counts for less.",
+    )  # fmt: skip
     columns[2].metric(
         "Decision tier", overall.decision_tier_name, overall.decision_budget, delta_color="off", delta_arrow="off"
     )
@@ -37,8 +51,11 @@ def render() -> None:
         "Can evaluate", len(summary.capabilities.can_evaluate), "project types", delta_color="off", delta_arrow="off"
     )
     st.progress(min(1.0, overall.completeness))
+    if assessment.tier_note is not None:  # a decision never flips silently (README, Freshness)
+        st.warning(assessment.tier_note.message, icon=":material/history:")
     st.markdown(f"**Next decision tier.** {next_tier_statement(summary)}")
-    what_we_know(store.catalog, summary, read_only=subject.read_only)  # the answer to "what do you make of us?"
+    to_recheck(store, subject, assessment)
+    what_we_know(store.catalog, summary, read_only=subject.read_only, assessment=assessment)
 
     left, right = st.columns([3, 2])
     with left:
@@ -55,17 +72,95 @@ def render() -> None:
                 if not subject.read_only:  # the excerpt is the person's own words (README, Security)
                     quote(last.excerpt)
         st.subheader("Next best questions")
-        suggestions = next_best_questions(store.catalog, store.graph, summary)
+        suggestions = next_best_questions(store.catalog, store.graph, summary, stale=context.stale_of(assessment))
         if not suggestions:
             st.write("Every factor is assessed with good confidence.")
         for suggestion in suggestions:
             st.markdown(f"- **{suggestion.question}**  \n  _{suggestion.factor_name}: {suggestion.reason}_")
 
 
-def what_we_know(catalog, summary: AssessmentSummary, read_only: bool) -> None:
+def _recheck_items(assessment: FreshAssessment) -> list[FactorFreshness]:
+    """The answers the tier note asks to confirm first (due or not), then the others due for a re-check."""
+    note = assessment.tier_note
+    first = [assessment.factors[fid] for fid in (note.confirm if note else [])]
+    named = {item.factor_id for item in first}
+    return first + [item for item in assessment.to_recheck if item.factor_id not in named]
+
+
+def _talk_about(store, subject, factor_id: str, when: str) -> None:
+    """Put the factor's question to the person in their conversation (the assistant's turn), so the
+    conversation page opens on it."""
+    viewer = st.session_state["viewer"]
+    session = st.session_state.get("conversation_session")
+    if not session:
+        named = (
+            viewer.session_id if viewer.session_id and store.session_data(subject.user_id, viewer.session_id) else None
+        )
+        session = named or store.latest_session(subject.user_id) or store.start_session(subject.user_id)
+        st.session_state["conversation_session"] = session
+    factor = store.catalog.factor(factor_id)
+    question = f"You told us about {factor.name.lower()} {when}: does it still hold? {factor.elicitation_questions[0]}"
+    store.add_turn(subject.user_id, session, "assistant", question)
+
+
+def to_recheck(store, subject, assessment: FreshAssessment) -> None:
+    """The answers said long ago that now count for little: when last said, how sure then and now, and one
+    click to confirm each still holds (a confirmation through the store, one transaction) or to talk about it."""
+    items = _recheck_items(assessment)
+    if not items:
+        return
+    catalog = store.catalog
+    st.subheader("To re-check", anchor="to-re-check")
+    due = len(assessment.to_recheck)
+    st.caption(
+        f"{due} answer{'s' if due != 1 else ''} said long ago "
+        f"{'count' if due != 1 else 'counts'} for less now: things change. Nothing is lost — confirm what still "
+        "holds, or talk about it again."
+        if due else "Confirming these keeps your decision tier."
+    )  # fmt: skip
+    shown = max(RECHECK_SHOWN, len(assessment.tier_note.confirm) if assessment.tier_note else 0)
+    for item in items[:shown]:
+        fid = item.factor_id
+        state = assessment.stored.factors[fid]
+        value = state.current_value or 0.0
+        when = labels.day(item.said_at)
+        types = f"{item.unlocks} project type{'s rest' if item.unlocks != 1 else ' rests'}"
+        rest = f" · {types} on it" if item.unlocks else ""
+        with st.container(border=True):
+            st.markdown(
+                f"**{md(catalog.factor(fid).name)}**: {labels.band(catalog, fid, value)} ({labels.amount(value)}) · "
+                f"last said {when} ({labels.age(item.said_at, assessment.at)}) · "
+                f"{item.stored_confidence:.0%} sure then, {item.confidence:.0%} now{rest}"
+            )
+            if subject.read_only:
+                continue
+            confirm, talk = st.columns(2)
+            if confirm.button("Still holds", key=f"recheck-confirm-{fid}", icon=":material/check:",
+                              help="Confirm it as it is: it counts as said today"):  # fmt: skip
+                try:
+                    store.confirm(subject.user_id, fid)
+                except FactorJournalError as error:
+                    st.error(str(error))
+                else:
+                    st.session_state["overview_notice"] = (
+                        f"Confirmed {catalog.factor(fid).name}: it counts as said today."
+                    )
+                    st.rerun()
+            if talk.button("Talk about it", key=f"recheck-talk-{fid}", icon=":material/forum:"):
+                _talk_about(store, subject, fid, f"on {when}")
+                st.switch_page("screens/conversation.py")
+    if len(items) > shown:
+        st.caption(f"… and {len(items) - shown} more.")
+
+
+def what_we_know(
+    catalog, summary: AssessmentSummary, read_only: bool, assessment: FreshAssessment | None = None
+) -> None:
     """Every assessed factor by category: name, band and value, confidence, who stands behind it, when said.
 
-    From the summary alone (no further reads); the unconfirmed ones are one click from Review."""
+    From the summary alone (no further reads); the unconfirmed ones are one click from Review.  With an
+    ``assessment`` the confidence shown is today's (aged), with the stored one beside it when they differ, and
+    answers due for a re-check are marked."""
     st.subheader("What we know")
     assessed = {fid: state for fid, state in summary.factors.items() if state.is_assessed}
     if not assessed:
@@ -102,9 +197,14 @@ def what_we_know(catalog, summary: AssessmentSummary, read_only: bool) -> None:
                 status = "computed"
             else:
                 said, status = state.observed_at, labels.status_label(state.inference_status)
+            sure = f"{state.current_confidence:.0%} sure"
+            fresh = assessment.factors.get(fid) if assessment else None
+            if fresh is not None and round(fresh.stored_confidence, 2) != round(fresh.confidence, 2):
+                sure += f" (was {fresh.stored_confidence:.0%})"
+            stale = " · **to re-check**" if fresh is not None and fresh.due else ""
             lines.append(
                 f"- **{name}**: {labels.band(catalog, fid, value)} ({labels.amount(value)}) · "
-                f"{state.current_confidence:.0%} sure · {status} · said {labels.day(said)}"
+                f"{sure} · {status} · said {labels.day(said)}{stale}"
             )
         with columns[index % 2]:
             st.markdown(f"**{category.name}** · {len(factors)} of "

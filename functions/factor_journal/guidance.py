@@ -6,7 +6,8 @@ conversation page (the assistant's next question) and the reminder emails.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
+from datetime import datetime
 
 from pydantic import BaseModel
 
@@ -24,6 +25,11 @@ class SuggestedQuestion(BaseModel):
     question: str
     reason: str
     score: float
+    stale: bool = False  # asked again because what was said has aged (freshness)
+
+
+def _said(when: datetime | None) -> str:
+    return f"last said {when:%b %Y}" if when is not None else "said long ago"
 
 
 def opened_by(catalog: Catalog, graph: FactorGraph, heard: Collection[str]) -> dict[str, str]:
@@ -39,7 +45,7 @@ def opened_by(catalog: Catalog, graph: FactorGraph, heard: Collection[str]) -> d
 
 def next_best_questions(
     catalog: Catalog, graph: FactorGraph, summary: AssessmentSummary, limit: int = 3, asked: set[str] | None = None,
-    *, just_heard: Collection[str] = (),
+    *, just_heard: Collection[str] = (), stale: Mapping[str, datetime | None] | None = None,
 ) -> list[SuggestedQuestion]:  # fmt: skip
     """Elicitation questions of missing, low-confidence or re-check factors, those unlocking the most first.
 
@@ -47,10 +53,14 @@ def next_best_questions(
     with fewer blockers left), plus a little for the tier when it is unassessed
     (completeness) or weakly known (confidence).  ``asked`` skips questions
     already put to the user.  A value the person confirmed or gave is settled (not asked again unless flagged
-    for a re-check).  ``just_heard``, the factors the last answer spoke to, are never asked next; what that
-    answer opened up (``opened_by``) comes first, so the interview follows what the person just said.
+    for a re-check or due for one).  ``stale`` (factor id -> when it was last said: the answers due
+    for a re-check, ``freshness``) come first, those the most capability archetypes rest on
+    first, then the oldest; pass an aged summary (``freshness.assess``) so "weakly known"
+    weighs effective confidence.  ``just_heard``, the factors the last answer spoke to, are never asked next;
+    what that answer opened up (``opened_by``) comes next, so the interview follows what the person just said.
     """
     asked = asked or set()
+    stale = stale or {}
     opened = opened_by(catalog, graph, just_heard)
     blocked_by: dict[str, list[tuple[str, int]]] = {}
     for capability in summary.capabilities.cannot_evaluate_yet:
@@ -64,19 +74,26 @@ def next_best_questions(
         unassessed = state is None or not state.is_assessed
         weak = not unassessed and state.current_confidence < LOW_CONFIDENCE  # type: ignore[union-attr]
         recheck = state is not None and state.needs_recheck
-        settled = state is not None and state.inference_status in USER_BACKED and not recheck
-        if settled or not (unassessed or weak or recheck or factor.id in blocked_by):
+        aged = factor.id in stale and not unassessed
+        settled = state is not None and state.inference_status in USER_BACKED and not (recheck or aged)
+        if settled or not (unassessed or weak or recheck or aged or factor.id in blocked_by):
             continue
         unlocks = blocked_by.get(factor.id, [])
         score = (
             sum(1.0 / count for _, count in unlocks) + (0.3 if unassessed else 0.0) + (0.2 if weak or recheck else 0.0)
         )
+        resting = sum(1 for a in catalog.archetypes if any(p.factor == factor.id for p in a.prerequisites))
+        if aged:
+            score = 10.0 + resting + score  # stale first, the most unlocks resting on it first
         if factor.id in opened:
             score += OPENED_BONUS
         question = next((q for q in factor.elicitation_questions if q not in asked), None)
         if question is None or score <= 0:
             continue
-        if factor.id in opened:
+        if aged:
+            rest = f"; {resting} project type{'s rest' if resting != 1 else ' rests'} on it" if resting else ""
+            reason = f"to re-check: {_said(stale[factor.id])}{rest}"
+        elif factor.id in opened:
             reason = f"follows from what you said about {catalog.factor(opened[factor.id]).name.lower()}"
         elif unlocks:
             closest = min(unlocks, key=lambda item: item[1])
@@ -89,10 +106,12 @@ def next_best_questions(
             reason = "not discussed yet"
         suggestions.append(
             SuggestedQuestion(
-                factor_id=factor.id, factor_name=factor.name, question=question, reason=reason, score=round(score, 3)
+                factor_id=factor.id, factor_name=factor.name, question=question, reason=reason,
+                score=round(score, 3), stale=aged,
             )
-        )
-    suggestions.sort(key=lambda s: (-s.score, s.factor_id))
+        )  # fmt: skip
+    oldest = {fid: (when.timestamp() if when else float("-inf")) for fid, when in stale.items()}
+    suggestions.sort(key=lambda s: (not s.stale, -s.score, oldest.get(s.factor_id, 0.0), s.factor_id))
     return suggestions[:limit]
 
 

@@ -20,7 +20,7 @@ from factor_journal.catalog import Catalog
 from factor_journal.errors import FactorJournalError
 from factor_journal.models import UserProfile
 from factor_journal.repositories.organisations import OrganisationRecords
-from factor_journal.rollup import ROLLUP_SHARDS, PersonRow, mean_confidence
+from factor_journal.rollup import ROLLUP_SHARDS, PersonRow, RowFreshness, mean_confidence, row_freshness
 from factor_journal.store import FactorJournalStore
 
 log = logging.getLogger(__name__)
@@ -44,10 +44,38 @@ class Organisation(BaseModel):
 
 
 class TeamView(BaseModel):
+    """The team at ``at``: tiers and confidence as the aged answers support them (``freshness`` per person,
+    from the rows alone), who went quiet and who has answers due for a re-check."""
+
     organisation: Organisation
     people: list[PersonRow]
     tier_distribution: dict[str, int]
     quiet: list[PersonRow]
+    freshness: dict[str, RowFreshness] = Field(default_factory=dict)
+    at: datetime | None = None
+
+    def fresh(self, row: PersonRow) -> RowFreshness:
+        """The person's freshness (rows not assessed at ``at``: as stored)."""
+        found = self.freshness.get(row.user_id)
+        if found is not None:
+            return found
+        return RowFreshness(due=0, share=0.0, avg_confidence=row.avg_confidence, decision_tier=row.decision_tier)
+
+    @property
+    def stale(self) -> list[PersonRow]:
+        """People with at least one answer due for a re-check."""
+        return [row for row in self.people if self.fresh(row).due]
+
+    def stale_share(self, people: list[PersonRow] | None = None) -> float | None:
+        """Of every answer ``people`` (default: everyone) gave, the share due for a re-check (None: none given)."""
+        chosen = self.people if people is None else people
+        given = sum(row.assessed for row in chosen)
+        return round(sum(self.fresh(row).due for row in chosen) / given, 4) if given else None
+
+    def avg_confidence(self, people: list[PersonRow] | None = None) -> float | None:
+        """The aged average confidence of the people (default: everyone) who have assessed something."""
+        chosen = [row for row in (self.people if people is None else people) if row.assessed > 0]
+        return round(sum(self.fresh(row).avg_confidence for row in chosen) / len(chosen), 4) if chosen else None
 
 
 class BlockerCount(BaseModel):
@@ -63,11 +91,24 @@ class Blockers(BaseModel):
 
 
 class OrgDay(BaseModel):
+    """An organisation's figures for a day, as the answers counted that day (aged: see ``freshness``)."""
+
     date: str
     people: int
     avg_completeness: float
     avg_confidence: float | None  # of the people who had assessed something (None: nobody had)
     tiers: dict[str, int]
+    stale_share: float | None = None  # of every answer given, the share due for a re-check (None: none given)
+
+
+def _aged_row(row: PersonRow, catalog: Catalog, at: datetime) -> dict[str, object]:
+    fresh = row_freshness(row, catalog, at)
+    return {"avg_confidence": fresh.avg_confidence, "decision_tier": fresh.decision_tier}
+
+
+def _stale_share(people: list[PersonRow], catalog: Catalog, at: datetime) -> float | None:
+    given = sum(row.assessed for row in people)
+    return round(sum(row_freshness(row, catalog, at).due for row in people) / given, 4) if given else None
 
 
 class OrganisationDirectory:
@@ -161,9 +202,12 @@ class OrganisationDirectory:
             row for row in people
             if row.completeness < 1.0 and (row.last_active is None or now - row.last_active > quiet_after)
         ]  # fmt: skip
-        tiers = Counter(row.decision_tier for row in people)
-        ordered = {tier.id: tiers.get(tier.id, 0) for tier in self.store.catalog.decision_tiers}
-        return TeamView(organisation=organisation, people=people, tier_distribution=ordered, quiet=quiet)
+        catalog = self.store.catalog
+        fresh = {row.user_id: row_freshness(row, catalog, now) for row in people}
+        tiers = Counter(fresh[row.user_id].decision_tier for row in people)
+        ordered = {tier.id: tiers.get(tier.id, 0) for tier in catalog.decision_tiers}
+        return TeamView(organisation=organisation, people=people, tier_distribution=ordered, quiet=quiet,
+                        freshness=fresh, at=now)  # fmt: skip
 
     def in_organisation(self, org_id: str, user_id: str) -> UserProfile | None:
         """The member's profile when they belong to ``org_id`` (a manager's drill-down check)."""
@@ -181,12 +225,14 @@ class OrganisationDirectory:
         managers = set(organisation.managers) if organisation else set()
         people = [row for row in self.rows(org_id) if row.user_id not in managers]
         count = len(people)
+        aged = [row.model_copy(update=_aged_row(row, self.store.catalog, day)) for row in people]
         figures = OrgDay(
             date=day.strftime("%Y-%m-%d"),
             people=count,
             avg_completeness=round(sum(r.completeness for r in people) / count, 4) if count else 0.0,
-            avg_confidence=mean_confidence(people),
-            tiers=dict(Counter(r.decision_tier for r in people)),
+            avg_confidence=mean_confidence(aged),
+            tiers=dict(Counter(r.decision_tier for r in aged)),
+            stale_share=_stale_share(people, self.store.catalog, day),
         )
         self.records.write_day(org_id, figures.date, figures.model_dump())
         return figures
@@ -246,10 +292,13 @@ def blockers(catalog: Catalog, people: list[PersonRow]) -> Blockers:
 
 
 class TeamFilter(BaseModel):
-    """What a manager narrows the team page to: tiers (empty: all), only people gone quiet, a name search."""
+    """What a manager narrows the team page to: tiers (empty: all), only people gone quiet, only people with
+    answers due for a re-check (at least ``min_stale_share`` of their answers), a name search."""
 
     tiers: frozenset[str] = frozenset()
     quiet_only: bool = False
+    stale_only: bool = False
+    min_stale_share: float = Field(default=0.0, ge=0, le=1)
     search: str = ""
 
 
@@ -259,8 +308,9 @@ def filter_people(team: TeamView, chosen: TeamFilter) -> list[PersonRow]:
     quiet = {row.user_id for row in team.quiet} if chosen.quiet_only else set()
     return [
         row for row in team.people
-        if (not chosen.tiers or row.decision_tier in chosen.tiers)
+        if (not chosen.tiers or team.fresh(row).decision_tier in chosen.tiers)
         and (not chosen.quiet_only or row.user_id in quiet)
+        and (not chosen.stale_only or (team.fresh(row).due > 0 and team.fresh(row).share >= chosen.min_stale_share))
         and (not needle or any(needle in text.casefold() for text in (row.display_name, row.email, row.user_id)))
     ]  # fmt: skip
 
@@ -288,6 +338,7 @@ def people_held_back(people: list[PersonRow]) -> list[tuple[str, int]]:
 
 CSV_COLUMNS = ["user_id", "display_name", "email", "completeness", "avg_confidence", "assessed", "total",
                "decision_tier", "unconfirmed", "conflicts", "needs_attention", "last_active"]  # fmt: skip
+FRESHNESS_COLUMNS = ["to_recheck", "to_recheck_share"]
 
 
 # A spreadsheet evaluates a cell that starts with one of these as a formula (CSV injection).
@@ -299,14 +350,20 @@ def _as_cell(value: object) -> object:
     return f"'{value}" if isinstance(value, str) and value.startswith(_FORMULA_START) else value
 
 
-def team_csv(people: list[PersonRow]) -> str:
+def team_csv(people: list[PersonRow], team: TeamView | None = None) -> str:
     """The team table as CSV (one row per person, ISO dates, fractions as 0-1); names and addresses are
-    data, never formulas, when the file is opened in a spreadsheet."""
+    data, never formulas, when the file is opened in a spreadsheet.  With the ``team`` they were read for,
+    confidence and tier are as the answers count at its moment (aged), with the answers due for a re-check."""
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, extrasaction="ignore", lineterminator="\n")
+    columns = CSV_COLUMNS + (FRESHNESS_COLUMNS if team is not None else [])
+    writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     for row in people:
         data = row.model_dump()
+        if team is not None:
+            fresh = team.fresh(row)
+            data |= {"avg_confidence": fresh.avg_confidence, "decision_tier": fresh.decision_tier,
+                     "to_recheck": fresh.due, "to_recheck_share": fresh.share}  # fmt: skip
         data["last_active"] = row.last_active.isoformat() if row.last_active else ""
         writer.writerow({key: _as_cell(value) for key, value in data.items()})
     return buffer.getvalue()

@@ -35,6 +35,7 @@ from urllib.parse import urlencode
 from itsdangerous import BadSignature, URLSafeSerializer
 from pydantic import BaseModel, Field, ValidationError
 
+from factor_journal import freshness
 from factor_journal.errors import UnknownUserError
 from factor_journal.guidance import next_best_questions
 from factor_journal.links import InvalidLinkError, LinkSigner, link_secret, link_url
@@ -220,13 +221,20 @@ def may_be_reminded(profile: UserProfile, now: datetime, policy: ReminderPolicy)
     return profile.last_reminded_at is None or now - profile.last_reminded_at >= policy.window
 
 
+RECHECK_ANCHOR = "to-re-check"  # the overview's "To re-check" section
+RECHECK_NAMED = 5
+
+
 def compose(
     profile: UserProfile, summary: AssessmentSummary, url: str, next_question: str | None, unsubscribe_url: str,
-    one_click_url: str | None = None,
+    one_click_url: str | None = None, recheck: list[str] | None = None,
 ) -> dict[str, object]:  # fmt: skip
-    """The mail's ``message``: subject, HTML (where we were, progress, the next question, the resume link,
-    the unsubscribe link to the app's confirming page) and the ``List-Unsubscribe`` headers (RFC 2369 /
-    RFC 8058: ``one_click_url`` accepts the mail client's POST; without it the header names the page)."""
+    """The mail's ``message``: subject, HTML (where we were, progress, how many answers are due for a re-check
+    (``recheck``: their names) with a link to them, the next question, the resume link, the unsubscribe link to
+    the app's confirming page) and the ``List-Unsubscribe`` headers (RFC 2369 / RFC 8058: ``one_click_url``
+    accepts the mail client's POST; without it the header names the page).  ``summary`` is the one the person
+    sees today (aged: ``freshness``)."""
+    recheck = recheck or []
     name = html.escape(profile.display_name.split(" (")[0] or "there")
     overall = summary.overall
     lines = [f"<p>Hello {name},</p>"]
@@ -243,6 +251,16 @@ def compose(
         f"({overall.total_factors_assessed} of {overall.total_factors} factors); "
         f"decision tier: {html.escape(overall.decision_tier_name)}.</p>"
     )
+    if recheck:
+        count = len(recheck)
+        named = ", ".join(html.escape(name) for name in recheck[:RECHECK_NAMED])
+        more = f" and {count - RECHECK_NAMED} more" if count > RECHECK_NAMED else ""
+        lines.append(
+            f"<p><strong>{count} answer{'s are' if count != 1 else ' is'} due for a re-check</strong>: "
+            f"you told us about {named}{more} long ago, and things change. "
+            f'<a href="{html.escape(f"{url}#{RECHECK_ANCHOR}", quote=True)}">Re-check {"them" if count != 1 else "it"}'
+            "</a> — one click confirms what still holds.</p>"
+        )
     if next_question:
         lines.append(f"<p>Next, we would like to ask: <em>{html.escape(next_question)}</em></p>")
     lines.append(
@@ -253,8 +271,13 @@ def compose(
         f'<p style="color:#64748b;font-size:small">Don\'t want these reminders? '
         f'<a href="{html.escape(unsubscribe_url, quote=True)}">Unsubscribe with one click</a>.</p>'
     )
+    complete = overall.completeness >= 1.0
     return {
-        "subject": "Pick up your AI-readiness assessment where we left off",
+        "subject": (
+            f"{len(recheck)} answer{'s' if len(recheck) != 1 else ''} in your AI-readiness assessment to re-check"
+            if recheck and complete
+            else "Pick up your AI-readiness assessment where we left off"
+        ),
         "html": "\n".join(lines),
         "headers": (
             {"List-Unsubscribe": f"<{one_click_url}>", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"}
@@ -286,16 +309,20 @@ def remind(
     """Queue a reminder for each of ``people`` who is due at ``now``; returns the mail ids written.
 
     Per person: a member with an email, not opted out, not reminded within the window, and
-    with an incomplete assessment.  Safe to repeat: see :func:`mail_id_for`.
+    with an incomplete assessment or answers due for a re-check at ``now``.  Safe to repeat:
+    see :func:`mail_id_for`.
     """
     mail_ids = []
     for profile in people:
         if not may_be_reminded(profile, now, policy):
             continue
         summary = store.summary(profile.user_id)
-        if summary is None or summary.overall.completeness >= 1.0:
+        if summary is None:
             continue
-        mail_id = _send_once(store, signer, base_url, profile, summary, now, policy)
+        fresh = freshness.assess(store.catalog, store.graph, summary, now)
+        if summary.overall.completeness >= 1.0 and not fresh.to_recheck:
+            continue
+        mail_id = _send_once(store, signer, base_url, profile, fresh, now, policy)
         if mail_id:
             mail_ids.append(mail_id)
     return mail_ids
@@ -324,10 +351,13 @@ def send_due_reminders(
 
 def _send_once(
     store: FactorJournalStore, signer: LinkSigner, base_url: str, profile: UserProfile,
-    summary: AssessmentSummary, now: datetime, policy: ReminderPolicy,
+    fresh: freshness.FreshAssessment, now: datetime, policy: ReminderPolicy,
 ) -> str | None:  # fmt: skip
+    summary = fresh.summary
     session_id = summary.last_conversation.session_id if summary.last_conversation else None
-    questions = next_best_questions(store.catalog, store.graph, summary, limit=1)
+    stale = {item.factor_id: item.said_at for item in fresh.to_recheck}
+    questions = next_best_questions(store.catalog, store.graph, summary, limit=1, stale=stale)
+    recheck = [store.graph.name(item.factor_id) for item in fresh.to_recheck]
     token_box: dict[str, str] = {}
     unsubscribe_links = UnsubscribeLinks.like(signer)
 
@@ -345,6 +375,7 @@ def _send_once(
             current, summary, link_url(base_url, token_box["token"]), questions[0].question if questions else None,
             unsubscribe_links.url(base_url, profile.user_id),
             unsubscribe_links.url(one_click_endpoint(store.client.project), profile.user_id, page=""),
+            recheck=recheck,
         )  # fmt: skip
         return MailDocument(
             to=[current.email],

@@ -21,6 +21,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from factor_journal import freshness
 from factor_journal.links import LinkSigner, link_url
 from factor_journal.models import InferredUpdate
 
@@ -96,6 +97,8 @@ DESKTOP, PHONE = 1400, 390
 SHOTS = {  # screenshots kept in docs/ (FJ_UPDATE_SCREENSHOT=1) and shown in the README
     ("overview", DESKTOP): "overview.png",
     ("overview", PHONE): "overview-phone.png",
+    ("overview-stale", DESKTOP): "overview-stale.png",
+    ("overview-stale", PHONE): "overview-stale-phone.png",
     ("history", DESKTOP): "history.png",
     ("team", DESKTOP): "team.png",
     ("team", PHONE): "team-phone.png",
@@ -201,14 +204,19 @@ def test_a_person_reads_every_page_on_a_desktop_and_a_phone(
     token = LinkSigner(firestore_client).issue(anna, "kickoff")
     summary = store.summary(anna)
     governance = summary.factors["data_governance"]
+    fresh = freshness.assess(store.catalog, store.graph, summary, datetime.now(UTC))  # how sure is today's
+    aged = {fid: item.confidence for fid, item in fresh.factors.items()}
     for width in (DESKTOP, PHONE):
         browser.set_window_size(width, 1000)
         browser.get(link_url(app_url, token))
         # 1. What we know, on the overview: each factor's name, band and value, confidence, status, when said
-        for expected in ("Where are we", f"{summary.overall.completeness:.0%}", summary.overall.decision_tier_name,
+        tier = fresh.summary.overall.decision_tier_name
+        for expected in ("Where are we", f"{summary.overall.completeness:.0%}", tier,
                          "What we know", "Data readiness · 3 of",
-                         f"Data governance: low (15) · 70% sure · unconfirmed · said {governance.observed_at:%d %b %Y}",
-                         "Sensor and machine data: mid (60) · 80% sure", "Review the 3 unconfirmed"):  # fmt: skip
+                         f"Data governance: low (15) · {aged['data_governance']:.0%} sure (was 70%) · unconfirmed · "
+                         f"said {governance.observed_at:%d %b %Y}",
+                         f"Sensor and machine data: mid (60) · {aged['sensor_data']:.0%} sure",
+                         "Review the 3 unconfirmed"):  # fmt: skip
             wait_for_text(browser, expected)
         assert "None" not in wait_for_text(browser, "What we know")
         assert_product_chrome(browser, "Where are we")
@@ -244,6 +252,34 @@ def test_a_person_reads_every_page_on_a_desktop_and_a_phone(
             assert time.monotonic() < deadline, "the answer box did not appear"
             time.sleep(0.3)
         assert_product_chrome(browser, "Continue the conversation")
+
+
+def test_a_person_whose_answers_were_said_long_ago_sees_them_to_recheck(app_url, browser, store, make_user,
+                                                                        firestore_client, tmp_path):  # fmt: skip
+    """Issue 32: answers said long ago count for less, are listed to re-check with one click each, and the tier
+    resting on them is announced, not dropped silently (the overview on a desktop and a phone, in docs/)."""
+    olga = make_user(store, display_name="Olga Old", email="olga@example.com")
+    now = datetime.now(UTC)
+    chosen = [f for f in store.catalog.assessable_factors if f.category != "process_operations"][:17]
+    for index, factor in enumerate(chosen):
+        days_ago = 2 + index if index < 5 else 240 + 15 * index  # five this month, the others 8 to 17 months ago
+        store.record_inference(
+            olga, InferredUpdate(factor_id=factor.id, value=35 + 3 * index, confidence=0.75 + 0.01 * (index % 3),
+                                 rationale=f"About {factor.name.lower()}", conversation_excerpt="User: …",
+                                 session_id="kickoff", observed_at=now - timedelta(days=days_ago)),
+        )  # fmt: skip
+    summary = store.summary(olga)
+    fresh = freshness.assess(store.catalog, store.graph, summary, now)
+    assert summary.overall.decision_tier == "low_risk" and fresh.tier_note is not None and fresh.tier_note.lapsed
+    first = store.catalog.factor(fresh.tier_note.confirm[0]).name
+    token = LinkSigner(firestore_client).issue(olga, "kickoff")
+    for width in (DESKTOP, PHONE):
+        browser.set_window_size(width, 1000)
+        browser.get(link_url(app_url, token))
+        for expected in ("Your answers reach Low-risk pilots", "To re-check", f"{first}:", "sure then",
+                         "Still holds", "Talk about it", "to re-check: last said"):  # fmt: skip
+            wait_for_text(browser, expected)
+        shoot(browser, "overview-stale", width, tmp_path)
 
 
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")

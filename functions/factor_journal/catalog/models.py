@@ -8,14 +8,16 @@ are ordered.  A catalog that loads is safe for the rest of the domain to trust.
 
 from __future__ import annotations
 
+import math
+import re
 from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import networkx as nx
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 DEFAULT_CATALOG_PATH = Path(__file__).with_name("factors.yaml")
 
@@ -48,6 +50,57 @@ def band_of(value: float) -> Level:
     The one definition of a band: the eval's labels, the extractors and the pages all read it.
     """
     return Level.low if value < BAND_FLOORS[Level.mid] else Level.mid if value < BAND_FLOORS[Level.high] else Level.high
+
+
+_DAYS_PER_UNIT = {"day": 1.0, "week": 7.0, "month": 365.25 / 12, "year": 365.25}
+_HALF_LIFE_TEXT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(day|week|month|year)s?\s*$", re.IGNORECASE)
+NEVER = "never"
+
+
+class HalfLife(_Strict):
+    """How long until what was said about a factor counts for half as much: ``days`` (None: it never ages).
+
+    Written in the catalog as ``never`` or ``<number> days|weeks|months|years`` ("6 months", "18 months");
+    a bare number, a unit it does not know, zero, a negative length or more than a century is refused."""
+
+    text: str
+    days: float | None
+
+    @property
+    def never(self) -> bool:
+        return self.days is None
+
+
+def parse_half_life(raw: Any) -> Any:
+    """A half-life from the catalog's words (see ``HalfLife``); ``ValueError`` saying what is accepted."""
+    if raw is None or isinstance(raw, HalfLife | dict):
+        return raw
+    accepted = "expected 'never' or '<number> days|weeks|months|years' (e.g. '6 months')"
+    if not isinstance(raw, str):
+        raise ValueError(f"half-life {raw!r} has no unit: {accepted}")
+    if raw.strip().casefold() == NEVER:
+        return HalfLife(text=NEVER, days=None)
+    match = _HALF_LIFE_TEXT.match(raw)
+    if match is None:
+        raise ValueError(f"half-life {raw!r} is not understood: {accepted}")
+    days = float(match.group(1)) * _DAYS_PER_UNIT[match.group(2).lower()]
+    if not 1.0 <= days <= 100 * 365.25 or not math.isfinite(days):
+        raise ValueError(f"half-life {raw!r} must lie between 1 day and 100 years (or be 'never')")
+    return HalfLife(text=raw.strip(), days=days)
+
+
+HalfLifeField = Annotated[HalfLife, BeforeValidator(parse_half_life)]
+
+
+class Freshness(_Strict):
+    """How what was said ages (README, Freshness): versioned on its own, since ageing never changes what a
+    turn says (the extractor, trained against the catalog's ``version``, is unaffected)."""
+
+    version: str = Field(min_length=1)
+    default_half_life: HalfLifeField = Field(description="For a category that names none.")
+    recheck_below: float = Field(
+        gt=0, lt=1, description="An answer whose confidence time has taken below this is due for a re-check."
+    )
 
 
 class Scale(_Strict):
@@ -126,6 +179,9 @@ class Factor(_Strict):
         default=None,
         description="For a derived factor: component factor id -> weight. Never asked, never inferred.",
     )
+    half_life: HalfLifeField | None = Field(
+        default=None, description="Overrides the category's half-life (a composite ages with its components)."
+    )
 
     @field_validator("composite")
     @classmethod
@@ -146,6 +202,7 @@ class Category(_Strict):
     id: Identifier
     name: str = Field(min_length=1)
     description: str = ""
+    half_life: HalfLifeField | None = None
 
 
 class Prerequisite(_Strict):
@@ -183,6 +240,11 @@ class Catalog(_Strict):
     factors: list[Factor] = Field(min_length=1)
     archetypes: list[Archetype] = Field(default_factory=list)
     decision_tiers: list[DecisionTier] = Field(min_length=1)
+    freshness: Freshness = Field(
+        default_factory=lambda: Freshness(
+            version="default", default_half_life=HalfLife(text="12 months", days=365.25), recheck_below=0.5
+        )
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> Catalog:
@@ -212,6 +274,8 @@ class Catalog(_Strict):
             for neighbour in factor.boundaries:
                 if neighbour not in factors or neighbour == factor.id:
                     problems.append(f"factor {factor.id!r} has a boundary with unknown factor {neighbour!r}")
+            if factor.is_composite and factor.half_life is not None:
+                problems.append(f"composite {factor.id!r} has a half-life: a composite ages with its components")
             for component in factor.composite or {}:
                 if component not in factors:
                     problems.append(f"composite {factor.id!r} has unknown component {component!r}")
@@ -269,6 +333,31 @@ class Catalog(_Strict):
     def composite_factors(self) -> list[Factor]:
         return [factor for factor in self.factors if factor.is_composite]
 
+    def half_life(self, factor_id: str) -> HalfLife:
+        """How fast what was said about a factor ages: its own half-life, else its category's, else the default.
+
+        (A composite has none of its own: it ages with its components, see ``freshness``.)"""
+        found = self.__dict__.get("_half_lives")
+        if found is None:
+            categories = {category.id: category.half_life for category in self.categories}
+            found = {
+                factor.id: factor.half_life or categories.get(factor.category) or self.freshness.default_half_life
+                for factor in self.factors
+            }
+            object.__setattr__(self, "_half_lives", found)  # frozen model: cache once
+        if factor_id not in found:
+            raise KeyError(factor_id)
+        return found[factor_id]
+
+    def ageing_days(self) -> dict[str, float | None]:
+        """Every assessable factor's half-life in days (None: never ages); composites are absent (they age
+        with their components).  Cached: read for every answer of every person on a team page."""
+        found = self.__dict__.get("_ageing_days")
+        if found is None:
+            found = {factor.id: self.half_life(factor.id).days for factor in self.assessable_factors}
+            object.__setattr__(self, "_ageing_days", found)  # frozen model: cache once
+        return found
+
     def level_value(self, factor_id: str, level: Level) -> float:
         """The value a rubric level stands for on this factor's scale."""
         scale = self.factor(factor_id).scale
@@ -288,11 +377,28 @@ class Catalog(_Strict):
         return index
 
 
-def _format_validation_error(error: ValidationError) -> str:
+def _where(raw: Any, loc: tuple[int | str, ...]) -> str:
+    """A problem's place, naming list items by their id: ``factors[data_quality].half_life``, not ``factors.3``."""
+    parts: list[str] = []
+    node = raw
+    for part in loc:
+        item = None
+        if isinstance(part, int) and isinstance(node, list) and 0 <= part < len(node):
+            item = node[part]
+            named = item.get("id") if isinstance(item, dict) else None
+            parts.append(f"[{named}]" if isinstance(named, str) else f"[{part}]")
+        else:
+            if isinstance(node, dict):
+                item = node.get(part)
+            parts.append(f".{part}" if parts else str(part))
+        node = item
+    return "".join(parts) or "catalog"
+
+
+def _format_validation_error(error: ValidationError, raw: Any = None) -> str:
     lines = []
     for problem in error.errors():
-        where = ".".join(str(part) for part in problem["loc"]) or "catalog"
-        lines.append(f"{where}: {problem['msg']}")
+        lines.append(f"{_where(raw, problem['loc'])}: {problem['msg']}")
     return "; ".join(lines)
 
 
@@ -307,7 +413,7 @@ def parse_catalog(text: str, source: str = "<string>") -> Catalog:
     try:
         return Catalog.model_validate(raw)
     except ValidationError as error:
-        raise CatalogError(f"{source}: {_format_validation_error(error)}") from error
+        raise CatalogError(f"{source}: {_format_validation_error(error, raw)}") from error
 
 
 @lru_cache(maxsize=8)
