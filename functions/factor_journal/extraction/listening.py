@@ -37,6 +37,8 @@ _FRAGMENT_BREAK: Final = re.compile(
     r"[.;!?:()]+\s*|,\s*|\s+[-\u2013\u2014]+\s+|\s+\b(?:but|though|although|however|whereas|and|plus|because)\b\s+"
 )
 MIN_FRAGMENT_WORDS: Final = 3
+# A turn that opens by pausing or deferring is refused when what follows is only its reason, at most this long
+OPENING_REST_MAX_WORDS: Final = 16
 
 _WE: Final = re.compile(
     r"\b(?:we|we're|we've|we'd|we'll|us|our|ours|ourselves|here|this (?:company|firm|place|business|site|plant))\b"
@@ -49,7 +51,12 @@ _PRESENT: Final = re.compile(
 
 # Asking to pause, stop or move on ----------------------------------------------------------------------
 _PAUSE: Final = re.compile(
-    r"\b(?:can|could|shall|may|might) (?:we|i) (?:please |maybe |perhaps |just )?(?:take (?:a|five|ten|a short"
+    r"\b(?:(?:can|could|shall|may) (?:we|i) (?:please |maybe |just )?park|park (?:this|that|it)(?: one)?(?: for)?"
+    r"|let'?s leave (?:\w+ ){1,2}(?:for|till|until) (?:another|later|next|tomorrow)|for another (?:day|time)"
+    r"|(?:i |we )?(?:need|have|want|got|ought) to (?:stop|pause|break off|finish|wrap (?:up|this up))"
+    r"|^pause\b|\bpause (?:there|here)|call it a day|give me (?:a|one|two|five|ten|\d+|a few|a couple of)"
+    r" (?:sec|secs|second|seconds|min|mins|minute|minutes|moment|moments)\b)"
+    r"|\b(?:can|could|shall|may|might) (?:we|i) (?:please |maybe |perhaps |just )?(?:take (?:a|five|ten|a short"
     r"|a quick) ?(?:break|breather|pause|minutes?)?|pause|stop(?: here| there| for)?|break (?:off|here|for)"
     r"|finish (?:this|later|another)|carry on (?:later|tomorrow|another)|pick (?:this|it|that) up|come back to"
     r"|move on|talk about something else|change (?:the )?(?:subject|topic)|skip|leave (?:it|this|that)"
@@ -85,7 +92,10 @@ _NOT_KNOWING: Final = re.compile(
     r"|certain)|i'?d (?:only )?be guessing|(?:would|could) only guess|your guess is as good as mine|beats me)\b"
 )
 _DEFERRAL: Final = re.compile(
-    r"\b(?:i(?:'m| am) not (?:the (?:right|best) (?:person|one)|in a position)"
+    r"\b(?:you(?:'d| would) (?:really |probably |honestly |best |better )?(?:want|need) (?:to (?:ask|speak to|talk to"
+    r"|check with) )?(?:our|the|my) \w+|(?:that|this)(?:'s| is) (?:\w+'s|my \w+'s|our \w+'s) (?:territory|area"
+    r"|department|domain|job|call|thing|baby|remit|patch|side|field)|still (?:learning|working out|figuring out)"
+    r"|i(?:'m| am) not (?:the (?:right|best) (?:person|one)|in a position)"
     r"|i(?:'m| am) (?:the )?wrong (?:person|one)|above my pay ?grade|beyond my (?:remit|area)"
     r"|not (?:something|a thing|an area|a topic) i (?:deal with|know (?:much )?about|see|handle|cover|touch"
     r"|look after)|not my (?:area|department|side|team|call|patch|field|remit|job|world|thing)"
@@ -98,9 +108,12 @@ _DEFERRAL: Final = re.compile(
     r"|(?:he|she|they|\w+)(?:'s| is| are) the (?:one|person|people|expert|experts) (?:to ask|for that|who knows?)"
     r"|i(?:'ve| have)? only (?:just )?(?:joined|started|arrived|been (?:here|with)|come)"
     r"|i(?:'ve| have)? (?:just|recently) (?:joined|started|arrived|come)"
+    r"|i(?:'ve| have)? only been (?:here|with|in|at|on)\b|(?:days?|weeks?|months?|a fortnight) into (?:the|my|this)"
+    r" (?:role|job|post|position)|i(?:'ve| have) been here (?:for )?(?:only )?(?:a|one|two|three|\d+|a few|a couple"
+    r" of) (?:days|weeks|fortnight)"
     r"|i(?:'m| am) (?:very |fairly |quite |brand |still |pretty )?new(?: here| to| in| at|$)"
     r"|(?:my|the) (?:first|second|third) (?:day|week|month)\b|before my time|(?:still )?(?:finding my feet"
-    r"|learning the ropes|getting to know (?:the|how))|new (?:starter|joiner|hire|in the job)"
+    r"|learning the ropes|getting to know (?:the|how))|i(?:'m| am) (?:a |the )?new (?:starter|joiner|hire|one)"
     r"|(?:i'll|let me|i will|i'd have to|i need to|i'd need to) (?:find out|check|look (?:it|that) up|ask|get back"
     r"|come back|double-?check)|(?:get|come) back to you|pass (?:that|this|it) on to|forward (?:that|this|it) to"
     r"|no comment|not for me to say|can't speak (?:to|for)|couldn't speak (?:to|for))\b"
@@ -136,6 +149,10 @@ _OTHER_ORG: Final = re.compile(
     # the neighbours
     r"|\b(?:the|a|that) (?:\w+ ){0,2}?\w+ (?:next door|down the (?:road|street|hall|corridor)|across the (?:road"
     r"|street|yard|way|car park)|opposite|round the corner|on (?:the|our) (?:same )?(?:estate|street|park|road))"
+    r"|\b(?:the|a|that) (?:\w+ ){0,2}?\w+ (?:next to|beside|behind|alongside) (?:us|our \w+)\b"
+    r"|\b(?:an?|one|two|some) (?:\w+ )?(?:suppliers?|vendors?|customers?|clients?|competitors?|rivals?"
+    r"|hauliers?|distributors?) of ours\b|\bback at\b|\b(?:company|firm|place|bank|employer|job|outfit|business)"
+    r" i (?:came from|moved from|left|worked (?:at|for))\b"
     r"|\bour neighbou?rs?\b|\bthe (?:people|lot|folks|guys) (?:next door|across the (?:road|street)|down the road)"
     # a former employer
     r"|\b(?:at|in) my (?:old|previous|last|former|first|past) (?:job|company|employer|firm|place|work|workplace|role"
@@ -148,10 +165,12 @@ _OTHER_ORG: Final = re.compile(
     # suppliers, customers, partners and competitors as the subject of what is said
     r"|\b(?:our|one of our|a|an|the|some|two of our|a few of our|most of our|that|this) (?:(?:main|biggest"
     r"|largest|key|big|local|new|old|only|preferred|favourite|nearest|closest|main|direct|bigger|larger|regional"
+    r"|former|previous|ex-?"
     r"|parent|sister|logistics|packaging|steel|software|IT|it|raw material|fruit|feed|fabric) )?(?:suppliers?|vendors?"
     r"|customers?|clients?|competitors?|rivals?|competition|distributors?|wholesalers?|hauliers?"
     r"|contractors?|subcontractors?|franchisees?|parent company|sister company|group headquarters|head office"
-    r"|printer|accountants?)(?:'s|s')?(?= (?:(?:\w+ly|just|also|all|both) )?(?:has|have|had|is|are|was|were|uses?"
+    r"|printer|accountants?)(?:'s|s')?(?:, [^,]{1,40},)?(?= (?:(?:\w+ly|just|also|all|both) )?(?:has|have|had|is|are"
+    r"|was|were|uses?"
     r"|used|runs?|ran|does|did|do|keeps?|kept|built|bought|got|went|switched|moved|spent|introduced|installed|employs?"
     r"|hired|own|owns|rolled|launched|set up|sets up|just)\b)"
     r"|\b(?:another|a different|some other|other) (?:company|firm|business|organi[sz]ation|client|customer|site of"
@@ -162,7 +181,7 @@ _PRESSURE: Final = re.compile(
     r"\b(?:ai|a\.i\.|artificial intelligence|machine learning|chat ?bots?|chatgpt|copilot|genai|automat\w*"
     r"|predict\w*|algorithms?|smart|digital\w*|pushing|push us|asking (?:us|for)|asked (?:us|for)|ask (?:us|for)"
     r"|demand\w*|requir\w*|expect\w*|tenders?|contracts?|win(?:s|ning)?|won|los(?:e|t|ing)|beat\w*|ahead|behind"
-    r"|pressure|undercut\w*|market share|price war)\b"
+    r"|pressure|undercut\w*|market share|price war|wants?|wanted)\b"
 )
 
 _MARKET: Final = re.compile(r"\b(?:competitors?|rivals?|competition|customers?|clients?)\b")
@@ -182,6 +201,7 @@ _HYPOTHETICAL: Final = re.compile(
     r"|\b(?:i|we) (?:plan|hope|intend|aim|want|mean|wish|would like|might|may) to\b"
     r"|\bthe (?:plan|idea|goal|hope|dream|ambition|intention|aim|wish) (?:is|would be|was)\b(?! to (?:wait|do nothing"
     r"|see|keep|carry on|stay|ignore|sit))"
+    r"|\bthe (?:dream|hope|wish)\b|\bwhat (?:i|we)(?:'d| would) (?:like|love|want)\b"
     r"|\b(?:we|i)(?:'ll| will| shall) (?:probably |maybe |perhaps |eventually |definitely |hopefully |likely )?(?:look"
     r"|start|try|think|consider|build|hire|move|roll|launch|invest|begin|bring|buy|explore|test|pilot|want|get round)\b"
 )
@@ -192,6 +212,8 @@ _TODAY: Final = re.compile(
     r"|^\W*(?:no|nope|nah|none|nothing|never|yes|yeah|yep|we do|we have)\b"
     r"|\b(?:we|i) (?:have|has|use|run|keep|do|don't|can't|cannot|haven't|lack|rely|struggle|spend|get|need|only"
     r"|never|always|hardly|barely)\b|\b(?:we've|we're|there's|there are|there is)\b"
+    r"|\b(?:we|i) (?!(?:would|will|might|may|could|should|shall|want|hope|plan|intend|aim|wish|are|were|ever|really"
+    r"|probably|also|then|just|need|'d|'ll|'re|'ve)\b)[a-z]+(?:s|ed)?\b(?<!ing)"
 )
 
 # Fragments that say nothing either way (apologies, hedges, thanks, how the speaker feels)
@@ -244,53 +266,117 @@ _FORMER: Final = re.compile(
 )
 
 
-def _frame(fragment: str) -> re.Match[str] | None:
-    """Another organisation as what the fragment is about: named in its first words ("My cousin runs a bakery",
-    "At my last job…", "Our main supplier runs…"), not in passing ("keyed in by my sister", "the supplier's
-    portal")."""
-    match = _OTHER_ORG.search(fragment)
-    if match is None or len(signals.tokens(fragment[: match.start()])) > 1:
+_WE_SPEAKING: Final = re.compile(
+    r"\b(?:we|we're|we've|we'd|we'll|our|ours|ourselves|here|for us)\b"
+)  # "us" is not enough
+_PERSONAL_STATE: Final = re.compile(
+    r"^(?:i(?:'m| am) (?:so |very |a bit |really |just )?(?:tired|busy|late|sorry|afraid|knackered|swamped|shattered"
+    r"|exhausted|in (?:a|the) \w+|on (?:a|the) \w+|off\b|out\b|running|driving|walking|about to|not allowed|not able"
+    r"|not comfortable|not keen)|i (?:have|need|got|must) to (?:go|run|leave|dash|take|step|get|be)|i(?:'ve| have) got"
+    r" (?:a|an|another|to)\b|my (?:head|brain|day|week|morning|coffee|tea|phone|laptop|screen|camera|line"
+    r"|connection|battery|train|bus|kids?))"
+)
+_PIVOT: Final = re.compile(
+    r"\b(?:but|though|however|that said|what i (?:do )?(?:know|see|can see|can (?:say|tell you))|on my (?:side|end)"
+    r"|the (?:bit|part|thing) i (?:do )?(?:know|see)|i do know"
+    r"|from what i (?:see|can see|hear|can tell)|as far as i (?:can tell|know)|i can tell you|in my (?:team|area))\b"
+)
+# A conditional wish: "if …, I'd / we'd …" (not "there'd be nothing": that states today's limit)
+_IF_WOULD: Final = re.compile(
+    r"\bif\b.*\b(?:i|we)(?:'d| would) (?!be\b|have to\b|need\b|know\b|notice\b|see\b|find\b)(?:\w+ly )?\w+|\b(?:i|we)"
+    r"(?:'d| would) (?!be\b|have to\b|need\b|know\b|notice\b|see\b|find\b)(?:\w+ly )?\w+\b.*\bif\b"
+    r"|^should (?:\w+ ){1,3}ever\b|\bif (?:\w+ ){0,3}ever\b"
+)
+_SENTENCE: Final = re.compile(r"(?<=[.!?;:])\s+")
+
+
+def _sentences(said: str) -> list[str]:
+    return [x.strip() for x in _SENTENCE.split(said) if x.strip()]
+
+
+def _frame(text: str) -> re.Match[str] | None:
+    """Another organisation as what the text is about: named in its first words ("My cousin runs a bakery", "At
+    my last job…", "Our main supplier runs…"), not in passing ("keyed in by my sister", "the supplier's portal")."""
+    match = _OTHER_ORG.search(text)
+    lead = _LEAD.sub("", text[: match.start()]) if match else ""
+    if match is None or len(signals.tokens(lead)) > 1:
         return None
     return match
 
 
-def _about_us_now(fragment: str, frame: re.Match[str] | None, after: re.Match[str] | None, former: bool) -> bool:
-    """Whether a fragment with no screening pattern in it states something about this organisation now.
+_LEAD: Final = re.compile(
+    r"^(?:(?:funnily enough|funny enough|funny you (?:ask|mention it)|honestly|well|so|oh"
+    r"|actually|interestingly|mind you)\W*)+"
+)
 
-    ``frame``: another organisation named at the fragment's start; ``after``: the first such frame of an earlier
-    fragment (a later fragment may go on about it: "They do everything on paper"); ``former``: the turn tells of a
-    former employer (whose "we had…" is not us)."""
-    if frame is not None:
-        own = _OTHER_ORG.sub(" ", fragment)  # "our main supplier runs SAP": the "our" belongs to the supplier
-        if _PRESSURE.search(fragment) and _MARKET.search(fragment):
-            return True  # competitors or customers pushing toward AI, or winning business: competitive pressure
-        if not _WE.search(own):
-            return False
-        return not former or bool(_PRESENT.search(own))
-    if after is not None and _THEY_TO_US.match(fragment):
-        return False  # "They showed us their dashboards": what the other organisation did
-    if _WE.search(fragment):
-        if former and not _PRESENT.search(fragment):
-            return False  # "we had a proper warehouse" in a story about a former employer
-        return not _HYPOTHETICAL.search(fragment) or bool(_TODAY.search(_HYPOTHETICAL.sub(" ", fragment)))
-    if after is not None and (_PERSONAL_FRAME.search(after.group(0)) or _THIRD_PERSON.search(fragment)):
-        return False  # "They do everything on paper" after "My cousin runs a bakery": still the cousin's
+
+def _is_question(sentence: str) -> bool:
+    """A sentence that asks something ("Why does it matter how we ship?"), not a statement with a rising tone."""
+    plain = _LEAD.sub("", _NEUTRAL_LEAD.sub("", sentence))
+    return sentence.endswith("?") and bool(
+        signals._INTERROGATIVE.match(plain)
+        or _ASKS_BACK.search(sentence)
+        or re.match(r"^(?:compared to|meaning)", plain)
+    )
+
+
+_NEUTRAL_LEAD: Final = re.compile(r"^(?:(?:sorry|ok|okay|hmm|um|so|but|and|right|wait|also|honestly|genuinely)\W+)+")
+
+
+def _is_hypothetical(sentence: str) -> re.Match[str] | None:
+    """A wish, a what-if or a plan, with no word about how things are now in the same sentence and no contrast
+    ("we'd like to, but nobody can be spared"); what comes before the marker is judged on its own (see
+    ``screen_turn``)."""
+    match = _HYPOTHETICAL.search(sentence) or _IF_WOULD.search(sentence)
+    if match is None or _TODAY.search(_HYPOTHETICAL.sub(" ", sentence)) or _CONTRAST.search(sentence):
+        return None
+    return match
+
+
+_CONTRAST: Final = re.compile(r"\b(?:but|though|although|however|except|whereas|yet)\b")
+
+
+def _content(fragment: str) -> bool:
+    """Whether a fragment (no screening pattern in it) states something: not filler, a hedge, how the speaker
+    feels or what they must do next."""
     if _words(fragment) < MIN_FRAGMENT_WORDS or _NEUTRAL.match(fragment):
         return False
     plain = _HEDGE_OPENING.sub("", fragment)
-    if re.match(r"^(?:i|i'm|i've|i'd|i'll|my|me|you|you're|your)\b", plain) and not _TODAY.search(
-        re.sub(r"^(?:i|you)\b", " ", plain)
-    ):
-        return False  # about the speaker or the interviewer, not the company
-    return not _HYPOTHETICAL.search(fragment) or bool(_TODAY.search(_HYPOTHETICAL.sub(" ", fragment)))
+    return not (_PERSONAL_STATE.match(plain) or re.match(r"^(?:you|you're|your)\b", plain))
+
+
+def _opening(sentences: list[str]) -> tuple[ScreenKind, re.Match[str]] | None:
+    """A turn that opens by pausing or deferring and goes on only with its reasons (no "but…", no "what I do
+    know is…"): "Could we switch topics? This one's political." / "Not my area; Ines would know"."""
+    for index, sentence in enumerate(sentences):
+        fragments = _fragments(sentence)
+        first = next((f for f in fragments if not _NEUTRAL.match(f) and _words(f) >= 2), None)
+        if first is None:
+            continue
+        for kind, pattern in ((ScreenKind.pause, _PAUSE), (ScreenKind.deferral, _DEFERRAL)):
+            match = pattern.search(first)
+            if match:
+                later = fragments[fragments.index(first) + 1 :] + [
+                    f for x in sentences[index + 1 :] for f in _fragments(x)
+                ]
+                after = sentence[sentence.index(first) + len(first) :] + " " + " ".join(sentences[index + 1 :])
+                speaks = [
+                    f for f in later
+                    if _WE_SPEAKING.search(f) and _words(f) >= MIN_FRAGMENT_WORDS and not _PAUSE.search(f)
+                    and not _DEFERRAL.search(f) and not _PERSONAL_STATE.match(_HEDGE_OPENING.sub("", f))
+                ]  # fmt: skip
+                if _PIVOT.search(after) or speaks or _words(after) > OPENING_REST_MAX_WORDS:
+                    return None
+                return kind, match
+        return None
+    return None
 
 
 def screen_turn(answer: str) -> ScreenedTurn | None:
     """Why the turn is no evidence about this organisation today, or None when it may be evidence.
 
-    Pure.  Hostile text is refused whatever else it says; every other kind only when no fragment of the turn
-    states something about this organisation now (see the module doc).  The reason quotes the words that
-    decided it.
+    Pure.  Hostile text is refused whatever else it says; every other kind only when nothing in the turn states
+    something about this organisation now (see the module doc).  The reason quotes the words that decided it.
     """
     if not answer.strip():
         return ScreenedTurn(kind=ScreenKind.small_talk, reason="no update: the turn is empty")
@@ -300,42 +386,63 @@ def screen_turn(answer: str) -> ScreenedTurn | None:
     older = _older_rules(answer, said)
     if older is not None:
         return older
+    sentences = _sentences(said)
+    opening = _opening(sentences)
+    if opening is not None:
+        return _refused(*opening)
 
-    fragments = _fragments(answer)
-    frames = [_frame(f) for f in fragments]
-    if _FAMILY_BUSINESS.search(said):
+    family_business = bool(_FAMILY_BUSINESS.search(said))
+    frames = [_frame(x) for x in sentences]
+    if family_business:
         frames = [None if f is not None and f.group(0).startswith("my ") else f for f in frames]
     former = any(f is not None and _FORMER.search(f.group(0)) for f in frames)
     found: dict[ScreenKind, re.Match[str]] = {}
     first: re.Match[str] | None = None
-    for fragment, frame in zip(fragments, frames, strict=True):
-        matched = False
-        for kind, pattern in (
-            (ScreenKind.pause, _PAUSE),
-            (ScreenKind.deferral, _DEFERRAL),
-            (ScreenKind.question_back, _ASKS_BACK),
-        ):
-            match = pattern.search(fragment)
-            rest = pattern.sub(" ", fragment)
-            if match and not (_WE.search(rest) and (kind == ScreenKind.question_back or _TODAY.search(rest))):
-                found.setdefault(kind, match)
-                matched = True
-                break
-        if matched:
-            continue
-        if _NOT_KNOWING.search(fragment) and not (
-            _WE.search(rest := _NOT_KNOWING.sub(" ", fragment)) and _TODAY.search(rest)
-        ):
-            continue  # said alone it may be the answer; with a hand-off it is a deferral
-        if _about_us_now(fragment, frame, first, former):
-            return None  # the turn says something about this organisation now: let the reader judge it
+    for sentence, frame in zip(sentences, frames, strict=True):
         if frame is not None:
+            own = _OTHER_ORG.sub(" ", sentence)  # "our main supplier runs SAP": the "our" belongs to the supplier
+            if _PRESSURE.search(sentence) and _MARKET.search(sentence):
+                return None  # competitors or customers pushing toward AI, or winning business: competitive pressure
+            if _WE_SPEAKING.search(own) and (not former or _PRESENT.search(own)):
+                return None  # "…; we have nobody": a word about us now
             found.setdefault(ScreenKind.other_organisation, frame)
             first = first or frame
-        elif (hypothetical := _HYPOTHETICAL.search(fragment)) is not None:
+            continue
+        if first is not None and _MARKET.search(first.group(0)) and _PRESSURE.search(sentence):
+            return None  # what those customers or competitors want of us: competitive pressure
+        if first is not None and not _WE_SPEAKING.search(sentence):
+            continue  # "They swear by them." after "The garden centre across the road…": still theirs
+        if former and _WE_SPEAKING.search(sentence) and not _PRESENT.search(sentence):
+            continue  # "We had a proper warehouse." in a story about a former employer
+        if _is_question(sentence):
+            found.setdefault(ScreenKind.question_back, re.match(r".{0,40}", sentence))  # type: ignore[arg-type]
+            continue
+        hypothetical = _is_hypothetical(sentence)
+        if hypothetical is not None:
             found.setdefault(ScreenKind.hypothetical, hypothetical)
-    if ScreenKind.hypothetical in found and _TODAY.search(_HYPOTHETICAL.sub(" ", said)) and len(found) == 1:
-        return None  # a plan beside a word about today ("not yet; it's on the list for next year")
+            sentence = sentence[: hypothetical.start()]  # what comes before the wish or plan is judged on its own
+        for fragment in _fragments(sentence):
+            matched = None
+            for kind, pattern in (
+                (ScreenKind.pause, _PAUSE),
+                (ScreenKind.deferral, _DEFERRAL),
+                (ScreenKind.question_back, _ASKS_BACK),
+            ):
+                match = pattern.search(fragment)
+                rest = pattern.sub(" ", fragment)
+                if match and not (_WE.search(rest) and (kind == ScreenKind.question_back or _TODAY.search(rest))):
+                    matched = found.setdefault(kind, match)
+                    break
+            if matched is not None:
+                continue
+            if _NOT_KNOWING.search(fragment) and not (
+                _WE.search(rest := _NOT_KNOWING.sub(" ", fragment)) and _TODAY.search(rest)
+            ):
+                continue  # said alone it may be the answer; with a hand-off it is a deferral
+            if _content(fragment) or (_WE_SPEAKING.search(fragment) and _TODAY.search(fragment)):
+                return None  # the turn says something about this organisation now: let the reader judge it
+    if set(found) == {ScreenKind.hypothetical} and _TODAY.search(_HYPOTHETICAL.sub(" ", said)):
+        return None  # a plan beside a word about today ("Not yet. It's on the list for next year.")
     for kind in _ORDER:
         if kind in found:
             return _refused(kind, found[kind])
