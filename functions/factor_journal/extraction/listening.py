@@ -474,6 +474,9 @@ def _older_rules(answer: str, said: str) -> ScreenedTurn | None:
     if signals.is_filler(answer):
         return ScreenedTurn(kind=ScreenKind.small_talk, reason=f"no update: {_WHY[ScreenKind.small_talk]}")
     if signals.is_question_only(answer):
+        for kind, pattern in ((ScreenKind.pause, _PAUSE), (ScreenKind.deferral, _DEFERRAL)):
+            if match := pattern.search(said):  # "Could we move on to another topic?" asks to pause
+                return _refused(kind, match)
         return ScreenedTurn(kind=ScreenKind.question_back, reason=f"no update: {_WHY[ScreenKind.question_back]}")
     if signals.is_deferral(answer):
         pause = _PAUSE.search(said)
