@@ -200,8 +200,8 @@ def question_topic(question: str) -> str:
     """What a question is about, without its frame about the person's words ("What did I say about the vans?"
     is about "the vans"): the text that is embedded and ranked."""
     text = " ".join(question.split())
-    topic = re.sub(OWN_WORDS.pattern + r"(\s+(anything|something))?(\s+(about|regarding|on|of|concerning))?",
-                   " ", text, flags=re.IGNORECASE)  # fmt: skip
+    frame = r"(?:" + OWN_WORDS.pattern + r")(\s+(you|to\s+you))?(\s+(anything|something))?"
+    topic = re.sub(frame + r"(\s+(about|regarding|on|of|concerning))?", " ", text, flags=re.IGNORECASE)
     topic = " ".join(topic.split()).strip(" ?.!,")
     return topic or text
 
