@@ -515,26 +515,23 @@ def answer_question(
     matched: Matches = {}
     if not intent.factor_ids and not intent.archetype_ids:
         chosen: list[str] = []
-        if question:
-            model = default_embedder() if embedder == "default" else embedder
-            chosen, found_by, matched = semantic_factors(
-                store, user_id, question, model, own_words=intent.question_type == "what_said"
-            )
-        if chosen:
-            intent = intent.model_copy(update={"factor_ids": chosen})
-        elif intent.question_type == "what_changed" and intent.since is not None:
-            changed = [
+        if intent.question_type == "what_changed" and intent.since is not None:  # about a time, not a topic
+            chosen = [
                 fid for fid, state in summary.factors.items()
                 if state.last_updated is not None and state.last_updated >= intent.since
                 and not store.catalog.factor(fid).is_composite
             ]  # fmt: skip
-            intent = intent.model_copy(update={"factor_ids": changed})
             found_by = "recent"
-        elif intent.question_type == "status" and summary.last_conversation:
-            intent = intent.model_copy(update={"factor_ids": [summary.last_conversation.factor_id]})
-            found_by = "recent"
-        else:
+        elif question:
+            model = default_embedder() if embedder == "default" else embedder
+            chosen, found_by, matched = semantic_factors(
+                store, user_id, question, model, own_words=intent.question_type == "what_said"
+            )
+        if not chosen and intent.question_type == "status" and summary.last_conversation:
+            chosen, found_by = [summary.last_conversation.factor_id], "recent"
+        elif not chosen:
             found_by = "none"
+        intent = intent.model_copy(update={"factor_ids": chosen})
     context = build_context(store, user_id, intent, summary, budget_tokens, matched=matched)
     context.found_by = found_by
     composer = composer or OfflineComposer()
