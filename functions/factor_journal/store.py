@@ -200,9 +200,13 @@ class FactorJournalStore:
         return self.record_inferences(user_id, [update]).entries[0]
 
     def _decide(
-        self, user_id: str, factor_id: str, step: Callable[[FactorState, datetime], Transition]
+        self, user_id: str, factor_id: str, step: Callable[[FactorState, datetime], Transition], words: str = ""
     ) -> JournalEntry:
-        result = self.changes.apply(user_id, [factor_id], step=lambda states, now: [step(states[factor_id], now)])
+        """Apply a person's decision; ``words`` (what they said with it) is embedded before the transaction."""
+        decision = [words] if words else []
+        result = self.changes.apply(
+            user_id, [factor_id], step=lambda states, now: [step(states[factor_id], now)], words=decision
+        )
         return result.entries[0]
 
     def confirm(
@@ -253,6 +257,7 @@ class FactorJournalStore:
                 state, user_id, entry_id_for(None, factor_id), now, checked, reason, where.session_id,
                 turn_id=where.turn_id, excerpt=where.words,
             ),
+            words=reason,
         )  # fmt: skip
 
     def retract(
@@ -271,7 +276,7 @@ class FactorJournalStore:
                 session_id=where.session_id, turn_id=where.turn_id, excerpt=where.words,
             )  # fmt: skip
 
-        return self._decide(user_id, factor_id, step)
+        return self._decide(user_id, factor_id, step, words=reason)
 
     def resolve_conflict(self, user_id: str, factor_id: str, *, accept: bool, rationale: str) -> JournalEntry:
         """Accept the held inference as the confirmed value, or reject it and keep the user's value."""
@@ -283,7 +288,7 @@ class FactorJournalStore:
                 raise NoConflictError(factor_id)
             return transitions.resolve_conflict(state, user_id, entry_id_for(None, factor_id), now, accept, reason)
 
-        return self._decide(user_id, factor_id, step)
+        return self._decide(user_id, factor_id, step, words=reason)
 
     # Reads ------------------------------------------------------------------------------------
 
