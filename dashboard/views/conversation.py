@@ -26,7 +26,7 @@ from factor_journal.errors import FactorJournalError
 from factor_journal.extraction.base import ExtractionError
 from factor_journal.guidance import next_best_questions
 from factor_journal.models import AssessmentSummary, SaidIn
-from factor_journal.sayback import NOTHING_UNDERSTOOD, LineState, SayBackLine, heard_factors, say_back
+from factor_journal.sayback import LineState, SayBackLine, heard_factors, nothing_understood, say_back
 
 WAIT_FOR_ANALYSIS_SECONDS = 8.0
 SHOWN_TURNS = 12
@@ -76,8 +76,8 @@ def _show(turns: list[tuple[str, dict]], summary: AssessmentSummary | None, *, c
                 lines = say_back(store.catalog, outcome.readings, factors)
                 for line in lines:
                     _say_back_line(turn_id, line, can_act=can_act)
-            elif status == TurnStatus.no_update:
-                st.caption(NOTHING_UNDERSTOOD)
+            elif outcome is not None and status == TurnStatus.no_update:
+                st.caption(nothing_understood(outcome.screened))
             elif turn_id == latest or status not in DONE:
                 next_attempt = outcome.next_attempt_at if outcome else None
                 st.caption(labels.turn_status_message(status, next_attempt))

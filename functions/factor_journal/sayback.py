@@ -22,7 +22,7 @@ from enum import StrEnum
 from pydantic import BaseModel
 
 from factor_journal.catalog import Catalog, Level
-from factor_journal.documents import HeardReading
+from factor_journal.documents import HeardReading, ScreenedTurn, ScreenKind
 from factor_journal.evidence import agrees
 from factor_journal.models import USER_BACKED, FactorState
 
@@ -115,6 +115,24 @@ def say_back(
             )
         )
     return lines
+
+
+WHY_NOTHING = {
+    ScreenKind.other_organisation: "it is about another organisation",
+    ScreenKind.hypothetical: "it is about what might be, not how things are now",
+    ScreenKind.deferral: "it hands the question on",
+    ScreenKind.question_back: "it is a question for us",
+    ScreenKind.pause: "you asked to pause or move on",
+    ScreenKind.small_talk: "it says nothing about the company",
+    ScreenKind.hostile: "it reads as instructions, not an answer",
+}
+
+
+def nothing_understood(screened: ScreenedTurn | None) -> str:
+    """What to say under an answer that changed nothing: ``NOTHING_UNDERSTOOD``, with why when the answer was set
+    aside before it was read (``extraction.listening``)."""
+    why = WHY_NOTHING.get(screened.kind) if screened is not None else None
+    return f"{NOTHING_UNDERSTOOD.removesuffix('.')} ({why})." if why else NOTHING_UNDERSTOOD
 
 
 def heard_factors(readings: Iterable[HeardReading]) -> set[str]:

@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 import pytest
 
 from factor_journal.catalog import Level
-from factor_journal.documents import HeardReading
+from factor_journal.documents import HeardReading, ScreenedTurn, ScreenKind
 from factor_journal.models import Conflict, FactorState, InferenceStatus
-from factor_journal.sayback import LineState, heard_factors, say_back
+from factor_journal.sayback import NOTHING_UNDERSTOOD, LineState, heard_factors, nothing_understood, say_back
 
 NOW = datetime(2026, 11, 20, tzinfo=UTC)
 
@@ -70,3 +70,13 @@ def test_a_line_shows_where_the_person_stands_whatever_page_they_decided_on(
 def test_a_reading_of_a_factor_no_longer_in_the_catalog_is_left_out(catalog):
     gone = HeardReading(factor_id="retired_factor", value=20, confidence=0.7, quote="x")
     assert say_back(catalog, [gone], {}) == []
+
+
+def test_an_answer_set_aside_says_why_nothing_changed():
+    assert nothing_understood(None) == NOTHING_UNDERSTOOD
+    elsewhere = ScreenedTurn(kind=ScreenKind.other_organisation, reason="my brother-in-law's firm")
+    assert (
+        nothing_understood(elsewhere)
+        == "Noted — nothing to change in the assessment (it is about another organisation)."
+    )
+    assert all(nothing_understood(ScreenedTurn(kind=kind, reason="r")) != NOTHING_UNDERSTOOD for kind in ScreenKind)
