@@ -13,19 +13,11 @@ from typing import Final
 
 from factor_journal.catalog import Factor
 from factor_journal.extraction.signals import clauses
+from factor_journal.vocabulary import content_words
 
 MAX_QUOTE_WORDS: Final = 12
-_WORD: Final = re.compile(r"[a-z0-9]+")
 _TYPOGRAPHIC: Final = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"', "–": "-", "—": "-"})
 _EDGE_PUNCTUATION: Final = " \t\n\"'“”‘’.,;:!?()[]-–—"
-# Words too common to say which clause is about a factor.
-_COMMON: Final = frozenset(
-    _WORD.findall(
-        "the and for with our are was were have has had you your that this what how who about any from not use "
-        "used into over more less than them they their there its does did can could would should been being very "
-        "just also some all one two get got really quite much many well"
-    )
-)
 
 
 def _comparable(text: str) -> str:
@@ -65,15 +57,11 @@ def shorten(text: str, max_words: int = MAX_QUOTE_WORDS) -> str:
     return " ".join(words[:max_words]).rstrip(_EDGE_PUNCTUATION) + "…"
 
 
-def _words(text: str) -> set[str]:
-    return {word for word in _WORD.findall(text.lower()) if len(word) > 2 and word not in _COMMON}
-
-
 def factor_words(factor: Factor) -> set[str]:
     """The words a factor is spoken of with: its name, description, rubric and cue phrases."""
     rubric = factor.rubric
     texts = [factor.name, factor.description, rubric.low, rubric.mid, rubric.high, *(c.phrase for c in factor.cues)]
-    return set().union(*(_words(text) for text in texts))
+    return set().union(*(content_words(text) for text in texts))
 
 
 def clause_about(answer: str, factor: Factor) -> str:
@@ -83,7 +71,7 @@ def clause_about(answer: str, factor: Factor) -> str:
     stems = {word[:5] for word in vocabulary}
 
     def overlap(clause: str) -> tuple[int, int]:
-        words = _words(clause)
+        words = content_words(clause)
         return len(words & vocabulary), len({word[:5] for word in words} & stems)
 
     parts = clauses(answer)
@@ -101,7 +89,7 @@ def narrowed(text: str, factor: Factor) -> str:
         return text
     vocabulary = factor_words(factor)
     phrases = [phrase for phrase in _PHRASE_BREAK.split(text) if len(phrase.split()) >= 3]
-    scored = [(len(_words(phrase) & vocabulary), -index, phrase) for index, phrase in enumerate(phrases)]
+    scored = [(len(content_words(phrase) & vocabulary), -index, phrase) for index, phrase in enumerate(phrases)]
     if not scored or max(scored)[0] == 0:
         return text
     return max(scored)[2]

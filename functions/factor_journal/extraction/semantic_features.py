@@ -24,6 +24,7 @@ from factor_journal.extraction.base import ExchangeTurn
 from factor_journal.extraction.embeddings import embed
 from factor_journal.extraction.lexical import LexicalIndex
 from factor_journal.extraction.linear import Ridge
+from factor_journal.vocabulary import content_words, factor_vocabulary
 
 BANDS: Final = ("low", "mid", "high")
 RIDGE_L2: Final = 3.0  # regularisation of the per-factor linear reading of the turn (chosen by leave-one-out on dev)
@@ -196,16 +197,12 @@ def _ridge_inputs(answer: np.ndarray, question: np.ndarray, exchange: np.ndarray
 
 
 def _vocabulary(factor: Factor) -> tuple[frozenset[str], tuple[str, ...]]:
-    from factor_journal.candidates import _factor_vocabulary
-
-    return _factor_vocabulary(factor)
+    return factor_vocabulary(factor)
 
 
 def _lexical(space: Space, text: str) -> np.ndarray:
-    from factor_journal.candidates import _words
-
     lowered = text.lower()
-    words = _words(lowered)
+    words = content_words(lowered)
     scores = np.zeros(len(space.factors), dtype=np.float32)
     for i, (vocabulary, phrases) in enumerate(space._vocabulary):
         scores[i] = 3.0 * sum(1 for phrase in phrases if phrase in lowered) + 0.5 * len(vocabulary & words)

@@ -33,7 +33,7 @@ def test_without_a_usable_quote_the_clause_most_about_the_factor_is_taken(catalo
     answer = "The dashboards look lovely, but the data underneath is duplicated and nobody trusts it."
     quality = catalog.factor("data_quality")
     assert "duplicated" in clause_about(answer, quality)
-    assert quote_for(answer, "something the model made up", quality) == "the data underneath is duplicated"
+    assert quote_for(answer, "something the model made up", quality) == "nobody trusts it"
     assert quote_for(answer, "nobody trusts it", quality) == "nobody trusts it"
     assert quote_for("", "", quality) == ""
 
