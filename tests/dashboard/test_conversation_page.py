@@ -15,7 +15,7 @@ from factor_journal.pipeline import TurnProcessor
 from factor_journal.sayback import NOTHING_UNDERSTOOD
 
 BI_TEAM = "We have two data scientists in the BI team, no machine learning engineers, and our data is a mess."
-SMALL_TALK = "Sorry, could you say that again?"
+SMALL_TALK = "What exactly do you mean by that?"
 READINGS = {
     BI_TEAM: [
         reading("ml_expertise", 72, 0.6, quote="two data scientists in the BI team"),  # the misreading to fix
@@ -117,7 +117,7 @@ def test_an_answer_with_nothing_understood_says_so(app_database, signer, store, 
     app = open_app(signer.issue(user, session), "conversation")
     shown = texts(app)
     assert NOTHING_UNDERSTOOD.removesuffix(".") in shown
-    assert "(it is a question for us)" in shown  # set aside before it was read: the page says why
+    assert f"{NOTHING_UNDERSTOOD.removesuffix('.')} (it is a question for us)." in shown  # set aside: says why
     assert not [b for b in app.button if b.key and b.key.startswith(("ok-", "fix-"))]
 
 
