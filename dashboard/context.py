@@ -21,6 +21,7 @@ from factor_journal import freshness, runtime
 from factor_journal.access import AccessChecker, Viewer
 from factor_journal.links import LinkError, LinkSigner
 from factor_journal.models import AssessmentSummary
+from factor_journal.questions import Writer
 from factor_journal.store import FactorJournalStore
 
 __all__ = [
@@ -49,7 +50,7 @@ def store() -> FactorJournalStore:
 
 
 @st.cache_resource(show_spinner=False)
-def writer() -> object | None:
+def writer() -> Writer | None:
     """Gemini in production (answers, question phrasing); None offline (deterministic composer)."""
     return runtime.make_writer()
 
@@ -117,7 +118,7 @@ def require_subject() -> Subject:
     if subject is None:
         st.info("Choose a person on the Team progress page first.")
         st.stop()
-    return subject  # type: ignore[return-value]
+    return subject
 
 
 def fresh(summary: AssessmentSummary, at: datetime | None = None) -> freshness.FreshAssessment:
@@ -148,4 +149,4 @@ def open_fresh_page(title: str) -> tuple[Subject, FactorJournalStore, freshness.
     if summary is None:
         st.error("There is no assessment for this account yet.")
         st.stop()
-    return subject, shared, fresh(summary)  # type: ignore[arg-type]
+    return subject, shared, fresh(summary)

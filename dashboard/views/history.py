@@ -35,7 +35,9 @@ def render() -> None:
     options = sorted(touched, key=lambda fid: names[fid])
     if chosen in options and st.session_state.get("history_factor_linked") != chosen:  # an "Inferred from" link
         st.session_state["history_factor_linked"] = st.session_state["history_factor"] = chosen
-    factor_id = st.selectbox("Factor", options, format_func=names.get, key="history_factor")
+    factor_id = st.selectbox("Factor", options, format_func=lambda fid: names[fid], key="history_factor")
+    if factor_id is None:  # the select box always has a choice; nothing to draw without one
+        return
     state = summary.factors[factor_id]
     if state.current_value is None:
         shown = "not assessed"

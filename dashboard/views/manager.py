@@ -85,8 +85,10 @@ def _filters(team) -> TeamFilter:
     tier_names = {t.id: t.name for t in catalog.decision_tiers}
     search, tiers, quiet, stale = st.columns([2, 2, 1, 1], vertical_alignment="bottom")
     text = search.text_input("Search by name", key="team_search", placeholder="Name or e-mail")
-    chosen = tiers.multiselect("Decision tier", list(tier_names), format_func=tier_names.get, key="team_tiers",
-                               placeholder="All tiers")  # fmt: skip
+    chosen = tiers.multiselect(
+        "Decision tier", list(tier_names), format_func=lambda tid: tier_names[tid], key="team_tiers",
+        placeholder="All tiers",
+    )  # fmt: skip
     quiet_only = quiet.toggle(f"Gone quiet ({len(team.quiet)})", key="team_quiet")
     stale_only = stale.toggle(f"To re-check ({len(team.stale)})", key="team_stale",
                               help="People with answers said so long ago that they are due for a re-check")  # fmt: skip
@@ -159,8 +161,8 @@ def team_progress() -> None:
     store = context.store()
     catalog = store.catalog
     st.title(f"{md(team.organisation.name)}: team progress")
-    when, refresh = st.columns([4, 1], vertical_alignment="center")
-    when.caption(f"Figures as of {read_at:%H:%M:%S} UTC.")
+    read_note, refresh = st.columns([4, 1], vertical_alignment="center")
+    read_note.caption(f"Figures as of {read_at:%H:%M:%S} UTC.")
     if refresh.button("Refresh", key="team_refresh", icon=":material/refresh:"):
         _rows.clear()
         st.rerun()
@@ -201,11 +203,12 @@ def team_progress() -> None:
         if share is not None:
             st.caption(f"Of the answers of the people shown, {share:.0%} are due for a re-check.")
     pick, export = st.columns([3, 1], vertical_alignment="bottom")
+    shown_names = {p.user_id: p.display_name or p.user_id for p in shown}
     with pick:
         member = st.selectbox(
             "Open a person's pages (read-only)", [p.user_id for p in shown], index=None,
             placeholder="Choose someone on this page",
-            format_func={p.user_id: p.display_name or p.user_id for p in shown}.get, key="drill_choice",
+            format_func=lambda uid: shown_names[uid], key="drill_choice",
         )  # fmt: skip
         if member and st.button("Open", key="drill_open"):
             st.session_state["drill_user"] = member
