@@ -231,17 +231,17 @@ def choose_factors(
 ) -> list[str]:  # fmt: skip
     """The factors a question found by meaning is about, from the journal search's hits (factor, similarity):
 
-    * entries less similar than ``min_similarity`` are not about the question (none left: ``[]``);
+    * when even the closest entry is less similar than ``min_similarity``, the journal holds nothing about the
+      question (``[]``);
     * each factor counts by its closest entry; factors within ``near_tie`` of the best are near ties (a static
-      embedding's similarities differ by that much on wording alone);
+      embedding's similarities differ by that much on wording alone), whether or not they reach the floor;
     * near ties are ordered by the catalog's ranking of the question, except for a question about the person's
       own words (``own_words``), which is about the words: ordered by similarity;
     * at most ``limit`` factors.  Pure."""
     best: dict[str, float] = {}
     for factor_id, similarity in hits:
-        if similarity >= min_similarity:
-            best[factor_id] = max(best.get(factor_id, -1.0), similarity)
-    if not best:
+        best[factor_id] = max(best.get(factor_id, -1.0), similarity)
+    if not best or max(best.values()) < min_similarity:
         return []
     top = max(best.values())
     near = [fid for fid in best if best[fid] >= top - near_tie]
@@ -280,10 +280,11 @@ def semantic_factors(
             [(hit.factor_id, hit.similarity) for hit in hits], [fid for fid, _ in ranked], own_words=own_words
         )
         if chosen:
+            close = max(hit.similarity for hit in hits) - NEAR_TIE  # the entries as close as a near tie
             entries = store.changes.vectors.entries(user_id, [h for h in hits if h.factor_id in chosen])
             for hit in hits:
                 entry = entries.get(hit.entry_id)
-                if entry is not None and hit.similarity >= MIN_SIMILARITY:
+                if entry is not None and hit.factor_id in chosen and hit.similarity >= close:
                     found.setdefault(hit.factor_id, []).append((entry, hit.similarity))
             chosen = [fid for fid in chosen if fid in found]
     if chosen:

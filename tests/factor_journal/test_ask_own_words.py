@@ -24,6 +24,7 @@ from factor_journal.models import EntryKind, InferredUpdate, UserProfile
 from factor_journal.privacy import PersonalData
 from factor_journal.questions import analyse_intent, answer_question
 from factor_journal.repositories.paths import VECTORS
+from factor_journal.repositories.vectors import ReembedReport
 from factor_journal.store import FactorJournalStore
 
 HELD_OUT = json.loads((Path(__file__).parents[1] / "fixtures" / "ask_own_words.json").read_text())
@@ -205,3 +206,17 @@ def test_entry_said_is_what_the_pipeline_embedded(ask_store, journal):
         said = entry_said(entry)
         assert said is not None and item["said"] in said and item["asked"] in said
         assert stored[entry.entry_id]["said_digest"] == text_digest(said)
+
+
+def test_reembed_over_everyone_pages_through_people_and_resumes_after_one(database, catalog):
+    store = FactorJournalStore(database, catalog)
+    store.changes.embedder = None  # written before vectors existed
+    people = sorted(seed(store, HELD_OUT["journal"][i : i + 1])[0] for i in range(3))
+    vectors = store.changes.vectors
+    assert list(vectors.user_ids(page=2)) == people
+    assert list(vectors.user_ids(after=people[0], page=1)) == people[1:]
+    report = ReembedReport()
+    for user in vectors.user_ids(after=people[0], page=1):
+        vectors.reembed_user(user, WordLlamaEmbedder(), report)
+    assert (report.people, report.missing, report.written) == (2, 2, 2)
+    assert vectors_of(database, people[0]) == {} and len(vectors_of(database, people[2])) == 1

@@ -65,4 +65,6 @@ def test_near_ties_are_decided_by_the_catalog_and_weak_hits_are_not_evidence():
     assert choose_factors(hits, ["staff", "budget"], own_words=False) == ["budget", "sponsor"]  # staff too far
     assert choose_factors(hits, ["sponsor"], own_words=False, limit=1) == ["sponsor"]
     assert choose_factors([("budget", 0.15)], ["budget"], own_words=False) == []
+    below = [("budget", 0.25), ("sponsor", 0.17)]  # a near tie below the floor: the best one reaches it
+    assert choose_factors(below, ["sponsor", "budget"], own_words=False) == ["sponsor", "budget"]
     assert choose_factors([], ["budget"], own_words=False) == []
