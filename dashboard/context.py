@@ -11,6 +11,7 @@ on the next interaction.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 import streamlit as st
@@ -19,6 +20,7 @@ from pydantic import BaseModel
 from dashboard.safe_text import md
 from factor_journal import freshness, runtime
 from factor_journal.access import AccessChecker, Viewer
+from factor_journal.errors import FactorJournalError
 from factor_journal.links import LinkError, LinkSigner
 from factor_journal.models import AssessmentSummary
 from factor_journal.questions import Writer
@@ -150,3 +152,18 @@ def open_fresh_page(title: str) -> tuple[Subject, FactorJournalStore, freshness.
         st.error("There is no assessment for this account yet.")
         st.stop()
     return subject, shared, fresh(summary)
+
+
+def act(action: Callable[[], object], notice: str, *, notice_key: str, forget: tuple[str, ...] = ()) -> None:
+    """Run a person's decision through the store: on a domain error say it on the page (nothing was written);
+    otherwise forget the ``forget`` session keys, keep ``notice`` under ``notice_key`` for the next run, and rerun
+    so the page shows the decision from the store."""
+    try:
+        action()
+    except FactorJournalError as error:
+        st.error(str(error))
+        return
+    for key in forget:
+        st.session_state.pop(key, None)
+    st.session_state[notice_key] = notice
+    st.rerun()

@@ -12,15 +12,18 @@ stamp_ok() { # stamp_ok STAMPFILE INPUT... : true when the stamp matches the inp
 }
 stamp_write() { cat "${@:2}" | sha256sum | cut -d' ' -f1 >"$1"; }
 
-ensure_project_env() {
-  if ! stamp_ok "$ROOT/.venv/.installed" "$ROOT/pyproject.toml"; then
-    echo "==> Python environment .venv" >&2
-    [[ -x "$ROOT/.venv/bin/python" ]] || "$PYTHON" -m venv "$ROOT/.venv"
-    "$ROOT/.venv/bin/python" -m pip install -q --upgrade pip >&2
-    "$ROOT/.venv/bin/python" -m pip install -q -e "$ROOT[dev]" >&2
-    stamp_write "$ROOT/.venv/.installed" "$ROOT/pyproject.toml"
+ensure_venv() { # ensure_venv DIR LABEL STAMP-INPUT PIP-INSTALL-ARGS... : a virtualenv, reinstalled when the input changed
+  local dir="$1" label="$2" input="$3"; shift 3
+  if ! stamp_ok "$dir/.installed" "$input"; then
+    echo "==> $label" >&2
+    [[ -x "$dir/bin/python" ]] || "$PYTHON" -m venv "$dir"
+    "$dir/bin/python" -m pip install -q --upgrade pip >&2
+    "$dir/bin/python" -m pip install -q "$@" >&2
+    stamp_write "$dir/.installed" "$input"
   fi
 }
+
+ensure_project_env() { ensure_venv "$ROOT/.venv" "Python environment .venv" "$ROOT/pyproject.toml" -e "$ROOT[dev]"; }
 
 if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then  # run, not sourced: install and say so
   ensure_project_env

@@ -22,13 +22,8 @@ source "$ROOT/scripts/python-env.sh"
 
 ensure_python_envs() {
   ensure_project_env
-  if ! stamp_ok "$ROOT/functions/venv/.installed" "$ROOT/functions/requirements.txt"; then
-    echo "==> Functions environment functions/venv" >&2
-    [[ -x "$ROOT/functions/venv/bin/python" ]] || "$PYTHON" -m venv "$ROOT/functions/venv"
-    "$ROOT/functions/venv/bin/python" -m pip install -q --upgrade pip >&2
-    "$ROOT/functions/venv/bin/python" -m pip install -q -r "$ROOT/functions/requirements.txt" >&2
-    stamp_write "$ROOT/functions/venv/.installed" "$ROOT/functions/requirements.txt"
-  fi
+  ensure_venv "$ROOT/functions/venv" "Functions environment functions/venv" "$ROOT/functions/requirements.txt" \
+    -r "$ROOT/functions/requirements.txt"
 }
 
 ensure_node_modules() {

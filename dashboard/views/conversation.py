@@ -22,7 +22,6 @@ from dashboard import context, labels
 from dashboard.safe_text import md, quote
 from factor_journal.conversation import MAX_TURN_TEXT_CHARS, turn_text_problem
 from factor_journal.documents import DONE, ExtractionOutcome, TurnStatus
-from factor_journal.errors import FactorJournalError
 from factor_journal.extraction.base import ExtractionError
 from factor_journal.guidance import next_best_questions
 from factor_journal.models import AssessmentSummary, SaidIn
@@ -172,15 +171,7 @@ def _retract(turn_id: str, line: SayBackLine) -> None:
 
 
 def _act(action: Callable[[], object], notice: str) -> None:
-    """Run the person's decision; on a domain error say it, otherwise rerun with a notice."""
-    try:
-        action()
-    except FactorJournalError as error:
-        st.error(str(error))
-        return
-    st.session_state.pop("sayback_fixing", None)
-    st.session_state["conversation_notice"] = notice
-    st.rerun()
+    context.act(action, notice, notice_key="conversation_notice", forget=("sayback_fixing",))
 
 
 def render() -> None:

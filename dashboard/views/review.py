@@ -13,7 +13,6 @@ import streamlit as st
 
 from dashboard import context, labels
 from dashboard.safe_text import quote
-from factor_journal.errors import FactorJournalError
 
 REVIEW_PAGE = 10
 
@@ -92,11 +91,4 @@ def render() -> None:
 
 
 def _act(action: Callable[[], object], notice: str) -> None:
-    """Run a store action; on a domain error show it, otherwise rerun with a notice."""
-    try:
-        action()
-    except FactorJournalError as error:
-        st.error(str(error))
-        return
-    st.session_state["review_notice"] = notice
-    st.rerun()
+    context.act(action, notice, notice_key="review_notice")

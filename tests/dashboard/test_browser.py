@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -35,12 +36,13 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def app_url() -> Iterator[str]:
+@contextmanager
+def serve_app(database: str) -> Iterator[str]:
+    """The app on a free port, reading the emulator's ``database``; its address (skips without Chromium)."""
     if not (shutil.which("chromium") and shutil.which("chromedriver")):
         pytest.skip("chromium and chromedriver are not installed (make test installs them on Debian as root)")
     port = _free_port()
-    env = {**os.environ, "FJ_FIRESTORE_DATABASE": "fj-tests"}
+    env = {**os.environ, "FJ_FIRESTORE_DATABASE": database}
     server = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(ROOT / "dashboard" / "app.py"), "--server.headless", "true",
          "--server.port", str(port), "--browser.gatherUsageStats", "false"],
@@ -61,6 +63,12 @@ def app_url() -> Iterator[str]:
     finally:
         server.terminate()
         server.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def app_url() -> Iterator[str]:
+    with serve_app("fj-tests") as url:
+        yield url
 
 
 @pytest.fixture

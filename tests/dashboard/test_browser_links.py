@@ -22,30 +22,6 @@ def wait_for_address_without_token(driver, timeout: float = 20.0) -> str:
     return driver.current_url
 
 
-def test_a_manager_link_to_the_team_page_opens_it_and_drops_the_token(
-    app_url,  # noqa: F811 (a fixture, imported above)
-    browser,  # noqa: F811
-    store,
-    make_user,
-    firestore_client,
-):
-    directory = OrganisationDirectory(store)
-    org = f"org-{make_user(store)}"
-    directory.create(org, "Deep Link Org")
-    member = make_user(store, org_id=org, display_name="Dora Deep")
-    store.record_inference(
-        member, InferredUpdate(factor_id="data_quality", value=20, confidence=0.7, rationale="said so")
-    )
-    manager = make_user(store, org_id=org, display_name="Manny Manager")
-    directory.assign_manager(org, manager)
-    token = LinkSigner(firestore_client).issue(manager, kind="manager", org_id=org)
-    browser.get(f"{app_url}/blockers?{urlencode({'t': token})}")
-    body = wait_for_text(browser, "Blockers across the organisation")
-    assert "Page not found" not in body
-    address = wait_for_address_without_token(browser)
-    assert "t=" not in address and address.rstrip("/").endswith("/blockers"), address
-
-
 def test_a_resume_link_to_a_page_opens_it_and_drops_the_token(app_url, browser, store, make_user, firestore_client):  # noqa: F811
     user = make_user(store, display_name="Rita Resume")
     store.record_inference(

@@ -4,16 +4,11 @@ shows both as theirs; on a desktop and on a 390 px phone."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
-import httpx
 import pytest
-from test_browser import DESKTOP, PHONE, ROOT, _free_port, browser, shoot, wait_for_text  # noqa: F401
+from test_browser import DESKTOP, PHONE, browser, serve_app, shoot, wait_for_text  # noqa: F401
 
 from factor_journal.catalog import Level
 from factor_journal.links import LinkSigner
@@ -33,32 +28,8 @@ ANSWER = (
 @pytest.fixture(scope="module")
 def live_app_url() -> Iterator[str]:
     """The app on the emulator's default database, where the deployed trigger analyses every answer."""
-    import shutil
-
-    if not (shutil.which("chromium") and shutil.which("chromedriver")):
-        pytest.skip("chromium and chromedriver are not installed (make test installs them on Debian as root)")
-    port = _free_port()
-    env = {**os.environ, "FJ_FIRESTORE_DATABASE": "(default)"}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "dashboard" / "app.py"), "--server.headless", "true",
-         "--server.port", str(port), "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"{url}/_stcore/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.3)
-        else:
-            pytest.fail("the Streamlit server did not start within 60 s")
+    with serve_app("(default)") as url:
         yield url
-    finally:
-        server.terminate()
-        server.wait(timeout=20)
 
 
 def _lines(driver) -> list[str]:

@@ -45,6 +45,20 @@ def line_buttons(app, turn: str) -> dict[str, object]:
     return {b.key: b for b in app.button if b.key and turn in b.key}
 
 
+def correct(app, turn: str, factor: str, level: str) -> None:
+    """The person clicks "Not quite" on a line, chooses ``level`` and saves."""
+    app.button(key=f"fix-{turn}-{factor}").click().run()
+    app.radio(key=f"level-{turn}-{factor}").set_value(level)
+    [save] = [b for b in app.button if b.label == "Save"]
+    save.click().run()
+
+
+def confirm_one_correct_the_other(app, turn: str) -> None:
+    """That's right on data quality; Not quite on machine-learning expertise, which is low."""
+    app.button(key=f"ok-{turn}-data_quality").click().run()
+    correct(app, turn, "ml_expertise", "low")
+
+
 @pytest.fixture
 def conversation(app_database, signer, store, make_user):
     user = make_user(store, display_name="Cora Chat")
@@ -64,11 +78,7 @@ def test_each_reading_is_said_back_under_the_answer_in_plain_words(conversation,
 
 def test_confirm_one_line_and_correct_another_then_the_overview_shows_both_as_theirs(conversation, store, signer):
     user, session, turn, app = conversation
-    app.button(key=f"ok-{turn}-data_quality").click().run()
-    app.button(key=f"fix-{turn}-ml_expertise").click().run()
-    app.radio(key=f"level-{turn}-ml_expertise").set_value("low")
-    [save] = [b for b in app.button if b.label == "Save"]
-    save.click().run()
+    confirm_one_correct_the_other(app, turn)
     assert not app.exception, app.exception
 
     quality, expertise = store.factor(user, "data_quality"), store.factor(user, "ml_expertise")
@@ -90,10 +100,7 @@ def test_confirm_one_line_and_correct_another_then_the_overview_shows_both_as_th
 
 def test_doesnt_apply_withdraws_the_reading(conversation, store):
     user, _, turn, app = conversation
-    app.button(key=f"fix-{turn}-ml_expertise").click().run()
-    app.radio(key=f"level-{turn}-ml_expertise").set_value("Doesn't apply")
-    [save] = [b for b in app.button if b.label == "Save"]
-    save.click().run()
+    correct(app, turn, "ml_expertise", "Doesn't apply")
     state = store.factor(user, "ml_expertise")
     assert state.inference_status == InferenceStatus.unassessed and state.current_value is None
     [withdrawal] = store.history(user, "ml_expertise", page_size=1).entries
@@ -131,11 +138,7 @@ def test_a_decision_made_elsewhere_shows_as_such(app_database, signer, store, ma
 
 def test_analysing_the_turn_again_never_undoes_the_persons_decision(conversation, store, signer):
     user, session, turn, app = conversation
-    app.button(key=f"ok-{turn}-data_quality").click().run()
-    app.button(key=f"fix-{turn}-ml_expertise").click().run()
-    app.radio(key=f"level-{turn}-ml_expertise").set_value("low")
-    [save] = [b for b in app.button if b.label == "Save"]
-    save.click().run()
+    confirm_one_correct_the_other(app, turn)
     outcome = TurnProcessor(store, ReadingsByText(READINGS)).process(user, session, turn, force=True)
     assert outcome.status in ("processed", "no_update", "duplicate")
     assert store.factor(user, "data_quality").inference_status == InferenceStatus.confirmed
