@@ -144,17 +144,12 @@ class GeminiEmbeddingSettings(BaseModel):
 
     @classmethod
     def from_env(cls) -> GeminiEmbeddingSettings:
+        from factor_journal.extraction.gemini import vertex_env
+
         env = os.environ
-        values = {
-            "model": env.get("FJ_EMBEDDING_MODEL"),
-            "dimensions": env.get("FJ_EMBEDDING_DIMENSIONS"),
-            "project": env.get("FJ_GEMINI_PROJECT") or env.get("GOOGLE_CLOUD_PROJECT") or env.get("GCLOUD_PROJECT"),
-            "location": env.get("FJ_GEMINI_LOCATION"),
-            "timeout_seconds": env.get("FJ_GEMINI_TIMEOUT"),
-            "max_attempts": env.get("FJ_GEMINI_MAX_ATTEMPTS"),
-            "base_url": env.get("FJ_GEMINI_BASE_URL"),
-        }
-        return cls.model_validate({k: v for k, v in values.items() if v not in (None, "")})
+        return cls.model_validate(
+            vertex_env(model=env.get("FJ_EMBEDDING_MODEL"), dimensions=env.get("FJ_EMBEDDING_DIMENSIONS"))
+        )
 
 
 class GeminiEmbedder:

@@ -80,16 +80,23 @@ class GeminiSettings(BaseModel):
     def from_env(cls) -> GeminiSettings:
         """Settings from FJ_GEMINI_MODEL, _LOCATION, _PROJECT (else GOOGLE_CLOUD_PROJECT, GCLOUD_PROJECT),
         _TIMEOUT (seconds), _MAX_ATTEMPTS and _BASE_URL; unset or empty variables keep the defaults."""
-        env = os.environ
-        values: dict[str, Any] = {
-            "model": env.get("FJ_GEMINI_MODEL"),
-            "project": env.get("FJ_GEMINI_PROJECT") or env.get("GOOGLE_CLOUD_PROJECT") or env.get("GCLOUD_PROJECT"),
-            "location": env.get("FJ_GEMINI_LOCATION"),
-            "timeout_seconds": env.get("FJ_GEMINI_TIMEOUT"),
-            "max_attempts": env.get("FJ_GEMINI_MAX_ATTEMPTS"),
-            "base_url": env.get("FJ_GEMINI_BASE_URL"),
-        }
-        return cls.model_validate({k: v for k, v in values.items() if v not in (None, "")})
+        return cls.model_validate(vertex_env(model=os.environ.get("FJ_GEMINI_MODEL")))
+
+
+def vertex_env(**more: str | None) -> dict[str, Any]:
+    """The Vertex AI connection every Gemini client here shares, from FJ_GEMINI_PROJECT (else GOOGLE_CLOUD_PROJECT,
+    GCLOUD_PROJECT), _LOCATION, _TIMEOUT, _MAX_ATTEMPTS and _BASE_URL, with ``more`` fields; unset or empty
+    variables are left out, so the settings model's defaults apply."""
+    env = os.environ
+    values = {
+        "project": env.get("FJ_GEMINI_PROJECT") or env.get("GOOGLE_CLOUD_PROJECT") or env.get("GCLOUD_PROJECT"),
+        "location": env.get("FJ_GEMINI_LOCATION"),
+        "timeout_seconds": env.get("FJ_GEMINI_TIMEOUT"),
+        "max_attempts": env.get("FJ_GEMINI_MAX_ATTEMPTS"),
+        "base_url": env.get("FJ_GEMINI_BASE_URL"),
+        **more,
+    }
+    return {key: value for key, value in values.items() if value not in (None, "")}
 
 
 class GeminiExtractor:
