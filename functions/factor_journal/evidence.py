@@ -13,6 +13,9 @@ corroboration bonus (capped); only a disagreeing reading is merged by the SDM ru
 
 from __future__ import annotations
 
+from typing import Any, TypeVar
+
+from factor_journal.catalog import Catalog
 from factor_journal.catalog.models import Scale, band_of
 from factor_journal.models import USER_BACKED, FactorState, InferredUpdate
 
@@ -21,6 +24,14 @@ PRIOR_WEIGHT_PER_OBSERVATION = 0.5
 AGREEMENT_BAND = 10.0  # readings this close (on a 0-100 scale) corroborate each other
 CORROBORATION_BONUS = 0.05
 MAX_SYNTHESISED_CONFIDENCE = 0.95
+# The plausibility guard: a single uncorroborated reading moves a confidently known value (``CONFIDENT``) by at
+# most ``MAX_UNCORROBORATED_MOVE`` points (of 100), at a confidence capped at ``MOVED_CONFIDENCE_CAP``, so only
+# repeated evidence shifts it far.
+CONFIDENT = 0.6
+MAX_UNCORROBORATED_MOVE = 25.0
+MOVED_CONFIDENCE_CAP = 0.5
+
+U = TypeVar("U", bound=Any)
 
 
 def merge_confidence(existing: float, new: float) -> float:
@@ -74,3 +85,27 @@ def synthesise(state: FactorState, update: InferredUpdate, scale: Scale | None =
         f"{'s' if observations != 1 else ''}: {prior:g} → {value:g})"
     )
     return update.model_copy(update={"value": value, "confidence": confidence, "rationale": rationale})
+
+
+def bound_move(update: U, catalog: Catalog, state: FactorState | None, notes: list[str]) -> U:
+    """The reading with its move from a confidently known value bounded by the plausibility guard (above).
+
+    Applied when the reading is folded into the factor's evidence, against the state
+    just before it on the observation timeline, so the bound is the same whatever
+    order turns arrive in.  ``update`` is any reading with factor_id, value and confidence.
+    """
+    if state is None or state.current_value is None or state.current_confidence < CONFIDENT:
+        return update
+    scale = catalog.factor(update.factor_id).scale
+    limit = MAX_UNCORROBORATED_MOVE * (scale.max - scale.min) / 100
+    move = update.value - state.current_value
+    if abs(move) <= limit:
+        return update
+    bounded_value = state.current_value + (limit if move > 0 else -limit)
+    notes.append(
+        f"{update.factor_id!r}: a single turn moved a confident value {state.current_value:g} → {update.value:g}; "
+        f"bounded to {bounded_value:g} at confidence ≤ {MOVED_CONFIDENCE_CAP}"
+    )
+    return update.model_copy(
+        update={"value": bounded_value, "confidence": min(update.confidence, MOVED_CONFIDENCE_CAP)}
+    )

@@ -4,7 +4,7 @@ Every journal entry of a factor is an observation at ``observed_at`` (ties broke
 by entry id).  Folding them oldest first gives the factor's state:
 
 * an extractor's reading is bounded against the state just before it
-  (``screening.bound_move``), weighed with the earlier evidence
+  (``evidence.bound_move``), weighed with the earlier evidence
   (``evidence.synthesise``) and applied by ``transitions.infer`` (user-backed
   values are never overwritten: a disagreeing reading becomes a conflict);
 * a person's decision (confirm, correct, retract, resolve) and a system
@@ -24,9 +24,8 @@ from datetime import datetime
 
 from factor_journal import transitions
 from factor_journal.catalog import Catalog
-from factor_journal.evidence import synthesise
+from factor_journal.evidence import bound_move, synthesise
 from factor_journal.models import EntryKind, FactorState, InferredUpdate, JournalEntry, Source
-from factor_journal.screening import bound_move
 from factor_journal.transitions import Transition
 
 ObservationKey = tuple[datetime, str]

@@ -1,4 +1,4 @@
-"""Evidence weighing and confidence merging, table-driven (no Firestore)."""
+"""Evidence weighing, confidence merging and the move bound, table-driven (no Firestore)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from factor_journal.catalog.models import Scale
-from factor_journal.evidence import agrees, merge_confidence, synthesise
+from factor_journal.evidence import MOVED_CONFIDENCE_CAP, agrees, bound_move, merge_confidence, synthesise
 from factor_journal.models import FactorState, InferenceStatus, InferredUpdate
 
 NOW = datetime(2026, 11, 20, tzinfo=UTC)
@@ -84,3 +84,23 @@ def test_more_evidence_resists_a_single_contrary_reading():
     one, three = synthesise(prior(20, 0.7, 1), reading(80)), synthesise(prior(20, 0.7, 3), reading(80))
     assert three.value < one.value
     assert synthesise(prior(20, 0.7, 9), reading(80)).value == three.value  # capped at three observations
+
+
+@pytest.mark.parametrize(
+    ("current", "confidence", "proposed", "bounded", "capped"),
+    [
+        (20, 0.8, 90, 45, True),  # a confident value moves at most 25 points, at capped confidence
+        (80, 0.8, 10, 55, True),
+        (20, 0.8, 40, 40, False),  # within the bound: untouched
+        (20, 0.5, 90, 90, False),  # not confidently known: untouched
+        (None, 0.0, 90, 90, False),
+    ],
+)
+def test_the_move_bound(catalog, current, confidence, proposed, bounded, capped):
+    state = FactorState(factor_id="data_quality", category="data_readiness", current_value=current,
+                        current_confidence=confidence, inference_status=InferenceStatus.unconfirmed)  # fmt: skip
+    screened = InferredUpdate(factor_id="data_quality", value=proposed, confidence=0.9, rationale="said so")
+    notes: list[str] = []
+    result = bound_move(screened, catalog, state, notes)
+    assert result.value == bounded
+    assert (result.confidence == MOVED_CONFIDENCE_CAP) is capped and bool(notes) is capped

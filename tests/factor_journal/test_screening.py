@@ -1,11 +1,10 @@
-"""Screening of untrusted extractor output and the move bound, table-driven (no Firestore)."""
+"""Screening of untrusted extractor output, table-driven (no Firestore)."""
 
 from __future__ import annotations
 
 import pytest
 
-from factor_journal.models import FactorState, InferenceStatus
-from factor_journal.screening import MAX_UPDATES_PER_TURN, MOVED_CONFIDENCE_CAP, bound_move, screen
+from factor_journal.screening import MAX_UPDATES_PER_TURN, screen
 
 
 def raw(factor_id="data_quality", value=40, confidence=0.7, rationale="said so", **extra) -> dict:
@@ -45,23 +44,3 @@ def test_only_the_factors_asked_about_and_at_most_the_per_turn_limit(catalog):
 def test_a_duplicate_keeps_the_more_confident_reading(catalog):
     result = screen([raw(confidence=0.4, value=10), raw(confidence=0.8, value=30)], catalog)
     assert [(u.value, u.confidence) for u in result.accepted] == [(30, 0.8)]
-
-
-@pytest.mark.parametrize(
-    ("current", "confidence", "proposed", "bounded", "capped"),
-    [
-        (20, 0.8, 90, 45, True),  # a confident value moves at most 25 points, at capped confidence
-        (80, 0.8, 10, 55, True),
-        (20, 0.8, 40, 40, False),  # within the bound: untouched
-        (20, 0.5, 90, 90, False),  # not confidently known: untouched
-        (None, 0.0, 90, 90, False),
-    ],
-)
-def test_the_move_bound(catalog, current, confidence, proposed, bounded, capped):
-    state = FactorState(factor_id="data_quality", category="data_readiness", current_value=current,
-                        current_confidence=confidence, inference_status=InferenceStatus.unconfirmed)  # fmt: skip
-    screened = screen([raw(value=proposed, confidence=0.9)], catalog).accepted[0]
-    notes: list[str] = []
-    result = bound_move(screened, catalog, state, notes)
-    assert result.value == bounded
-    assert (result.confidence == MOVED_CONFIDENCE_CAP) is capped and bool(notes) is capped

@@ -11,11 +11,11 @@ import pytest
 from vertex_stand_in import Step, VertexStandIn, error, model_response, output, recorded
 
 from factor_journal.candidates import candidate_view
+from factor_journal.evidence import MAX_UNCORROBORATED_MOVE
 from factor_journal.extraction.base import ExchangeTurn, ExtractionError, ExtractionRequest
 from factor_journal.extraction.gemini import GeminiExtractor, GeminiSettings, vertex_mode
 from factor_journal.extraction.prompt import estimate_tokens
 from factor_journal.pipeline import TurnProcessor
-from factor_journal.screening import MAX_UNCORROBORATED_MOVE
 
 
 def settings(url: str, **overrides: object) -> GeminiSettings:
