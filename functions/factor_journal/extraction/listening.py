@@ -77,7 +77,7 @@ _PAUSE: Final = re.compile(
     r"|\bback in (?:a |five |ten |two |\d+ )?(?:sec|min|minute|moment|bit)|\bbe right back\b|\bbrb\b"
     r"|\b(?:stop|pause) (?:the|this) (?:interview|conversation|chat|session|questionnaire)\b"
     r"|\b(?:can|could) we (?:not|skip)\b|\bmove on,? please\b|\bnext one,? please\b|\bcontinue tomorrow\b"
-    r"|^(?:please )?skip\b|^next(?:\W*$|,? please| one| question)"
+    r"|^(?:please )?skip\b|^next(?:,? please| one\b| question\b)"
     r"|\bskip (?:that|this|the) (?:one|question|bit|part)\b"
 )
 
@@ -112,7 +112,7 @@ _DEFERRAL: Final = re.compile(
     r" (?:role|job|post|position)|i(?:'ve| have) been here (?:for )?(?:only )?(?:a|one|two|three|\d+|a few|a couple"
     r" of) (?:days|weeks|fortnight)"
     r"|i(?:'m| am) (?:very |fairly |quite |brand |still |pretty )?new(?: here| to| in| at|$)"
-    r"|(?:my|the) (?:first|second|third) (?:day|week|month)\b|before my time|(?:still )?(?:finding my feet"
+    r"|my (?:first|second|third) (?:day|week|month)\b|before my time|(?:still )?(?:finding my feet"
     r"|learning the ropes|getting to know (?:the|how))|i(?:'m| am) (?:a |the )?new (?:starter|joiner|hire|one)"
     r"|(?:i'll|let me|i will|i'd have to|i need to|i'd need to) (?:find out|check|look (?:it|that) up|ask|get back"
     r"|come back|double-?check)|(?:get|come) back to you|pass (?:that|this|it) on to|forward (?:that|this|it) to"

@@ -106,3 +106,12 @@ def test_hostile_turns_are_refused_as_hostile_whatever_else_they_say():
 def test_empty_and_filler_turns_are_small_talk():
     assert screen_turn("   ").kind == ScreenKind.small_talk  # type: ignore[union-attr]
     assert screen_turn("Haha, fair question.").kind == ScreenKind.small_talk  # type: ignore[union-attr]
+
+
+def test_ordinary_words_that_resemble_a_pause_or_a_newcomer_are_not_refused():
+    for text in (
+        "Next, we rolled the scanners out to the second warehouse.",
+        "The chart starts with the second day of every month, when the tills are reconciled.",
+        "The new starter checklist is on paper and every manager keeps their own version.",
+    ):
+        assert screen_turn(text) is None, (text, screen_turn(text))
