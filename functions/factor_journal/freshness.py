@@ -88,9 +88,15 @@ def effective_confidence(
     return reading[1] if reading else 0.0
 
 
+def _known(states: Mapping[str, FactorState], catalog: Catalog) -> dict[str, FactorState]:
+    return {fid: state for fid, state in states.items() if catalog.has_factor(fid)}
+
+
 def aged_states(states: Mapping[str, FactorState], now: datetime, catalog: Catalog) -> dict[str, FactorState]:
     """Every state with its effective confidence at ``now`` in ``current_confidence`` (values, statuses and
-    timestamps unchanged); composites recomputed from their aged components."""
+    timestamps unchanged); composites recomputed from their aged components.  A factor the catalog no longer
+    knows is left out (it has no half-life)."""
+    states = _known(states, catalog)
     aged = {
         fid: state.model_copy(update={"current_confidence": _aged(state, now, catalog)})
         for fid, state in states.items()
@@ -196,7 +202,7 @@ def tier_note(
     """The rule (README, Freshness): the tier counted is the one the aged answers support; when that is below
     the tier the answers reach as stored (or will be within ``warning``), the note says so, names the answers
     to confirm, and confirming them (a confirmation observes the answer anew) keeps the tier."""
-    states = stored.factors
+    states = _known(stored.factors, catalog)
     completeness = stored.overall.completeness
     reached = catalog.decision_tiers[_rank(catalog, stored.overall.decision_tier)]
 
@@ -261,7 +267,7 @@ def tier_note(
 def assess(catalog: Catalog, graph: FactorGraph, summary: AssessmentSummary, now: datetime) -> FreshAssessment:
     """The summary as it counts at ``now`` (see ``FreshAssessment``): pure, no reads; for an as-of view pass
     the as-of summary and the as-of moment, so ages are measured to that date."""
-    states = summary.factors
+    states = _known(summary.factors, catalog)
     aged = aged_states(states, now, catalog)
     effective = build_summary(catalog, graph, aged, summary.last_conversation, summary.updated_at)
     factors: dict[str, FactorFreshness] = {}
