@@ -98,9 +98,13 @@ def test_a_tier_resting_on_old_answers_never_drops_silently(app_database, signer
     # the answers to confirm are listed with one click each
     keys = {b.key for b in app.button}
     assert {f"recheck-confirm-{fid}" for fid in note.confirm} <= keys
-    for fid in note.confirm:
-        store.confirm(user, fid)
-    app.run()
+    stats = runtime.store().stats
+    stats.reset()
+    app.button(key="recheck-confirm-tier").click().run()  # "all N answers the tier rests on still hold"
+    assert not app.exception, app.exception
+    assert stats.transactions == len(note.confirm)  # one confirmation each, through the store
+    assert f"Confirmed {len(note.confirm)} answers: Low-risk pilots rests on answers said today." in texts(app)
+    assert all(store.factor(user, fid).inference_status == "confirmed" for fid in note.confirm)
     assert any(m.label == "Decision tier" and m.value == "Low-risk pilots" for m in app.metric)
     assert all("to keep it" in w.value for w in app.warning)  # kept; at most a warning that it will lapse again
 
