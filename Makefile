@@ -18,8 +18,8 @@ setup: ## Install Python environments, firebase-tools and the Java 21 runtime
 test: lint ## Static checks, then the whole test suite against the Firebase Emulator Suite
 	$(RUN) .venv/bin/python -m pytest $(PYTEST_ARGS)
 
-test-fast: ## The tests that need no emulator (pure domain code), in seconds
-	@bash -c 'source scripts/toolchain.sh && python -m pytest -m "not emulator" -q $(PYTEST_ARGS)'
+test-fast: ## The tests that need no emulator (pure domain code); needs only the Python environment
+	@bash -c 'source scripts/python-env.sh && python -m pytest -m "not emulator" -q $(PYTEST_ARGS)'
 
 demo: ## Start the emulators, seed demo conversations and open the dashboard
 	$(RUN) scripts/demo.sh
@@ -41,8 +41,8 @@ emulators: ## Start the emulators alone (Ctrl-C stops them)
 deploy-dashboard: ## Deploy the dashboard to Cloud Run (the functions deploy with `firebase deploy`; see README, Deploy)
 	scripts/deploy-dashboard.sh
 
-lint: ## Static checks: ruff (style, imports, line length), the formatting, mypy (types of the domain package)
-	@bash -c 'source scripts/toolchain.sh && ruff check $(CODE) && ruff format --check $(CODE) && mypy'
+lint: ## Static checks: ruff (style, imports, line length), the formatting, mypy; needs only the Python environment
+	@bash -c 'source scripts/python-env.sh && ruff check $(CODE) && ruff format --check $(CODE) && mypy'
 
 format: ## Format the code and apply ruff's safe fixes
 	@bash -c 'source scripts/toolchain.sh && ruff check --fix $(CODE) && ruff format $(CODE)'

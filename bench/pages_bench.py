@@ -28,8 +28,10 @@ import httpx
 from bench.common import APP, app_on_fresh_database, measure_page, percentiles
 from bench.org_bench import _seed_org
 from factor_journal import runtime
+from factor_journal.extraction.base import ExtractionRequest, ExtractionResult
 from factor_journal.links import LinkSigner
 from factor_journal.models import InferredUpdate, UserProfile
+from factor_journal.pipeline import TurnProcessor
 from factor_journal.store import FactorJournalStore, entry_id_for
 
 ASSESSED = 50
@@ -194,6 +196,60 @@ def _first_content(token: str) -> dict[str, Any]:
         server.wait(timeout=20)
 
 
+CONVERSATION_ANSWERS = (1, 6, 12)
+
+
+class _TwoReadings:
+    """A stand-in model that reads every answer as two factors (the say-back shows two lines per answer)."""
+
+    name = "bench"
+
+    def extract(self, request: ExtractionRequest) -> ExtractionResult:
+        updates = [
+            {"factor_id": fid, "value": value, "confidence": 0.7, "rationale": "bench", "quote": request.text[:20]}
+            for fid, value in (("data_quality", 20), ("ml_expertise", 50))
+        ]
+        return ExtractionResult(raw_updates=updates, extractor="bench", model="bench-1")
+
+
+def _conversation(client) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    """Reads of one conversation page view with 1, 6 and 12 analysed answers on it, each said back (two lines),
+    and the same views with the say-back's readings taken off the turns: what the say-back costs per answer."""
+    store = runtime.store()
+    processor = TurnProcessor(store, _TwoReadings())
+    figures: dict[str, Any] = {}
+    for answers in CONVERSATION_ANSWERS:
+        user = f"bench-conv-{uuid.uuid4().hex[:8]}"
+        store.register_user(UserProfile(user_id=user, display_name="Bench Chat"))
+        session = store.start_session(user)
+        start = datetime.now(UTC) - timedelta(hours=1)
+        turns = []
+        for index in range(answers):
+            store.add_turn(
+                user, session, "assistant", f"Question {index}?", created_at=start + timedelta(minutes=index)
+            )
+            turn = store.add_turn(user, session, "user", f"Answer number {index} about our data.",
+                                  created_at=start + timedelta(minutes=index, seconds=30))  # fmt: skip
+            processor.process(user, session, turn)
+            turns.append(turn)
+        store.add_turn(user, session, "assistant", "Next question?", created_at=start + timedelta(minutes=answers))
+        token = LinkSigner(client).issue(user, session)
+        with_sayback, _ = measure_page(token, "conversation")
+        for turn in turns:
+            store.turns(user, session).document(turn).update({"extraction.readings": []})
+        without, _ = measure_page(token, "conversation")
+        figures[f"{answers}_answers"] = {"reads": with_sayback, "reads_without_sayback": without}
+    extra = [f["reads"] - f["reads_without_sayback"] for f in figures.values()]
+    print(f"  pages: conversation page reads {figures}; extra reads for the say-back: {extra}")
+    return {
+        **figures,
+        "extra_reads_for_sayback": max(extra),
+        "note": "each answer's outcome (and what it was understood to say) is read with its turn document, which the "
+        "page reads anyway: no read per answer beyond the turn itself; the factor states the lines show come from the "
+        "summary, one read per page view",
+    }
+
+
 def run() -> dict[str, Any]:
     client = app_on_fresh_database("fj-bench")
     store = runtime.store()
@@ -204,10 +260,12 @@ def run() -> dict[str, Any]:
         reads[page], _ = measure_page(token, page)
     samples = [measure_page(token, "overview")[1] for _ in range(RENDERS)]
     assessed = store.summary(user).overall.total_factors_assessed
+    conversation = _conversation(client)
     team = _team_page(client)
     first_content = _first_content(token)
     results = {
         "team_page_2000": team,
+        "conversation_page": conversation,
         "overview_time_to_first_content": first_content,
         "user": {"assessed_factors": assessed, "journal_entries": JOURNAL_ENTRIES},
         "reads_per_page_view": reads,

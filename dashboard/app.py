@@ -31,14 +31,21 @@ from factor_journal.settings import settings  # noqa: E402
 PAGE_NAMES: list[str] = []  # every page's address, whoever may open it
 
 
-def page(name: str, title: str, icon: str, **options: object) -> st.Page:
-    """A page backed by ``screens/<name>.py`` (a thin file over ``views``)."""
+def page(name: str, title: str, icon: str) -> st.Page:
+    """A page backed by ``screens/<name>.py`` (a thin file over ``views``), at its own address ``/<name>``."""
     PAGE_NAMES.append(name)
-    return st.Page(f"screens/{name}.py", title=title, icon=icon, url_path=name, **options)
+    return st.Page(f"screens/{name}.py", title=title, icon=icon, url_path=name)
+
+
+def home(name: str, title: str) -> st.Page:
+    """The app's root address: the same screen as ``name``, hidden from the menu.  Streamlit serves its default
+    page at ``/`` only, so the main page itself is not the default: ``/<name>`` (a link to it) opens it too."""
+    return st.Page(f"screens/{name}.py", title=title, url_path="home", default=True, visibility="hidden")
 
 
 USER_PAGES = [
-    page("overview", "Where are we", ":material/explore:", default=True),
+    home("overview", "Where are we"),
+    page("overview", "Where are we", ":material/explore:"),
     page("capabilities", "Capabilities", ":material/lock_open:"),
     page("history", "Factor history", ":material/timeline:"),
     page("review", "Review", ":material/task_alt:"),
@@ -47,7 +54,8 @@ USER_PAGES = [
 ]
 MANAGER_PAGES = {
     "Organisation": [
-        page("team", "Team progress", ":material/groups:", default=True),
+        home("team", "Team progress"),
+        page("team", "Team progress", ":material/groups:"),
         page("blockers", "Blockers", ":material/block:"),
     ],
     "Person (read-only)": [

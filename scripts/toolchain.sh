@@ -16,20 +16,12 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PYTHON="${PYTHON:-python3}"
 
-stamp_ok() { # stamp_ok STAMPFILE INPUT... : true when the stamp matches the inputs' hash
-  local want; want="$(cat "${@:2}" | sha256sum | cut -d' ' -f1)"
-  [[ -f "$1" && "$(cat "$1")" == "$want" ]]
-}
-stamp_write() { cat "${@:2}" | sha256sum | cut -d' ' -f1 >"$1"; }
+
+# The project's own Python environment (.venv): all that `make lint` and `make test-fast` need.
+source "$ROOT/scripts/python-env.sh"
 
 ensure_python_envs() {
-  if ! stamp_ok "$ROOT/.venv/.installed" "$ROOT/pyproject.toml"; then
-    echo "==> Python environment .venv" >&2
-    [[ -x "$ROOT/.venv/bin/python" ]] || "$PYTHON" -m venv "$ROOT/.venv"
-    "$ROOT/.venv/bin/python" -m pip install -q --upgrade pip >&2
-    "$ROOT/.venv/bin/python" -m pip install -q -e "$ROOT[dev]" >&2
-    stamp_write "$ROOT/.venv/.installed" "$ROOT/pyproject.toml"
-  fi
+  ensure_project_env
   if ! stamp_ok "$ROOT/functions/venv/.installed" "$ROOT/functions/requirements.txt"; then
     echo "==> Functions environment functions/venv" >&2
     [[ -x "$ROOT/functions/venv/bin/python" ]] || "$PYTHON" -m venv "$ROOT/functions/venv"

@@ -9,7 +9,11 @@ index serves, by Firestore's rules:
 * a query with only equality filters and no order needs none (index merging);
 * otherwise an index on that collection must list the equality fields first
   (any order), then the inequality and order fields in order with the query's
-  directions.
+  directions;
+* a nearest-neighbour (vector) query always needs a vector index: its
+  pre-filter's equality fields first (any order), then the vector field with a
+  ``vectorConfig`` of the query vector's dimension, in the query's scope
+  (``QueryRecorder`` records ``VectorQuery.stream`` too).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from google.cloud.firestore_v1 import query as query_module
+from google.cloud.firestore_v1 import vector_query as vector_query_module
 from google.cloud.firestore_v1.types import StructuredQuery
 
 INDEXES = Path(__file__).resolve().parents[1] / "firestore.indexes.json"
@@ -32,9 +37,12 @@ class QueryShape:
     collection_group: bool
     equalities: frozenset[str]
     ordered: tuple[tuple[str, str], ...]  # (field, ASCENDING|DESCENDING) after the equalities
+    vector: tuple[str, int] | None = None  # a nearest-neighbour query: (vector field, dimension)
 
     def describe(self) -> str:
         parts = [f"{f} ==" for f in sorted(self.equalities)] + [f"{f} {d}" for f, d in self.ordered]
+        if self.vector is not None:
+            parts.append(f"{self.vector[0]} nearest ({self.vector[1]}-d)")
         return f"{self.collection}: " + ", ".join(parts)
 
 
@@ -68,7 +76,17 @@ def shape_of(query: query_module.Query) -> QueryShape:
     return QueryShape(query._parent.id, bool(query._all_descendants), frozenset(equalities), tuple(ordered))
 
 
+def vector_shape_of(query: vector_query_module.VectorQuery) -> QueryShape:
+    """A nearest-neighbour query's shape: its pre-filter's, with the vector field and dimension."""
+    inner = shape_of(query._nested_query)
+    dimension = len(query._query_vector.to_map_value()["value"]) if query._query_vector is not None else 0
+    return QueryShape(inner.collection, inner.collection_group, inner.equalities, inner.ordered,
+                      (str(query._vector_field), dimension))  # fmt: skip
+
+
 def needs_composite(shape: QueryShape) -> bool:
+    if shape.vector is not None:
+        return True
     fields = set(shape.equalities) | {f for f, _ in shape.ordered}
     if len(fields) <= 1:
         return False
@@ -82,6 +100,18 @@ def declared(path: Path = INDEXES) -> list[dict]:
 def served_by(shape: QueryShape, index: dict) -> bool:
     scope = "COLLECTION_GROUP" if shape.collection_group else "COLLECTION"
     if index["collectionGroup"] != shape.collection or index.get("queryScope", "COLLECTION") != scope:
+        return False
+    if shape.vector is not None:
+        *head, last = index["fields"]
+        config = last.get("vectorConfig")
+        return (
+            not shape.ordered
+            and config is not None
+            and (last["fieldPath"], int(config.get("dimension", 0))) == shape.vector
+            and {f["fieldPath"] for f in head} == set(shape.equalities)
+            and len(head) == len(shape.equalities)
+        )
+    if any("vectorConfig" in f for f in index["fields"]):
         return False
     fields = [(f["fieldPath"], f.get("order", "ASCENDING")) for f in index["fields"]]
     head, tail = fields[: len(shape.equalities)], fields[len(shape.equalities) :]
@@ -130,6 +160,7 @@ class QueryRecorder:
         self.shapes: set[QueryShape] = set()
         self._lock = threading.Lock()
         self._original = query_module.Query.stream
+        self._original_vector = vector_query_module.VectorQuery.stream
 
     def install(self) -> None:
         recorder, original = self, self._original
@@ -140,6 +171,15 @@ class QueryRecorder:
             return original(query, *args, **kwargs)
 
         query_module.Query.stream = stream  # type: ignore[method-assign]
+        original_vector = self._original_vector
+
+        def vector_stream(query: vector_query_module.VectorQuery, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+            with recorder._lock:
+                recorder.shapes.add(vector_shape_of(query))
+            return original_vector(query, *args, **kwargs)
+
+        vector_query_module.VectorQuery.stream = vector_stream  # type: ignore[method-assign]
 
     def uninstall(self) -> None:
         query_module.Query.stream = self._original  # type: ignore[method-assign]
+        vector_query_module.VectorQuery.stream = self._original_vector  # type: ignore[method-assign]

@@ -58,6 +58,37 @@ def test_the_audit_flags_an_undeclared_composite_query():
     assert not needs_composite(equalities_only)
 
 
+def test_the_audit_covers_nearest_neighbour_queries():
+    """A vector query needs a vector index with its pre-filter's fields and the query vector's dimension."""
+    shape = QueryShape("journal_vectors", True, frozenset({"user_id", "embedding_model"}), (), ("embedding", 256))
+    assert needs_composite(shape)
+    assert missing_indexes({shape}) == []  # declared in firestore.indexes.json (and one for 768-d Gemini vectors)
+    assert missing_indexes({shape}, indexes=[]) == [
+        "journal_vectors: embedding_model ==, user_id ==, embedding nearest (256-d)"
+    ]
+    other_dimension = QueryShape("journal_vectors", True, shape.equalities, (), ("embedding", 1536))
+    assert missing_indexes({other_dimension}) != []
+    unfiltered = QueryShape("journal_vectors", True, frozenset(), (), ("embedding", 256))
+    assert missing_indexes({unfiltered}) != []  # a search over everyone's vectors has no index: it is never run
+
+
+def test_the_search_of_a_persons_journal_is_recorded_and_served(small_store, make_user):
+    from factor_journal.embedding import WordLlamaEmbedder
+
+    user = make_user(small_store)
+    embedder = WordLlamaEmbedder()
+    recorder = QueryRecorder()
+    recorder.install()
+    try:
+        small_store.changes.vectors.nearest(user, embedder.embed_query("late figures"), embedder.model_id, 5)
+    finally:
+        recorder.uninstall()
+    [shape] = recorder.shapes
+    assert shape.vector == ("embedding", 256) and shape.collection_group
+    assert shape.equalities == frozenset({"user_id", "embedding_model"})
+    assert missing_indexes(recorder.shapes) == []
+
+
 def test_the_audit_asks_collection_group_queries_for_a_field_override():
     group = QueryShape("turns", True, frozenset(), (("extraction.retry_at", "ASCENDING"),))
     assert missing_indexes({group}, overrides=[]) == [

@@ -14,6 +14,7 @@ EXAMPLES = [
     "Why can't we do predictive maintenance?",
     "What changed since last month?",
     "What if we improve data governance?",
+    "What did I say about our spreadsheets?",
 ]
 
 
@@ -24,7 +25,10 @@ def render() -> None:
     if subject.read_only:  # answers quote the person's own words: theirs alone (README, Security)
         st.info("Ask why answers from a person's own words, so only they can ask it.")
         return
-    st.caption("Answers come from what was said in your conversations, with the date and words behind each point.")
+    st.caption(
+        "Answers come from what was said in your conversations, with the date and words behind each point. "
+        "Ask in your own words: a question that names no factor is matched by meaning against what you said."
+    )
     example = st.pills("Examples", EXAMPLES, key="ask_example")
     question = st.text_input("Your question", value=example or "", key="ask_question", max_chars=500)
     if not question.strip():
@@ -43,7 +47,8 @@ def render() -> None:
         st.subheader("Evidence")
         for citation in answer.citations:
             with st.container(border=True):
-                st.markdown(f"**{citation.date:%d %b %Y}** · {citation.factor_name} · {citation.change}")
+                found = " · found by meaning" if citation.similarity is not None else ""
+                st.markdown(f"**{citation.date:%d %b %Y}** · {citation.factor_name} · {citation.change}{found}")
                 quote(labels.names_in(citation.rationale, names))
                 if citation.excerpt:
                     st.text(citation.excerpt)

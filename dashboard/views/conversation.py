@@ -1,21 +1,32 @@
-"""Continue the conversation: the resumed session, the next best question, the user's answer.
+"""Continue the conversation: the resumed session, the next best question, the user's answer, and what was
+understood from it.
 
-Answers are written as turns to the same Firestore path the trigger listens
-on; the page waits briefly for the trigger so the other pages reflect them.
+Answers are written as turns to the same Firestore path the trigger listens on; the page waits briefly for
+the trigger, then says back under each analysed answer what it told us (``factor_journal.sayback``), one line
+per reading, each with "That's right" and "Not quite": the person's decisions go through the store's confirm /
+correct / retract, as their own entries, in one transaction with the summary.  The next question follows from
+what the last answer was understood to say.
 """
 
 from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Callable
+from functools import partial
 
 import streamlit as st
+from pydantic import ValidationError
 
 from dashboard import context, labels
-from dashboard.safe_text import quote
+from dashboard.safe_text import md, quote
 from factor_journal.conversation import MAX_TURN_TEXT_CHARS, turn_text_problem
+from factor_journal.documents import DONE, ExtractionOutcome, TurnStatus
+from factor_journal.errors import FactorJournalError
 from factor_journal.extraction.base import ExtractionError
 from factor_journal.guidance import next_best_questions
+from factor_journal.models import AssessmentSummary, SaidIn
+from factor_journal.sayback import LineState, SayBackLine, heard_factors, nothing_understood, say_back
 
 WAIT_FOR_ANALYSIS_SECONDS = 8.0
 SHOWN_TURNS = 12
@@ -33,7 +44,6 @@ def _session_id(store, subject, viewer) -> str:
     return chosen
 
 
-DONE = frozenset({"processed", "no_update"})
 PENDING = (None, "processing")
 
 
@@ -48,20 +58,129 @@ def _wait_until_settled(store, user_id: str, session_id: str, turn_id: str) -> N
             time.sleep(0.25)
 
 
-def _show(turns: list[tuple[str, dict]]) -> None:
-    """The last turns; under a user's answer, what became of it (always for the latest answer, otherwise
-    only when it is not simply done)."""
+def _show(turns: list[tuple[str, dict]], summary: AssessmentSummary | None, *, can_act: bool) -> None:
+    """The last turns; under each analysed answer what it was understood to say, under any other what became of
+    it (always for the latest answer, otherwise only when it is not simply done)."""
+    store = context.store()
     users = [tid for tid, data in turns if data.get("role") != "assistant"]
     latest = users[-1] if users else None
+    factors = summary.factors if summary is not None else {}
     for turn_id, data in turns[-SHOWN_TURNS:]:
         with st.chat_message("assistant" if data.get("role") == "assistant" else "user"):
             quote(data["text"])
             if data.get("role") == "assistant":
                 continue
-            extraction = data.get("extraction") or {}
-            status = extraction.get("status")
-            if turn_id == latest or status not in DONE:
-                st.caption(labels.turn_status_message(status, extraction.get("next_attempt_at")))
+            outcome = _outcome(data)
+            status = outcome.status if outcome else None
+            if outcome is not None and outcome.readings:
+                lines = say_back(store.catalog, outcome.readings, factors)
+                for line in lines:
+                    _say_back_line(turn_id, line, can_act=can_act)
+            elif outcome is not None and status == TurnStatus.no_update:
+                st.caption(nothing_understood(outcome.screened))
+            elif turn_id == latest or status not in DONE:
+                next_attempt = outcome.next_attempt_at if outcome else None
+                st.caption(labels.turn_status_message(status, next_attempt))
+
+
+def _outcome(data: dict) -> ExtractionOutcome | None:
+    """The turn's stored outcome; None when it has none yet, or one this page cannot read (shown as pending)."""
+    try:
+        return ExtractionOutcome.of(data)
+    except ValidationError:
+        return None
+
+
+def _say_back_line(turn_id: str, line: SayBackLine, *, can_act: bool) -> None:
+    """One reading: the factor, its band and the words it rests on, where the person stands on it, and their
+    two answers to it."""
+    key = f"{turn_id}-{line.factor_id}"
+    with st.container(border=True, key=f"sayback-{key}"):
+        st.markdown(f"**{line.factor_name}**: {line.band.value} — ‘{md(line.quote)}’")
+        st.caption(f"{line.band.value.capitalize()} means: {line.meaning}")
+        state = STATE_NOTES.get(line.state)
+        if state:
+            st.caption(state.format(decided=line.decided.value if line.decided else ""))
+        if not can_act:
+            return
+        fixing = st.session_state.get("sayback_fixing") == key
+        right, not_quite = st.columns(2)
+        if line.can_confirm and right.button("That's right", key=f"ok-{key}", icon=":material/check:"):
+            _act(partial(_confirm, turn_id, line), f"Thanks: {line.factor_name} confirmed as {line.band.value}.")
+        if line.can_correct and not fixing and not_quite.button("Not quite", key=f"fix-{key}", icon=":material/edit:"):
+            st.session_state["sayback_fixing"] = key
+            st.rerun()
+        if fixing:
+            _correction_form(turn_id, line, key)
+
+
+STATE_NOTES = {
+    LineState.confirmed: "✓ Confirmed by you.",
+    LineState.corrected: "✓ Corrected by you: {decided}.",
+    LineState.held: "You told us {decided} before: is this right now?",
+    LineState.withdrawn: "✓ You said this does not apply.",
+}
+DOES_NOT_APPLY = "Doesn't apply"
+
+
+def _correction_form(turn_id: str, line: SayBackLine, key: str) -> None:
+    """The right level for the factor in its own words, or "doesn't apply" (the reading is withdrawn)."""
+    options = [choice.level.value for choice in line.choices] + [DOES_NOT_APPLY]
+    meanings = [choice.meaning for choice in line.choices] + [f"Remove what was read about {line.factor_name}."]
+    with st.form(key=f"form-{key}", border=False):
+        picked = st.radio(
+            f"What is right for {line.factor_name}?", options, key=f"level-{key}",
+            captions=meanings, index=None,
+        )  # fmt: skip
+        save, cancel = st.columns(2)
+        saved = save.form_submit_button("Save", type="primary")
+        cancelled = cancel.form_submit_button("Cancel")
+    if cancelled:
+        st.session_state.pop("sayback_fixing", None)
+        st.rerun()
+    if not saved:
+        return
+    if picked is None:
+        st.warning("Choose a level, or “Doesn't apply”.")
+        return
+    if picked == DOES_NOT_APPLY:
+        _act(partial(_retract, turn_id, line), f"Removed {line.factor_name}: it does not apply.")
+        return
+    choice = next(c for c in line.choices if c.level.value == picked)
+    _act(partial(_correct, turn_id, line, choice.value), f"Saved: {line.factor_name} is {picked}.")
+
+
+def _said(turn_id: str, line: SayBackLine) -> SaidIn:
+    return SaidIn(session_id=st.session_state.get("conversation_session"), turn_id=turn_id, words=line.quote)
+
+
+def _confirm(turn_id: str, line: SayBackLine) -> None:
+    subject = context.require_subject()
+    context.store().confirm_reading(subject.user_id, line.factor_id, line.value, _said(turn_id, line))
+
+
+def _correct(turn_id: str, line: SayBackLine, value: float) -> None:
+    subject = context.require_subject()
+    rationale = f"User corrected what was understood from their answer ({line.band.value}) in the conversation"
+    context.store().correct(subject.user_id, line.factor_id, value, rationale, said=_said(turn_id, line))
+
+
+def _retract(turn_id: str, line: SayBackLine) -> None:
+    subject = context.require_subject()
+    rationale = "User said what was understood from their answer does not apply"
+    context.store().retract(subject.user_id, line.factor_id, rationale, said=_said(turn_id, line))
+
+
+def _act(action: Callable[[], object], notice: str) -> None:
+    """Run the person's decision; on a domain error say it, otherwise rerun with a notice."""
+    try:
+        action()
+    except FactorJournalError as error:
+        st.error(str(error))
+        return
+    st.session_state.pop("sayback_fixing", None)
+    st.session_state["conversation_notice"] = notice
+    st.rerun()
 
 
 def render() -> None:
@@ -72,36 +191,26 @@ def render() -> None:
     if subject.read_only:
         st.info("Conversations are only continued by the person themselves.")
         return
+    notice = st.session_state.pop("conversation_notice", None)
+    if notice:
+        st.toast(notice, icon=":material/check:")
     session_id = _session_id(store, subject, viewer)
     turns = [
         (tid, data)
         for tid, data in store.session_turns(subject.user_id, session_id)
         if isinstance(data.get("text"), str)
     ]
+    summary = store.summary(subject.user_id)
     if not turns or turns[-1][1].get("role") != "assistant":
-        stored = store.summary(subject.user_id)
-        fresh = context.fresh(stored) if stored else None  # aged: answers due for a re-check are asked first
-        summary, stale = (fresh.summary, context.stale_of(fresh)) if fresh else (None, None)
-        asked = {data["text"] for _, data in turns if data.get("role") == "assistant"}
-        suggestions = (
-            next_best_questions(store.catalog, store.graph, summary, limit=1, asked=asked, stale=stale)
-            if summary
-            else []
-        )
-        if not suggestions:
-            _show(turns)
+        question = _next_question(turns, summary)
+        if question is None:
+            _show(turns, summary, can_act=True)
             st.success("We have covered everything we need for now. Thank you!")
             return
-        question = suggestions[0].question
-        writer = context.writer()
-        if writer is not None and turns:
-            last = "\n".join(f"{d.get('role')}: {d.get('text')}" for _, d in turns[-2:])
-            with contextlib.suppress(ExtractionError):  # the catalog's wording is a fine question too
-                question = writer.phrase_question(question, last)
-        store.add_turn(subject.user_id, session_id, "assistant", question)
-        st.rerun()  # the notice of the last answer, if any, is shown on that run
+        turn_id = store.add_turn(subject.user_id, session_id, "assistant", question)
+        turns.append((turn_id, {"role": "assistant", "text": question}))  # shown as written: no second read
 
-    _show(turns)
+    _show(turns, summary, can_act=True)
     pending = [
         d for _, d in turns[-SHOWN_TURNS:]
         if d.get("role") != "assistant" and (d.get("extraction") or {}).get("status") in (*PENDING, "failed")
@@ -119,3 +228,29 @@ def render() -> None:
         turn_id = store.add_turn(subject.user_id, session_id, "user", answer)
         _wait_until_settled(store, subject.user_id, session_id, turn_id)
         st.rerun()  # the answer and what became of it are shown from the turn itself
+
+
+def _next_question(turns: list[tuple[str, dict]], summary: AssessmentSummary | None) -> str | None:
+    """The assistant's next question: what the last answer opened up, never what it just settled; None when there
+    is nothing left to ask."""
+    if summary is None:
+        return None
+    store = context.store()
+    asked = {data["text"] for _, data in turns if data.get("role") == "assistant"}
+    last_answer = next((data for _, data in reversed(turns) if data.get("role") != "assistant"), None)
+    outcome = _outcome(last_answer) if last_answer else None
+    heard = heard_factors(outcome.readings) if outcome else set()
+    fresh = context.fresh(summary)  # aged: answers due for a re-check are asked first
+    suggestions = next_best_questions(
+        store.catalog, store.graph, fresh.summary, limit=1, asked=asked, just_heard=heard,
+        stale=context.stale_of(fresh),
+    )  # fmt: skip
+    if not suggestions:
+        return None
+    question = suggestions[0].question
+    writer = context.writer()
+    if writer is not None and turns:
+        last = "\n".join(f"{d.get('role')}: {d.get('text')}" for _, d in turns[-2:])
+        with contextlib.suppress(ExtractionError):  # the catalog's wording is a fine question too
+            question = writer.phrase_question(question, last)
+    return question

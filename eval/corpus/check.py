@@ -34,7 +34,16 @@ TAGS = {
     "neighbour",
     "injection",
     "small_talk",
+    # no-update turns a careful listener would not take as evidence about this organisation today (issue 35)
+    "other_organisation",
+    "hypothetical",
+    "deferral",
+    "question_back",
+    "pause",
+    # factor turns that name another organisation, a plan or a question and are still evidence about us
+    "near_miss",
 }
+NO_UPDATE_TAGS = {"other_organisation", "hypothetical", "deferral", "question_back", "pause"}
 FIELDS = {"id": str, "question": str, "answer": str, "expected": list, "kind": str, "tags": list}
 # The six factors the main design names as examples (data_quality, governance, infrastructure,
 # sensor data, ML expertise, ML infrastructure): they must be well covered.
@@ -127,6 +136,8 @@ def validate(rows: list[dict], factor_ids: set[str], composite: set[str], errors
         tags = set(row.get("tags") or [])
         if kind == "factor" and ("multi" in tags) != (len(expected) > 1):
             errors.append(f"{where}: tag 'multi' must be set exactly when 2-3 factors are expected")
+        if tags & NO_UPDATE_TAGS and kind != "off_topic":
+            errors.append(f"{row.get('id')}: tags {sorted(tags & NO_UPDATE_TAGS)} mark an off_topic turn")
         if kind == "hostile" and "injection" not in tags:
             errors.append(f"{where}: hostile turn without tag 'injection'")
 
@@ -162,7 +173,7 @@ def report(rows: list[dict], factor_ids: set[str]) -> list[str]:
         print(f"  {s}: {n} turns  " + "  ".join(f"{k}={kinds[(s, k)]}" for k in sorted(KINDS)))
     print("\ntags per split:")
     for t in sorted(TAGS):
-        print(f"  {t:15}" + "".join(f"{s}={tags[(s, t)]:<5}" for s in splits))
+        print(f"  {t:19}" + "".join(f"{s}={tags[(s, t)]:<5}" for s in splits))
     factor_bands = Counter((r["_split"], band(e["value"])) for r in rows for e in r["expected"])
     print(
         "\nexpected updates per band: "

@@ -12,89 +12,22 @@ catalog or the length of the session.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Mapping
 
 from factor_journal.catalog import Catalog, Factor
 from factor_journal.extraction.base import CandidateFactor
 from factor_journal.graph import FactorGraph
 from factor_journal.models import FactorState
+from factor_journal.vocabulary import content_words, factor_vocabulary
 
 log = logging.getLogger(__name__)
 
 MAX_CANDIDATES = 8
 SEMANTIC_CANDIDATES = 4  # at least the semantic extractor's MAX_FACTORS
-_WORD = re.compile(r"[a-z][a-z0-9]+")
-_STOP = frozenset(
-    [
-        "the",
-        "and",
-        "for",
-        "with",
-        "our",
-        "are",
-        "was",
-        "were",
-        "have",
-        "has",
-        "had",
-        "you",
-        "your",
-        "that",
-        "this",
-        "what",
-        "how",
-        "who",
-        "data",
-        "about",
-        "any",
-        "from",
-        "not",
-        "use",
-        "used",
-        "using",
-        "into",
-        "over",
-        "more",
-        "less",
-        "than",
-        "them",
-        "they",
-        "their",
-        "there",
-        "its",
-        "it's",
-        "does",
-        "did",
-        "can",
-        "could",
-        "would",
-        "should",
-    ]
-)
-
-
-def _words(text: str) -> set[str]:
-    return {word for word in _WORD.findall(text.lower()) if word not in _STOP and len(word) > 2}
-
-
-_VOCABULARY: dict[int, tuple[Factor, frozenset[str], tuple[str, ...]]] = {}
-
-
-def _factor_vocabulary(factor: Factor) -> tuple[frozenset[str], tuple[str, ...]]:
-    cached = _VOCABULARY.get(id(factor))
-    if cached is not None and cached[0] is factor:
-        return cached[1], cached[2]
-    phrases = tuple(cue.phrase.lower() for cue in factor.cues) + tuple(
-        noun.lower() for numeric in factor.numeric_cues for noun in numeric.nouns
-    )
-    words = frozenset(_words(factor.name) | {w for phrase in phrases for w in _words(phrase)})
-    _VOCABULARY[id(factor)] = (factor, words, phrases)
-    return words, phrases
 
 
 def _score(factor: Factor, text: str, words: set[str]) -> float:
-    vocabulary, phrases = _factor_vocabulary(factor)
+    vocabulary, phrases = factor_vocabulary(factor)
     phrase_hits = sum(1 for phrase in phrases if phrase in text)
     return 3.0 * phrase_hits + len(vocabulary & words) * 0.5
 
@@ -136,7 +69,7 @@ def select_candidates(
 ) -> list[CandidateFactor]:
     """At most ``limit`` candidate factors for a turn, best first, with their current state."""
     context = f"{previous_question}\n{text}".lower()
-    words = _words(context)
+    words = content_words(context)
     scored = sorted(
         ((score, factor.id) for factor in catalog.assessable_factors if (score := _score(factor, context, words)) > 0),
         key=lambda item: (-item[0], item[1]),

@@ -9,6 +9,11 @@ recover                              retry the turns whose retry time has come (
 export --user U [--out FILE]         everything held about a person, as JSON (stdout or FILE)
 erase --user U --yes                 erase everything held about a person (resumable: run it again
                                      to finish an interrupted erasure); prints document counts only
+reembed [--user U] [--after U] [--check]   bring every journal entry's vector to the running embedding model
+                                     (FJ_EMBEDDER): embeds entries whose vector is missing, of another model
+                                     or dimension, or of another text, removes vectors whose entry is gone;
+                                     idempotent and resumable (a second run writes nothing; --after resumes
+                                     after a user id); --check only counts and exits 1 if anything is stale
 """
 
 from __future__ import annotations
@@ -94,8 +99,15 @@ def _main(argv: Sequence[str] | None) -> int:
     erase = commands.add_parser("erase", help="erase everything held about a person (resumable)")
     erase.add_argument("--user", required=True)
     erase.add_argument("--yes", action="store_true", help="confirm: this cannot be undone")
+    reembed_ = commands.add_parser("reembed", help="bring journal vectors to the running embedding model")
+    reembed_.add_argument("--user", help="one person (default: everyone)")
+    reembed_.add_argument("--after", help="resume: only people whose id sorts after this one")
+    reembed_.add_argument("--check", action="store_true", help="only count stale, missing and orphan vectors")
+    reembed_.add_argument("--embedder", choices=["local", "gemini"], help="default: FJ_EMBEDDER")
     args = parser.parse_args(argv)
 
+    if args.command == "reembed":
+        return _reembed(args)
     if args.command == "reprocess":
         outcomes = reprocess(args.user, args.failed_only, args.extractor)
         print(", ".join(f"{status}: {count}" for status, count in sorted(outcomes.items())) or "no turns to replay")
@@ -132,6 +144,30 @@ def _main(argv: Sequence[str] | None) -> int:
         print(f"run {result['run_id']}: enqueued {', '.join(result['enqueued']) or 'nothing (already started)'}")
         return 0
     return 2
+
+
+def _reembed(args: argparse.Namespace) -> int:
+    from factor_journal.embedding import default_embedder, embedder_named
+    from factor_journal.repositories.vectors import ReembedReport
+
+    embedder = embedder_named(args.embedder) if args.embedder else default_embedder()
+    if embedder is None:
+        print("error: FJ_EMBEDDER=none: no embedding model to re-embed with", file=sys.stderr)
+        return 2
+    vectors = runtime.store().changes.vectors
+    report = ReembedReport()
+    people = [args.user] if args.user else vectors.user_ids(after=args.after)
+    for user_id in people:
+        vectors.reembed_user(user_id, embedder, report, dry_run=args.check)
+        if report.people % 100 == 0:
+            print(f"... {report.people} people, through {user_id} (resume with --after {user_id})", file=sys.stderr)
+    models = ", ".join(f"{model}: {count}" for model, count in sorted(report.models.items())) or "none"
+    print(
+        f"model {embedder.model_id}: {report.people} people, {report.entries} entries with words; "
+        f"{report.current} current, {report.stale} stale, {report.missing} missing, {report.orphans} orphaned; "
+        f"{report.written} written, {report.removed} removed (vectors found before: {models})"
+    )
+    return 1 if args.check and report.needs_work else 0
 
 
 def _privacy(args: argparse.Namespace) -> int:

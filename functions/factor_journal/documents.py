@@ -32,6 +32,35 @@ SETTLED = DONE | {TurnStatus.invalid, TurnStatus.rate_limited, TurnStatus.contex
 """Statuses a delivery never acts on again (``reprocess`` may still re-run needs_attention)."""
 
 
+class HeardReading(DocumentModel):
+    """One reading of a turn as the person is told it: the factor, the value read from this answer alone (before
+    it was weighed with earlier evidence) and the few words of the answer it rests on."""
+
+    factor_id: str
+    value: float
+    confidence: float
+    quote: str = ""
+
+
+class ScreenKind(StrEnum):
+    """Why a turn was taken as no evidence about this organisation today (``extraction.listening``)."""
+
+    hostile = "hostile"  # instructions to the system, not an answer
+    other_organisation = "other_organisation"  # about a relative's firm, a supplier, a competitor, a former employer…
+    hypothetical = "hypothetical"  # a wish, a what-if or a plan that says nothing about how things are now
+    deferral = "deferral"  # "I don't know", "ask X", "I only joined"
+    question_back = "question_back"  # a question to the interviewer
+    pause = "pause"  # a request to pause, stop or change the subject
+    small_talk = "small_talk"  # filler, asides about other people or the news
+
+
+class ScreenedTurn(DocumentModel):
+    """``turn.extraction.screened``: the turn was refused before any factor was read, and why."""
+
+    kind: ScreenKind
+    reason: str  # readable, with the words that decided it
+
+
 class AnalysisDetails(DocumentModel):
     """What the pipeline learned while analysing a turn, written with its outcome."""
 
@@ -42,6 +71,8 @@ class AnalysisDetails(DocumentModel):
     candidates: list[str] = Field(default_factory=list)
     rejected: list[str] = Field(default_factory=list)
     guarded: list[str] = Field(default_factory=list)
+    readings: list[HeardReading] = Field(default_factory=list)  # what was understood, said back under the answer
+    screened: ScreenedTurn | None = None  # refused before extraction: not evidence about this organisation today
 
 
 class ExtractionOutcome(AnalysisDetails):

@@ -90,7 +90,7 @@ def fold_reading(
     applied = reading.update
     if reading.weigh:
         bounded = bound_move(reading.update, catalog, state, notes)
-        applied = synthesise(state, bounded, factor.scale.max - factor.scale.min)
+        applied = synthesise(state, bounded, factor.scale)
     change = transitions.infer(factor, state, applied, user_id, reading.entry_id, recorded_at)
     raw = reading.update
     entry = change.entry.model_copy(

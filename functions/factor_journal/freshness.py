@@ -30,7 +30,11 @@ from factor_journal.models import AssessmentSummary, FactorState
 from factor_journal.summary import build_summary, decision_tier
 
 TIER_WARNING = timedelta(days=30)  # how far ahead the overview warns that the tier will lapse
-CONFIRMATION_BOOST = transitions.CONFIRMATION_BOOST
+
+
+def confirmed_confidence(state: FactorState, now: datetime) -> float:
+    """The confidence the answer would have were the person to confirm it at ``now`` (``transitions.confirm``)."""
+    return transitions.confirm(state, "-", "-", now, None).state.current_confidence
 
 
 def said_at(state: FactorState) -> datetime | None:
@@ -179,14 +183,14 @@ def _avg_aged(
     catalog: Catalog, states: Mapping[str, FactorState], at: datetime, fresh: Mapping[str, datetime]
 ) -> float:
     """The average confidence of the assessed (non-composite) answers at ``at``; those in ``fresh`` as if
-    confirmed at the given time (confidence + the confirmation boost)."""
+    confirmed at the given time (``confirmed_confidence``)."""
     values = []
     for fid, state in states.items():
         if not state.is_assessed or catalog.factor(fid).is_composite:
             continue
         half_life = catalog.half_life(fid)
         if fid in fresh:
-            values.append(aged(min(1.0, state.current_confidence + CONFIRMATION_BOOST), fresh[fid], half_life, at))
+            values.append(aged(confirmed_confidence(state, fresh[fid]), fresh[fid], half_life, at))
         else:
             values.append(aged(state.current_confidence, said_at(state), half_life, at))
     return round(sum(values) / len(values), 4) if values else 0.0
@@ -231,10 +235,7 @@ def tier_note(
         if state.is_assessed and not catalog.factor(fid).is_composite
     }
     then = {fid: aged(state.current_confidence, said_at(state), hl, target) for fid, (state, hl) in answers.items()}
-    renewed = {
-        fid: aged(min(1.0, state.current_confidence + CONFIRMATION_BOOST), now, hl, target)
-        for fid, (state, hl) in answers.items()
-    }
+    renewed = {fid: aged(confirmed_confidence(state, now), now, hl, target) for fid, (state, hl) in answers.items()}
     losses = sorted(((answers[fid][0].current_confidence - then[fid], fid) for fid in answers), reverse=True)
     confirm: list[str] = []
     total = sum(then.values())

@@ -6,16 +6,17 @@ conversation page (the assistant's next question) and the reminder emails.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from datetime import datetime
 
 from pydantic import BaseModel
 
 from factor_journal.catalog import Catalog
 from factor_journal.graph import FactorGraph
-from factor_journal.models import AssessmentSummary
+from factor_journal.models import USER_BACKED, AssessmentSummary
 
 LOW_CONFIDENCE = 0.6
+OPENED_BONUS = 1.0  # what the last answer opened up leads, as much as a capability it alone blocks
 
 
 class SuggestedQuestion(BaseModel):
@@ -31,34 +32,51 @@ def _said(when: datetime | None) -> str:
     return f"last said {when:%b %Y}" if when is not None else "said long ago"
 
 
+def opened_by(catalog: Catalog, graph: FactorGraph, heard: Collection[str]) -> dict[str, str]:
+    """The factors an answer about ``heard`` opens up: each heard factor's neighbours in the factor graph (what it
+    rests on, and what rests on it), mapped to the heard factor that opened them (the first, in catalog order)."""
+    opened: dict[str, str] = {}
+    for source in (factor.id for factor in catalog.factors if factor.id in heard):
+        for neighbour in [*graph.depends_on(source), *graph.dependents(source)]:
+            if neighbour not in heard and catalog.has_factor(neighbour) and not catalog.factor(neighbour).is_composite:
+                opened.setdefault(neighbour, source)
+    return opened
+
+
 def next_best_questions(
     catalog: Catalog, graph: FactorGraph, summary: AssessmentSummary, limit: int = 3, asked: set[str] | None = None,
-    *, stale: Mapping[str, datetime | None] | None = None,
+    *, just_heard: Collection[str] = (), stale: Mapping[str, datetime | None] | None = None,
 ) -> list[SuggestedQuestion]:  # fmt: skip
     """Elicitation questions of missing, low-confidence or re-check factors, those unlocking the most first.
 
     A factor scores for every blocked capability it blocks (more for capabilities
     with fewer blockers left), plus a little for the tier when it is unassessed
     (completeness) or weakly known (confidence).  ``asked`` skips questions
-    already put to the user.  ``stale`` (factor id -> when it was last said: the answers due
+    already put to the user.  A value the person confirmed or gave is settled (not asked again unless flagged
+    for a re-check or due for one).  ``stale`` (factor id -> when it was last said: the answers due
     for a re-check, ``freshness``) come first, those the most capability archetypes rest on
     first, then the oldest; pass an aged summary (``freshness.assess``) so "weakly known"
-    weighs effective confidence.
+    weighs effective confidence.  ``just_heard``, the factors the last answer spoke to, are never asked next;
+    what that answer opened up (``opened_by``) comes next, so the interview follows what the person just said.
     """
     asked = asked or set()
     stale = stale or {}
+    opened = opened_by(catalog, graph, just_heard)
     blocked_by: dict[str, list[tuple[str, int]]] = {}
     for capability in summary.capabilities.cannot_evaluate_yet:
         for blocker in capability.blockers:
             blocked_by.setdefault(blocker.factor_id, []).append((capability.name, len(capability.blockers)))
     suggestions = []
     for factor in catalog.assessable_factors:
+        if factor.id in just_heard:
+            continue
         state = summary.factors.get(factor.id)
         unassessed = state is None or not state.is_assessed
         weak = not unassessed and state.current_confidence < LOW_CONFIDENCE  # type: ignore[union-attr]
         recheck = state is not None and state.needs_recheck
         aged = factor.id in stale and not unassessed
-        if not (unassessed or weak or recheck or aged or factor.id in blocked_by):
+        settled = state is not None and state.inference_status in USER_BACKED and not (recheck or aged)
+        if settled or not (unassessed or weak or recheck or aged or factor.id in blocked_by):
             continue
         unlocks = blocked_by.get(factor.id, [])
         score = (
@@ -67,12 +85,16 @@ def next_best_questions(
         resting = sum(1 for a in catalog.archetypes if any(p.factor == factor.id for p in a.prerequisites))
         if aged:
             score = 10.0 + resting + score  # stale first, the most unlocks resting on it first
+        if factor.id in opened:
+            score += OPENED_BONUS
         question = next((q for q in factor.elicitation_questions if q not in asked), None)
         if question is None or score <= 0:
             continue
         if aged:
             rest = f"; {resting} project type{'s rest' if resting != 1 else ' rests'} on it" if resting else ""
             reason = f"to re-check: {_said(stale[factor.id])}{rest}"
+        elif factor.id in opened:
+            reason = f"follows from what you said about {catalog.factor(opened[factor.id]).name.lower()}"
         elif unlocks:
             closest = min(unlocks, key=lambda item: item[1])
             reason = f"helps unlock {closest[0]}" + (f" and {len(unlocks) - 1} more" if len(unlocks) > 1 else "")

@@ -159,6 +159,15 @@ class InferredUpdate(DocumentModel):
     observed_at: datetime | None = None  # defaults to the time of recording
 
 
+class SaidIn(BaseModel):
+    """Where a person's decision was given: the conversation session and answer, and the words of the answer it
+    is about (the provenance of their journal entry).  All empty for a decision made on a page of its own."""
+
+    session_id: str | None = None
+    turn_id: str | None = None
+    words: str = Field(default="", max_length=1200)
+
+
 # The assessment summary --------------------------------------------------------------------
 
 

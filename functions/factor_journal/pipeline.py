@@ -16,6 +16,10 @@ sweeper, and ``reprocess``) calls.  It promises:
   exponential backoff at ``next_attempt_at``) and, after the last attempt,
   needs_attention (listed for the person and their managers; ``reprocess``
   still works).
+* A turn that is no evidence about this organisation today (hostile, about
+  another organisation, a hypothetical, a deferral, a question back, a request
+  to pause) is refused before extraction, whatever the extractor, with its kind
+  and reason kept on the outcome (``extraction.listening``, ``screened``).
 * Untrusted extractor output is screened (``screening``); the move bound and
   evidence weighing apply when each reading is folded in.
 """
@@ -29,9 +33,17 @@ from datetime import UTC, datetime, timedelta
 
 from factor_journal.candidates import select_candidates
 from factor_journal.conversation import InvalidTurnError, Turn, format_excerpt, parse_turn
-from factor_journal.documents import DONE, AnalysisDetails, ExtractionOutcome, TurnStatus
+from factor_journal.documents import DONE, AnalysisDetails, ExtractionOutcome, HeardReading, TurnStatus
 from factor_journal.errors import FactorJournalError, UnknownUserError
-from factor_journal.extraction.base import ExchangeTurn, ExtractionError, ExtractionRequest, Extractor
+from factor_journal.extraction.base import (
+    ExchangeTurn,
+    ExtractionError,
+    ExtractionRequest,
+    ExtractionResult,
+    Extractor,
+)
+from factor_journal.extraction.listening import screen_turn
+from factor_journal.extraction.quotes import quote_for
 from factor_journal.models import InferredUpdate
 from factor_journal.planner import TurnContext
 from factor_journal.repositories.locks import CommitBusyError
@@ -155,16 +167,23 @@ class TurnProcessor:
         catalog, graph = self.store.catalog, self.store.graph
         # Candidates come from the conversation alone (the turn and the question it answers), never from
         # state that depends on which turns happened to be analysed first.
-        candidates = select_candidates(catalog, graph, turn.text, previous_question, summary.factors)
-        request = ExtractionRequest(
-            user_id=user_id,
-            session_id=session_id,
-            turn_id=turn.turn_id,
-            text=turn.text,
-            recent=[ExchangeTurn(role=t.role, text=t.text, created_at=t.created_at) for t in recent],
-            candidates=candidates,
-        )
-        result = self.extractor.extract(request)  # the one model call for this turn
+        # A turn a careful listener would not take as evidence about this organisation today is refused before
+        # any extractor reads it (no model call), with its reason kept on the turn's outcome.
+        refused = screen_turn(turn.text)
+        if refused is not None:
+            candidates = []
+            result = ExtractionResult(raw_updates=[], extractor=self.extractor.name, rejected=[refused.reason])
+        else:
+            candidates = select_candidates(catalog, graph, turn.text, previous_question, summary.factors)
+            request = ExtractionRequest(
+                user_id=user_id,
+                session_id=session_id,
+                turn_id=turn.turn_id,
+                text=turn.text,
+                recent=[ExchangeTurn(role=t.role, text=t.text, created_at=t.created_at) for t in recent],
+                candidates=candidates,
+            )
+            result = self.extractor.extract(request)  # the one model call for this turn
         allowed = {c.factor_id for c in candidates} if self.extractor.name != "offline" else None
         screened = screen(result.raw_updates, catalog, allowed)
         rejected = [*result.rejected, *screened.rejected]
@@ -196,6 +215,16 @@ class TurnProcessor:
                 response_tokens=result.response_tokens,
                 candidates=[c.factor_id for c in candidates],
                 rejected=rejected[:60],
+                readings=[
+                    HeardReading(
+                        factor_id=proposal.factor_id,
+                        value=proposal.value,
+                        confidence=proposal.confidence,
+                        quote=quote_for(turn.text, proposal.quote, catalog.factor(proposal.factor_id)),
+                    )
+                    for proposal in screened.accepted
+                ],
+                screened=refused,
             ),
         )
         change = self.store.record_inferences(

@@ -2,6 +2,13 @@
 
 1. **Intent**: what kind of question it is and which factors (and archetypes)
    it needs, whether history and dependencies are needed, and from when.
+   When the question names no factor or archetype in the catalog's words, a
+   **semantic second chance** (``semantic_factors``): the catalog's factors
+   ranked against the question by the embedded model (the extractor's own
+   detector), and the person's own journal searched by similarity
+   (``find_nearest`` pre-filtered to the person, ``repositories.vectors``); the
+   factors of the entries found are the ones the answer is about.  Every answer
+   says which path found its evidence (``Answer.found_by``).
 2. **Context**: the current state, latest change, history and dependencies of
    those factors, assembled within a token budget in that priority order.
 
@@ -13,20 +20,38 @@ evidence it rests on (``citations``) and says so plainly when there is none.
 from __future__ import annotations
 
 import json
+import logging
 import re
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field
 
 from factor_journal.catalog import Catalog
+from factor_journal.embedding import Embedder, EmbeddingError, default_embedder, spoken_lines
 from factor_journal.graph import FactorGraph
-from factor_journal.models import AssessmentSummary, FactorState, JournalEntry
+from factor_journal.models import AssessmentSummary, FactorState, JournalEntry, Source
 from factor_journal.store import FactorJournalStore
 
-QuestionType = Literal["why_blocker", "why_value", "what_changed", "what_if", "status"]
+log = logging.getLogger(__name__)
+
+QuestionType = Literal["why_blocker", "why_value", "what_changed", "what_if", "status", "what_said"]
+FoundBy = Literal["names", "journal", "catalog", "recent", "none"]
+FOUND_BY_TEXT = {
+    "names": "the factors and capabilities the question names",
+    "journal": "a search of your own journal by meaning (the entries closest to your question)",
+    "catalog": "the catalog's factors ranked by meaning against your question (nothing in your journal was close)",
+    "recent": "what was discussed most recently (the question names no factor and nothing close was found)",
+    "none": "nothing: the question names no factor and nothing close to it was found",
+}
 DEFAULT_BUDGET_TOKENS = 5000
 EXCERPT_CHARS = 200
+SEARCH_LIMIT = 8  # entries the nearest-neighbour search returns
+MIN_SIMILARITY = 0.2  # cosine similarity below which a journal entry is not about the question
+NEAR_TIE = 0.1  # entries this close to the best are near ties: the catalog's ranking decides between them
+MAX_SEMANTIC_FACTORS = 2  # factors an answer found by meaning is about
+MATCHES_PER_FACTOR = 3
 
 
 def estimate_tokens(value: object) -> int:
@@ -50,6 +75,9 @@ class Citation(BaseModel):
     change: str  # "20 → 35"
     excerpt: str
     rationale: str
+    entry_id: str | None = None
+    said: str = ""  # the person's own words in the entry (the analysed turn), when it has them
+    similarity: float | None = None  # for an entry found by the journal search: how close to the question
 
 
 class FactorContext(BaseModel):
@@ -60,6 +88,7 @@ class FactorContext(BaseModel):
     status: str
     latest_change: Citation | None = None
     history: list[Citation] = Field(default_factory=list)
+    matched: list[Citation] = Field(default_factory=list)  # entries the journal search found, nearest first
 
 
 class QuestionContext(BaseModel):
@@ -71,6 +100,7 @@ class QuestionContext(BaseModel):
     estimated_tokens: int = 0
     budget_tokens: int = DEFAULT_BUDGET_TOKENS
     truncated: bool = False
+    found_by: FoundBy = "names"
 
 
 class Answer(BaseModel):
@@ -79,6 +109,7 @@ class Answer(BaseModel):
     has_evidence: bool
     intent: QuestionIntent
     composer: str
+    found_by: FoundBy = "names"
 
 
 class AnswerComposer(Protocol):
@@ -110,6 +141,15 @@ def _mentions(text: str, phrases: list[str]) -> bool:
     )
 
 
+OWN_WORDS = re.compile(
+    r"\b(what|where|when|how)\s+(did|have|had)\s+(i|we)\s+(say|said|tell|told|mention|mentioned|put|describe)"
+    r"|\bdid\s+(i|we)\s+(say|tell|mention|talk)|\b(i|we)\s+(said|told\s+you|mentioned)\b"
+    r"|\bmy\s+(own\s+)?words\b"
+)
+"""A question about what the person said ("What did I say about …", "Did I mention …"): answered from the
+entries holding their words."""
+
+
 def analyse_intent(question: str, catalog: Catalog, graph: FactorGraph, now: datetime | None = None) -> QuestionIntent:
     """Stage 1, deterministic: the question's type, the factors and archetypes it names, and from when."""
     text = " ".join(question.lower().split())
@@ -126,8 +166,10 @@ def analyse_intent(question: str, catalog: Catalog, graph: FactorGraph, now: dat
             days = delta or timedelta(days=int(next(g for g in match.groups() if g)))
             since = now - days
             break
-    if re.search(r"\bwhat\s+if\b|\bif\s+we\s+(improve|raise|fix|invest)|\bwould\s+(it|we)\s+unlock", text):
-        kind: QuestionType = "what_if"
+    if OWN_WORDS.search(text):
+        kind: QuestionType = "what_said"
+    elif re.search(r"\bwhat\s+if\b|\bif\s+we\s+(improve|raise|fix|invest)|\bwould\s+(it|we)\s+unlock", text):
+        kind = "what_if"
     elif re.search(r"what('s|\s+has|\s+have)?\s+changed|\bsince\b|\bprogress\b", text):
         kind = "what_changed"
         since = since or now - timedelta(days=30)
@@ -145,19 +187,121 @@ def analyse_intent(question: str, catalog: Catalog, graph: FactorGraph, now: dat
         question_type=kind,
         factor_ids=list(dict.fromkeys(factors)),
         archetype_ids=archetypes,
-        needs_history=kind in ("why_value", "what_changed", "why_blocker"),
+        needs_history=kind in ("why_value", "what_changed", "why_blocker", "what_said"),
         needs_dependencies=kind in ("why_value", "what_if", "why_blocker"),
         since=since,
     )
 
 
+# Stage 1, second chance: by meaning -----------------------------------------------------------
+
+
+def question_topic(question: str) -> str:
+    """What a question is about, without its frame about the person's words ("What did I say about the vans?"
+    is about "the vans"): the text that is embedded and ranked."""
+    text = " ".join(question.split())
+    frame = r"(?:" + OWN_WORDS.pattern + r")(\s+(you|to\s+you))?(\s+(anything|something))?"
+    topic = re.sub(frame + r"(\s+(about|regarding|on|of|concerning))?", " ", text, flags=re.IGNORECASE)
+    topic = " ".join(topic.split()).strip(" ?.!,")
+    return topic or text
+
+
+def rank_catalog(catalog: Catalog, question: str) -> tuple[list[tuple[str, float]], float]:
+    """The catalog's assessable factors ranked against the question by the semantic extractor's detector (the
+    ranking candidate selection uses for a turn), most likely first, each with P(about); and the detector's
+    floor (below it the extractor finds a factor unlikely).  ([], 1.0) when the embedded model cannot load."""
+    try:
+        import numpy as np
+
+        from factor_journal.extraction.semantic import default_reader
+
+        reader = default_reader(catalog)
+        detected = reader.detect(reader.turn("", question))
+    except Exception as error:  # the fallback must never fail a question: the journal search still runs
+        log.warning("catalog ranking unavailable (%s: %s)", type(error).__name__, error)
+        return [], 1.0
+    order = np.argsort(-detected)
+    ranked = [(reader.space.factors[i].id, float(detected[i])) for i in order]
+    return ranked, float(reader.model.detect_floor)
+
+
+def choose_factors(
+    hits: Sequence[tuple[str, float]], catalog_rank: Sequence[str], *, own_words: bool,
+    min_similarity: float = MIN_SIMILARITY, near_tie: float = NEAR_TIE, limit: int = MAX_SEMANTIC_FACTORS,
+) -> list[str]:  # fmt: skip
+    """The factors a question found by meaning is about, from the journal search's hits (factor, similarity):
+
+    * entries less similar than ``min_similarity`` are not about the question (none left: ``[]``);
+    * each factor counts by its closest entry; factors within ``near_tie`` of the best are near ties (a static
+      embedding's similarities differ by that much on wording alone);
+    * near ties are ordered by the catalog's ranking of the question, except for a question about the person's
+      own words (``own_words``), which is about the words: ordered by similarity;
+    * at most ``limit`` factors.  Pure."""
+    best: dict[str, float] = {}
+    for factor_id, similarity in hits:
+        if similarity >= min_similarity:
+            best[factor_id] = max(best.get(factor_id, -1.0), similarity)
+    if not best:
+        return []
+    top = max(best.values())
+    near = [fid for fid in best if best[fid] >= top - near_tie]
+    if own_words:
+        near.sort(key=lambda fid: (-best[fid], fid))
+    else:
+        position = {fid: index for index, fid in enumerate(catalog_rank)}
+        near.sort(key=lambda fid: (position.get(fid, len(position)), -best[fid], fid))
+    return near[:limit]
+
+
+Matches = dict[str, list[tuple[JournalEntry, float]]]
+
+
+def semantic_factors(
+    store: FactorJournalStore, user_id: str, question: str, embedder: Embedder | None, own_words: bool
+) -> tuple[list[str], FoundBy, Matches]:
+    """The second chance for a question that names no factor: (factors, how they were found, the entries the
+    journal search found for them with their similarity).  First the catalog's factors ranked against the
+    question; then the person's own entries nearest to it (``find_nearest`` pre-filtered to the person and the
+    running model); the factors of the entries found, near ties decided by the catalog's ranking
+    (``choose_factors``).  When the journal holds nothing close, the catalog's likeliest factor if the
+    detector finds it likely (found by ``catalog``); else nothing (``none``)."""
+    topic = question_topic(question)
+    ranked, floor = rank_catalog(store.catalog, topic)
+    found: Matches = {}
+    chosen: list[str] = []
+    if embedder is not None:
+        try:
+            vector = embedder.embed_query(topic)
+            hits = store.changes.vectors.nearest(user_id, vector, embedder.model_id, SEARCH_LIMIT)
+        except EmbeddingError as error:
+            log.warning("journal search unavailable (%s): the catalog's ranking only", error)
+            hits = []
+        chosen = choose_factors(
+            [(hit.factor_id, hit.similarity) for hit in hits], [fid for fid, _ in ranked], own_words=own_words
+        )
+        if chosen:
+            entries = store.changes.vectors.entries(user_id, [h for h in hits if h.factor_id in chosen])
+            for hit in hits:
+                entry = entries.get(hit.entry_id)
+                if entry is not None and hit.similarity >= MIN_SIMILARITY:
+                    found.setdefault(hit.factor_id, []).append((entry, hit.similarity))
+            chosen = [fid for fid in chosen if fid in found]
+    if chosen:
+        return chosen, "journal", found
+    likely = [fid for fid, p in ranked[:1] if p >= floor and not store.catalog.factor(fid).is_composite]
+    return likely, ("catalog" if likely else "none"), {}
+
+
 # Stage 2: context within a budget ----------------------------------------------------------
 
 
-def _citation(graph: FactorGraph, entry: JournalEntry) -> Citation:
+def _citation(graph: FactorGraph, entry: JournalEntry, similarity: float | None = None) -> Citation:
     def show(value: float | None) -> str:
         return "unassessed" if value is None else f"{value:g}"
 
+    said = spoken_lines(entry.conversation_excerpt or "")[1]
+    if not said and Source(entry.source) == Source.user:  # a person's decision: its reason is their words
+        said = entry.change_rationale
     return Citation(
         factor_id=entry.factor_id,
         factor_name=graph.name(entry.factor_id),
@@ -165,6 +309,9 @@ def _citation(graph: FactorGraph, entry: JournalEntry) -> Citation:
         change=f"{show(entry.previous_value)} → {show(entry.new_value)}",
         excerpt=(entry.conversation_excerpt or "")[:EXCERPT_CHARS],
         rationale=entry.change_rationale[:EXCERPT_CHARS],
+        entry_id=entry.entry_id,
+        said=said[: EXCERPT_CHARS * 2],
+        similarity=None if similarity is None else round(similarity, 3),
     )
 
 
@@ -174,8 +321,10 @@ def build_context(
     intent: QuestionIntent,
     summary: AssessmentSummary,
     budget_tokens: int = DEFAULT_BUDGET_TOKENS,
+    matched: Matches | None = None,
 ) -> QuestionContext:
-    """Stage 2: current state and latest change, then history, then dependencies, within the budget."""
+    """Stage 2: current state and latest change (and the entries a journal search found for the factor,
+    ``matched``, nearest first), then history, then dependencies, within the budget."""
     graph = store.graph
     context = QuestionContext(intent=intent, budget_tokens=budget_tokens)
     used = estimate_tokens(intent.model_dump())
@@ -196,6 +345,7 @@ def build_context(
             factor_id=fid, name=graph.name(fid), value=state.current_value,
             confidence=state.current_confidence, status=str(state.inference_status),
             latest_change=_citation(graph, entries[0]) if entries else None,
+            matched=[_citation(graph, e, sim) for e, sim in (matched or {}).get(fid, [])[:MATCHES_PER_FACTOR]],
         )  # fmt: skip
         cost = estimate_tokens(item.model_dump())
         if used + cost > budget_tokens:
@@ -285,6 +435,10 @@ class OfflineComposer:
                 dependents = [k for k, v in context.dependencies.items() if v.get("affects") == fid]
                 if dependents:
                     lines.append(f"It rests on {', '.join(str(context.dependencies[d]['name']) for d in dependents)}.")
+        if intent.question_type == "what_said" or context.found_by == "journal":
+            lines.extend(_own_words(context))
+            if intent.question_type == "what_said" and lines:
+                return "\n".join(lines)
         for item in context.factors.values():
             if intent.question_type in ("why_value", "status", "what_changed") or item.latest_change:
                 header = f"**{item.name}** is {_value(item.value)}"
@@ -310,13 +464,33 @@ class OfflineComposer:
         return "\n".join(lines)
 
 
+def _own_words(context: QuestionContext) -> list[str]:
+    """What the person said that the journal search found, nearest first, with the factor it was read as."""
+    matched = sorted(
+        (c for item in context.factors.values() for c in item.matched), key=lambda c: -(c.similarity or 0.0)
+    )
+    if not matched:
+        return []
+    lines = ["From what you said (found in your journal by meaning):"]
+    for citation in matched:
+        words = citation.said or citation.rationale
+        lines.append(f'- {_date(citation.date)}: "{words}" (read as **{citation.factor_name}**, {citation.change})')
+    return lines
+
+
 def _citations(context: QuestionContext) -> list[Citation]:
+    """The evidence: entries a journal search found first (nearest first), then the rest, newest first."""
+    matched = sorted(
+        (c for item in context.factors.values() for c in item.matched), key=lambda c: -(c.similarity or 0.0)
+    )
+    seen = {c.entry_id for c in matched}
     found: list[Citation] = []
     for item in context.factors.values():
         for citation in [item.latest_change, *item.history]:
-            if citation is not None:
+            if citation is not None and (citation.entry_id is None or citation.entry_id not in seen):
+                seen.add(citation.entry_id)
                 found.append(citation)
-    return sorted(found, key=lambda c: c.date, reverse=True)
+    return matched + sorted(found, key=lambda c: c.date, reverse=True)
 
 
 def answer_question(
@@ -326,27 +500,47 @@ def answer_question(
     composer: AnswerComposer | None = None,
     budget_tokens: int = DEFAULT_BUDGET_TOKENS,
     now: datetime | None = None,
+    embedder: Embedder | None | Literal["default"] = "default",
 ) -> Answer:
-    """Answer a question about the user's assessment with the dated journal evidence behind it."""
+    """Answer a question about the user's assessment with the dated journal evidence behind it, and say how
+    the evidence was found (``found_by``): by the names in the question, else by meaning (the person's journal
+    searched by similarity, or the catalog ranked against the question), else the latest topic.  ``embedder``
+    embeds the question (default: the process's, ``FJ_EMBEDDER``; None: no journal search)."""
     question = (question or "").strip()[:500]
     summary = store.summary(user_id)
     if summary is None:
         raise ValueError(f"unknown user {user_id!r}")
     intent = analyse_intent(question, store.catalog, store.graph, now)
+    found_by: FoundBy = "names"
+    matched: Matches = {}
     if not intent.factor_ids and not intent.archetype_ids:
-        if intent.question_type == "what_changed" and intent.since is not None:
-            changed = [
+        chosen: list[str] = []
+        if intent.question_type == "what_changed" and intent.since is not None:  # about a time, not a topic
+            chosen = [
                 fid for fid, state in summary.factors.items()
                 if state.last_updated is not None and state.last_updated >= intent.since
                 and not store.catalog.factor(fid).is_composite
             ]  # fmt: skip
-            intent = intent.model_copy(update={"factor_ids": changed})
-        elif intent.question_type == "status" and summary.last_conversation:
-            intent = intent.model_copy(update={"factor_ids": [summary.last_conversation.factor_id]})
-    context = build_context(store, user_id, intent, summary, budget_tokens)
+            found_by = "recent"
+        elif question:
+            model = default_embedder() if embedder == "default" else embedder
+            chosen, found_by, matched = semantic_factors(
+                store, user_id, question, model, own_words=intent.question_type == "what_said"
+            )
+        if not chosen and intent.question_type == "status" and summary.last_conversation:
+            chosen, found_by = [summary.last_conversation.factor_id], "recent"
+        elif not chosen:
+            found_by = "none"
+        intent = intent.model_copy(update={"factor_ids": chosen})
+    context = build_context(store, user_id, intent, summary, budget_tokens, matched=matched)
+    context.found_by = found_by
     composer = composer or OfflineComposer()
     citations = _citations(context)
     text = composer.compose(question, context)
     if not citations:
         text += "\n\nThere is no journal evidence for this yet: nothing said in the conversations so far speaks to it."
-    return Answer(text=text, citations=citations, has_evidence=bool(citations), intent=intent, composer=composer.name)
+    text += f"\n\nFound by: {FOUND_BY_TEXT[found_by]}."
+    return Answer(
+        text=text, citations=citations, has_evidence=bool(citations), intent=intent, composer=composer.name,
+        found_by=found_by,
+    )  # fmt: skip

@@ -48,6 +48,7 @@ from factor_journal.models import (
     InferredUpdate,
     JournalEntry,
     LastConversation,
+    SaidIn,
     Source,
     UserProfile,
 )
@@ -199,47 +200,83 @@ class FactorJournalStore:
         return self.record_inferences(user_id, [update]).entries[0]
 
     def _decide(
-        self, user_id: str, factor_id: str, step: Callable[[FactorState, datetime], Transition]
+        self, user_id: str, factor_id: str, step: Callable[[FactorState, datetime], Transition], words: str = ""
     ) -> JournalEntry:
-        result = self.changes.apply(user_id, [factor_id], step=lambda states, now: [step(states[factor_id], now)])
+        """Apply a person's decision; ``words`` (what they said with it) is embedded before the transaction."""
+        decision = [words] if words else []
+        result = self.changes.apply(
+            user_id, [factor_id], step=lambda states, now: [step(states[factor_id], now)], words=decision
+        )
         return result.entries[0]
 
-    def confirm(self, user_id: str, factor_id: str, *, session_id: str | None = None) -> JournalEntry:
-        """The user confirms the current value (status confirmed, confidence +0.1, capped at 1)."""
+    def confirm(
+        self, user_id: str, factor_id: str, *, session_id: str | None = None, said: SaidIn | None = None
+    ) -> JournalEntry:
+        """The user confirms the current value (status confirmed, at the confidence of their own word).  ``said``:
+        the answer and words confirmed, when confirmed in the conversation (the entry's provenance)."""
         assessable(self.catalog, factor_id)
+        where = said or SaidIn(session_id=session_id)
 
         def step(state: FactorState, now: datetime) -> Transition:
             if not state.is_assessed:
                 raise NotAssessedError(factor_id)
-            return transitions.confirm(state, user_id, entry_id_for(None, factor_id), now, session_id)
+            return transitions.confirm(
+                state, user_id, entry_id_for(None, factor_id), now, where.session_id,
+                turn_id=where.turn_id, excerpt=where.words,
+            )  # fmt: skip
 
         return self._decide(user_id, factor_id, step)
 
+    def confirm_reading(self, user_id: str, factor_id: str, value: float, said: SaidIn) -> JournalEntry:
+        """The person says what was understood from their answer (``value``) is right, in one transaction with the
+        summary: the current value is confirmed when it agrees with the reading, otherwise the reading's value
+        becomes theirs (``transitions.confirm_reading``)."""
+        assessable(self.catalog, factor_id)
+        checked = value_on_scale(self.catalog, factor_id, value)
+        factor = self.catalog.factor(factor_id)
+        return self._decide(
+            user_id, factor_id,
+            lambda state, now: transitions.confirm_reading(
+                factor, state, user_id, entry_id_for(None, factor_id), now, checked,
+                session_id=said.session_id, turn_id=said.turn_id, excerpt=said.words,
+            ),
+        )  # fmt: skip
+
     def correct(
-        self, user_id: str, factor_id: str, value: float, rationale: str, *, session_id: str | None = None
-    ) -> JournalEntry:
+        self, user_id: str, factor_id: str, value: float, rationale: str, *,
+        session_id: str | None = None, said: SaidIn | None = None,
+    ) -> JournalEntry:  # fmt: skip
         """The user provides the value (confidence 0.95); inferences resting on it are flagged for re-check."""
         assessable(self.catalog, factor_id)
         checked = value_on_scale(self.catalog, factor_id, value)
         reason = rationale_given(rationale, f"the correction of {factor_id!r}")
+        where = said or SaidIn(session_id=session_id)
         return self._decide(
             user_id, factor_id,
             lambda state, now: transitions.correct(
-                state, user_id, entry_id_for(None, factor_id), now, checked, reason, session_id
+                state, user_id, entry_id_for(None, factor_id), now, checked, reason, where.session_id,
+                turn_id=where.turn_id, excerpt=where.words,
             ),
+            words=reason,
         )  # fmt: skip
 
-    def retract(self, user_id: str, factor_id: str, rationale: str, *, source: Source = Source.user) -> JournalEntry:
+    def retract(
+        self, user_id: str, factor_id: str, rationale: str, *, source: Source = Source.user, said: SaidIn | None = None
+    ) -> JournalEntry:
         """Withdraw a factor's value: it is unassessed again, and the withdrawal is journaled."""
         assessable(self.catalog, factor_id)
         reason = rationale_given(rationale, f"the retraction of {factor_id!r}")
+        where = said or SaidIn()
 
         def step(state: FactorState, now: datetime) -> Transition:
             if not state.is_assessed:
                 raise NotAssessedError(factor_id)
-            return transitions.retract(state, user_id, entry_id_for(None, factor_id), now, reason, Source(source))
+            return transitions.retract(
+                state, user_id, entry_id_for(None, factor_id), now, reason, Source(source),
+                session_id=where.session_id, turn_id=where.turn_id, excerpt=where.words,
+            )  # fmt: skip
 
-        return self._decide(user_id, factor_id, step)
+        return self._decide(user_id, factor_id, step, words=reason)
 
     def resolve_conflict(self, user_id: str, factor_id: str, *, accept: bool, rationale: str) -> JournalEntry:
         """Accept the held inference as the confirmed value, or reject it and keep the user's value."""
@@ -251,7 +288,7 @@ class FactorJournalStore:
                 raise NoConflictError(factor_id)
             return transitions.resolve_conflict(state, user_id, entry_id_for(None, factor_id), now, accept, reason)
 
-        return self._decide(user_id, factor_id, step)
+        return self._decide(user_id, factor_id, step, words=reason)
 
     # Reads ------------------------------------------------------------------------------------
 

@@ -9,6 +9,9 @@ calls one of these, and writes what comes back.  The rules they promise:
   the current value is journaled (and kept on the as-of timeline) but does not
   overwrite it.
 * Any change by the user clears open conflicts and re-check flags.
+* A person's word is their own evidence: a confirmation counts as much as a value they give
+  (``USER_PROVIDED_CONFIDENCE`` at least), and its journal entry carries where it was said (session,
+  turn and the words confirmed) like any other evidence.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from datetime import datetime
 from typing import Any
 
 from factor_journal.catalog import Catalog, Factor
+from factor_journal.evidence import agrees
 from factor_journal.models import (
     USER_BACKED,
     Conflict,
@@ -139,6 +143,7 @@ def _user_change(
     inferred_from: list[str] | None = None,
     excerpt: str = "",
     observed_at: datetime | None = None,
+    turn_id: str | None = None,
 ) -> Transition:
     observed_at = observed_at or now
     new_state = state.model_copy(
@@ -162,43 +167,71 @@ def _user_change(
         new_state, user_id, entry_id, now,
         kind=kind, source=source, previous_value=state.current_value, new_value=value,
         change_rationale=rationale, conversation_excerpt=excerpt, confidence=confidence,
-        inferred_from=inferred_from or [], session_id=session_id, turn_id=None, observed_at=observed_at,
+        inferred_from=inferred_from or [], session_id=session_id, turn_id=turn_id, observed_at=observed_at,
         applied=True, effective=True, **_timeline(new_state),
     )  # fmt: skip
     return Transition(new_state, entry)
 
 
-def confirm(state: FactorState, user_id: str, entry_id: str, now: datetime, session_id: str | None) -> Transition:
-    """The user confirms the current value: status confirmed, confidence +0.1 (capped at 1)."""
+def _confirmed_confidence(confidence: float) -> float:
+    """What a value the person confirmed is worth: their own evidence, at least as sure as a value they gave."""
+    return round(max(USER_PROVIDED_CONFIDENCE, min(1.0, confidence + CONFIRMATION_BOOST)), 4)
+
+
+def confirm(
+    state: FactorState, user_id: str, entry_id: str, now: datetime, session_id: str | None, *,
+    turn_id: str | None = None, excerpt: str = "",
+) -> Transition:  # fmt: skip
+    """The user confirms the current value: status confirmed, at the confidence of their own word (at least
+    ``USER_PROVIDED_CONFIDENCE``; +0.1 above it, capped at 1).  ``turn_id`` and ``excerpt``: the answer and the
+    words of it confirmed, when the confirmation was given in the conversation."""
     assert state.current_value is not None, "confirm needs an assessed factor"
     return _user_change(
         state, user_id, entry_id, now,
         kind=EntryKind.confirmed, value=state.current_value,
-        confidence=round(min(1.0, state.current_confidence + CONFIRMATION_BOOST), 4),
+        confidence=_confirmed_confidence(state.current_confidence),
         status=InferenceStatus.confirmed, rationale="User confirmed the assessed value",
-        session_id=session_id, inferred_from=state.inferred_from,
+        session_id=session_id, inferred_from=state.inferred_from, turn_id=turn_id, excerpt=excerpt,
+    )  # fmt: skip
+
+
+def confirm_reading(
+    factor: Factor, state: FactorState, user_id: str, entry_id: str, now: datetime, value: float, *,
+    session_id: str | None, turn_id: str | None, excerpt: str,
+) -> Transition:  # fmt: skip
+    """The person says a reading shown to them (``value``) is right.  When the factor's current value agrees with
+    it (``evidence.agrees``: the same band) that value is confirmed; otherwise (a later answer moved it, or it was
+    withdrawn) the reading's value becomes the person's own, as a correction would make it."""
+    if state.current_value is not None and agrees(factor.scale, state.current_value, value):
+        return confirm(state, user_id, entry_id, now, session_id, turn_id=turn_id, excerpt=excerpt)
+    return correct(
+        state, user_id, entry_id, now, value, "User confirmed what was understood from their answer", session_id,
+        turn_id=turn_id, excerpt=excerpt,
     )  # fmt: skip
 
 
 def correct(
-    state: FactorState, user_id: str, entry_id: str, now: datetime, value: float, rationale: str, session_id: str | None
-) -> Transition:
+    state: FactorState, user_id: str, entry_id: str, now: datetime, value: float, rationale: str,
+    session_id: str | None, *, turn_id: str | None = None, excerpt: str = "",
+) -> Transition:  # fmt: skip
     """The user provides the value: status user_provided, confidence 0.95."""
     return _user_change(
         state, user_id, entry_id, now,
         kind=EntryKind.corrected, value=value, confidence=USER_PROVIDED_CONFIDENCE,
         status=InferenceStatus.user_provided, rationale=rationale, session_id=session_id,
+        turn_id=turn_id, excerpt=excerpt,
     )  # fmt: skip
 
 
 def retract(
-    state: FactorState, user_id: str, entry_id: str, now: datetime, rationale: str, source: Source
-) -> Transition:
+    state: FactorState, user_id: str, entry_id: str, now: datetime, rationale: str, source: Source, *,
+    session_id: str | None = None, turn_id: str | None = None, excerpt: str = "",
+) -> Transition:  # fmt: skip
     """Withdraw the value: the factor is unassessed again."""
     return _user_change(
         state, user_id, entry_id, now,
         kind=EntryKind.retracted, value=None, confidence=0.0, status=InferenceStatus.unassessed,
-        rationale=rationale, session_id=None, source=source,
+        rationale=rationale, session_id=session_id, source=source, turn_id=turn_id, excerpt=excerpt,
     )  # fmt: skip
 
 
@@ -211,7 +244,7 @@ def resolve_conflict(
     value: float | None
     if accept:
         value = conflict.proposed_value
-        confidence = round(min(1.0, conflict.proposed_confidence + CONFIRMATION_BOOST), 4)
+        confidence = _confirmed_confidence(conflict.proposed_confidence)
         status = InferenceStatus.confirmed
     else:
         value, confidence, status = (

@@ -234,7 +234,7 @@ def test_the_conversation_says_plainly_what_became_of_each_answer(app_database, 
     assert "The team will look at it" in shown
     assert "this text could not be analysed" in shown
     assert "not analysed: you have sent many answers" in shown
-    assert "did not change the assessment" in shown  # the latest answer's outcome is always said
+    assert "Noted — nothing to change in the assessment." in shown  # nothing understood: said so
     assert "your assessment has been updated" not in shown  # an earlier, simply done answer needs no caption
     assert app.button(key="conversation_refresh")  # something is still pending: a way to look again
 

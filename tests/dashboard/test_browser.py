@@ -103,6 +103,8 @@ SHOTS = {  # screenshots kept in docs/ (FJ_UPDATE_SCREENSHOT=1) and shown in the
     ("team", DESKTOP): "team.png",
     ("team", PHONE): "team-phone.png",
     ("team-dark", DESKTOP): "team-dark.png",
+    ("conversation", DESKTOP): "conversation.png",
+    ("conversation", PHONE): "conversation-phone.png",
 }
 
 

@@ -62,11 +62,11 @@ def test_the_overview_lists_answers_to_recheck_and_one_click_confirms_in_one_tra
     assert stats.transactions == 1  # the confirmation: one transaction
     assert "Confirmed Data governance: it counts as said today." in texts(app)
     confirmed = store.factor(user, "data_governance")
-    assert confirmed.inference_status == "confirmed" and confirmed.current_confidence == 0.9
+    assert confirmed.inference_status == "confirmed" and confirmed.current_confidence == 0.95  # their word
     assert datetime.now(UTC) - confirmed.observed_at < timedelta(minutes=2)
     after = texts(app)
     assert "1 answer said long ago counts for less now" in after
-    assert "**Data governance**: low (15) · 90% sure · confirmed" in after  # fresh again
+    assert "**Data governance**: low (15) · 95% sure · confirmed" in after  # fresh again
     assert not app.get("button") or all(b.key != "recheck-confirm-data_governance" for b in app.button)
 
 

@@ -53,3 +53,64 @@ def test_the_report_shows_every_extractor_and_split():
         {"extractors": {"semantic": {"model": "m", "measured_at": "now", "splits": {"dev": figures, "test": figures}}}}
     )
     assert "| semantic | dev |" in text and "| semantic | test |" in text and "Calibration" in text
+
+
+def test_turns_that_must_change_nothing_are_counted_per_kind_apart_from_hostile():
+    figures = score([
+        record({}, {"data_infrastructure": 80}, kind="off_topic", tags=("other_organisation",)),
+        record({}, kind="off_topic", tags=("other_organisation",)),
+        record({}, kind="off_topic", tags=("pause",)),
+        record({}, {"ai_strategy": 90}, kind="hostile", tags=("injection",)),
+        record({}, kind="off_topic", tags=("small_talk",)),
+        record({"data_quality": 20}, {"data_quality": 20}),
+    ])  # fmt: skip
+    figures_by_kind = figures["must_change_nothing"]
+    assert list(figures_by_kind) == ["hostile", "other_organisation", "pause", "other_off_topic"]
+    assert figures_by_kind["other_organisation"] == {
+        "turns": 2, "updated_turns": 1, "updates": 1, "refused": 0, "refused_as_kind": 0,
+    }  # fmt: skip
+    assert figures_by_kind["hostile"]["updates"] == 1 and figures_by_kind["pause"]["updates"] == 0
+
+
+def test_refused_turns_are_counted_as_refused_and_factor_turns_refused_are_errors():
+    paused = record({}, kind="off_topic", tags=("pause",))
+    paused.screened = "pause"
+    deferred_wrongly = record({}, kind="off_topic", tags=("hypothetical",))
+    deferred_wrongly.screened = "deferral"
+    evidence = record({"data_quality": 20})
+    evidence.screened = "other_organisation"
+    figures = score([paused, deferred_wrongly, evidence])
+    assert figures["must_change_nothing"]["pause"]["refused_as_kind"] == 1
+    assert figures["must_change_nothing"]["hypothetical"]["refused"] == 1
+    assert figures["must_change_nothing"]["hypothetical"]["refused_as_kind"] == 0
+    assert figures["factor_turns_refused"] == 1
+
+
+def test_the_abstention_curve_trades_readings_kept_for_accuracy_and_the_choice_respects_the_spurious_limit():
+    right = record({"data_quality": 20}, {"data_quality": 20})
+    right.readings = [("data_quality", 20.0, 0.8, 0.9), ("sensor_data", 50.0, 0.12, 0.2)]  # a weak spurious one
+    wrong_band = record({"ai_strategy": 80}, {})
+    wrong_band.readings = [("ai_strategy", 20.0, 0.3, 0.5)]
+    refused = record({}, kind="off_topic", tags=("pause",))
+    refused.screened, refused.readings = "pause", [("ai_strategy", 90.0, 0.9, 0.95)]  # never stored
+    curve = score(
+        [right, wrong_band, refused],
+    )["abstention_curve"]
+    at = {row["threshold"]: row for row in curve}
+    assert at[0.1]["kept"] == 3 and at[0.1]["kept_share"] == 1 and at[0.1]["spurious_per_turn"] == round(1 / 3, 4)
+    assert at[0.25]["kept"] == 2 and at[0.25]["kept_right"] == 0.5 and at[0.25]["band_accuracy"] == 0.5
+    assert at[0.5]["kept"] == 1 and at[0.5]["kept_right"] == 1 and at[0.5]["lowest_confidence"] == 0.9
+    assert all(row["updates_on_no_update_turns"] == 0 for row in curve)  # the refused turn stores nothing
+    choice = score([right, wrong_band, refused])["abstention_choice"]
+    assert choice["threshold"] == 0.7  # accuracy is level from 0.15 to 0.7 within the limit; the tie goes up
+    assert score([record({"data_quality": 20}, {"data_quality": 20})])["abstention_curve"] == []  # no readings
+
+
+def test_the_report_shows_the_kinds_that_must_change_nothing_and_the_curve():
+    turn = record({"data_quality": 20}, {"data_quality": 20})
+    turn.readings = [("data_quality", 20.0, 0.8, 0.9)]
+    figures = score([turn, record({}, kind="off_topic", tags=("deferral",))])
+    text = render_report({"extractors": {"semantic": {"model": "m", "measured_at": "now",
+                                                      "splits": {"validation": figures}}}})  # fmt: skip
+    assert "## Turns that must change nothing" in text and "| semantic | validation | deferral | 1 | 0 | 0 |" in text
+    assert "## Abstention trade-off · semantic · validation" in text and "| 0.225 |" in text

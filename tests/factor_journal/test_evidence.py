@@ -6,7 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from factor_journal.evidence import merge_confidence, synthesise
+from factor_journal.catalog.models import Scale
+from factor_journal.evidence import agrees, merge_confidence, synthesise
 from factor_journal.models import FactorState, InferenceStatus, InferredUpdate
 
 NOW = datetime(2026, 11, 20, tzinfo=UTC)
@@ -42,8 +43,41 @@ def test_synthesis_weighs_earlier_evidence(state, value, expected_value, corrobo
     result = synthesise(state, reading(value))
     assert result.value == pytest.approx(expected_value, abs=0.01)
     if state.is_assessed and state.inference_status == InferenceStatus.unconfirmed:
-        plain = merge_confidence(state.current_confidence, 0.7)
-        assert result.confidence == pytest.approx(plain + (0.05 if corroborated else 0))
+        if corroborated:  # agreement: the surer of the two, plus the bonus
+            assert result.confidence == pytest.approx(max(state.current_confidence, 0.7) + 0.05)
+        else:
+            assert result.confidence == pytest.approx(merge_confidence(state.current_confidence, 0.7))
+
+
+@pytest.mark.parametrize(
+    ("prior_value", "prior_confidence", "value", "confidence"),
+    [
+        (20, 0.83, 35, 0.6),  # both low, 15 points apart: the case that lost ten points of confidence
+        (5, 0.9, 38, 0.3),  # both low, far apart, a weak second reading
+        (45, 0.7, 68, 0.5),  # both mid
+        (72, 0.6, 99, 0.95),  # both high: the surer second reading leads
+        (38, 0.8, 45, 0.5),  # across the low/mid edge but within 10 points
+    ],
+)
+def test_agreeing_evidence_never_makes_us_less_sure(prior_value, prior_confidence, value, confidence):
+    result = synthesise(prior(prior_value, prior_confidence, 1), reading(value, confidence))
+    assert result.confidence >= max(prior_confidence, confidence)
+    assert result.confidence == pytest.approx(min(0.95, max(prior_confidence, confidence) + 0.05)) or (
+        result.confidence == max(prior_confidence, confidence) > 0.95
+    )
+
+
+def test_agreement_is_read_by_band_on_the_factors_own_scale():
+    scale = Scale(min=0, max=10)  # low below 4, mid below 7
+    assert agrees(scale, 1.0, 3.5) and agrees(scale, 3.5, 4.2)  # same band; across the edge within 1 point
+    assert not agrees(scale, 2.0, 5.5) and not agrees(Scale(), 20, 55)
+    lowered = synthesise(prior(2.0, 0.8, 1), reading(5.5, 0.5), scale)
+    assert lowered.confidence == pytest.approx(merge_confidence(0.8, 0.5))  # disagreement may lower it
+
+
+def test_a_disagreeing_reading_is_merged_and_may_lower_confidence():
+    result = synthesise(prior(20, 0.83, 1), reading(75, 0.6))
+    assert result.confidence == pytest.approx(merge_confidence(0.83, 0.6)) and result.confidence < 0.83
 
 
 def test_more_evidence_resists_a_single_contrary_reading():

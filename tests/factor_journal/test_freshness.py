@@ -93,9 +93,9 @@ def test_a_confirmation_refreshes_the_answer(catalog):
     assert freshness.effective_confidence(old, later, catalog) < 0.2
     assert freshness.is_due(old, later, catalog)
     confirmed = transitions.confirm(old, "u", "e2", later, None).state
-    assert freshness.effective_confidence(confirmed, later, catalog) == pytest.approx(0.9)
+    assert freshness.effective_confidence(confirmed, later, catalog) == pytest.approx(0.95)  # the person's word
     assert not freshness.is_due(confirmed, later, catalog)
-    assert freshness.due_at(confirmed, catalog) == later + 6 * MONTH * __import__("math").log2(0.9 / 0.5)
+    assert freshness.due_at(confirmed, catalog) == later + 6 * MONTH * __import__("math").log2(0.95 / 0.5)
 
 
 def test_a_corroborating_reading_refreshes_but_an_open_conflict_does_not(catalog):

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from factor_journal.guidance import next_best_questions, next_tier_statement
-from factor_journal.models import InferredUpdate
+from datetime import UTC, datetime
+
+from factor_journal.graph import graph_for
+from factor_journal.guidance import next_best_questions, next_tier_statement, opened_by
+from factor_journal.models import FactorState, InferenceStatus, InferredUpdate
+from factor_journal.summary import build_summary
 
 
 def test_questions_favour_factors_that_unlock_the_most(small_store, make_user):
@@ -24,3 +28,45 @@ def test_next_tier_statement_says_exactly_what_is_missing(small_store, make_user
     small_store.record_inference(user, InferredUpdate(factor_id="quality", value=65, confidence=0.5, rationale="r"))
     statement = next_tier_statement(small_store.summary(user))
     assert statement == "To unlock Low (< €25k): 1 more factor assessed and average confidence up from 50% to 60%."
+
+
+# The next question follows from what was understood (pure: a summary built from states) ----------------------
+
+
+def summary_of(catalog, states: dict[str, tuple[float, float, InferenceStatus]]):
+    now = datetime(2026, 11, 20, tzinfo=UTC)
+    built = {
+        fid: FactorState(factor_id=fid, category=catalog.factor(fid).category, current_value=value,
+                         current_confidence=confidence, inference_status=status, observed_at=now, evidence_count=1)
+        for fid, (value, confidence, status) in states.items()
+    }  # fmt: skip
+    return build_summary(catalog, graph_for(catalog), built, None, now)
+
+
+def test_the_next_question_never_re_asks_what_the_last_answer_just_settled(catalog):
+    graph = graph_for(catalog)
+    summary = summary_of(catalog, {"data_quality": (20, 0.55, InferenceStatus.unconfirmed)})
+    # A weakly known factor is asked again in general, but never right after an answer that spoke to it.
+    before = next_best_questions(catalog, graph, summary, limit=60)
+    assert "data_quality" in {q.factor_id for q in before}
+    after = next_best_questions(catalog, graph, summary, limit=60, just_heard={"data_quality"})
+    assert "data_quality" not in {q.factor_id for q in after}
+
+
+def test_the_next_question_moves_to_what_the_answer_opened_up(catalog):
+    graph = graph_for(catalog)
+    summary = summary_of(catalog, {"data_quality": (20, 0.7, InferenceStatus.unconfirmed)})
+    [first] = next_best_questions(catalog, graph, summary, limit=1, just_heard={"data_quality"})
+    neighbours = set(graph.depends_on("data_quality")) | set(graph.dependents("data_quality"))
+    assert first.factor_id in neighbours
+    assert first.reason == "follows from what you said about data quality"
+    assert opened_by(catalog, graph, {"data_quality"}).keys() == neighbours - {"data_quality"}
+
+
+def test_a_value_the_person_gave_or_confirmed_is_not_asked_again(catalog):
+    graph = graph_for(catalog)
+    for status in (InferenceStatus.confirmed, InferenceStatus.user_provided):
+        summary = summary_of(catalog, {"data_quality": (20, 0.95, status)})  # low: blocks capabilities
+        assert "data_quality" not in {q.factor_id for q in next_best_questions(catalog, graph, summary, limit=60)}
+    unconfirmed = summary_of(catalog, {"data_quality": (20, 0.95, InferenceStatus.unconfirmed)})
+    assert "data_quality" in {q.factor_id for q in next_best_questions(catalog, graph, unconfirmed, limit=60)}

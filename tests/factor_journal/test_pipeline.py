@@ -82,6 +82,43 @@ def test_turn_without_evidence_is_no_update(store, conversation):
     assert store.session_data(user, session)["last_turn_id"] == turn
 
 
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("My sister's dental practice keeps every patient record in the cloud, very modern.", "other_organisation"),
+        ("It would be wonderful if the schedules built themselves one day.", "hypothetical"),
+        ("I've only been in the job a fortnight; best ask Okafor in operations.", "deferral"),
+        ("Could we move on to another topic, please?", "pause"),
+    ],
+)
+def test_a_turn_that_is_no_evidence_about_us_today_is_refused_before_extraction_with_its_reason(
+    store, conversation, text, kind
+):
+    user, session, say = conversation
+    say("assistant", "Where does your customer data live today?")
+    turn = say("user", text)
+    extractor = ScriptedExtractor([reading("data_infrastructure", 85)])  # would write a value if it were asked
+    result = TurnProcessor(store, extractor).process(user, session, turn)
+    assert result.status == "no_update"
+    assert extractor.requests == []  # no model call for a refused turn
+    recorded = outcome(store, user, session, turn)
+    assert recorded["status"] == "no_update" and recorded["screened"]["kind"] == kind
+    assert (
+        recorded["screened"]["reason"].startswith("no update: ") and recorded["screened"]["reason"] in result.rejected
+    )
+    assert store.factor(user, "data_infrastructure").current_value is None
+    assert store.session_data(user, session)["last_turn_id"] == turn  # the conversation still moved on
+
+
+def test_a_near_miss_about_us_reaches_the_extractor(store, conversation):
+    user, session, say = conversation
+    turn = say("user", "Our supplier portal is a mess; we re-key every order confirmation by hand.")
+    extractor = ScriptedExtractor([reading("it_integration", 20)])
+    assert TurnProcessor(store, extractor).process(user, session, turn).status == "processed"
+    assert len(extractor.requests) == 1
+    assert outcome(store, user, session, turn).get("screened") is None
+
+
 def test_one_llm_call_per_turn_and_tokens_traced_to_turn_session_and_user(store, conversation):
     user, session, say = conversation
     extractor = ScriptedExtractor([reading("data_quality", 30), reading("sensor_data", 60)])

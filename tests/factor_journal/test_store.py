@@ -77,13 +77,13 @@ def test_second_inference_records_previous_value(store, make_user):
     assert store.summary(user).unconfirmed_inferences[0].evidence_count == 2
 
 
-def test_confirm_boosts_confidence_and_caps_at_one(store, make_user):
+def test_a_confirmation_counts_as_the_persons_word_and_caps_at_one(store, make_user):
     user = make_user(store)
     store.record_inference(user, update("data_quality", 20, 0.75))
     entry = store.confirm(user, "data_quality")
     state = store.factor(user, "data_quality")
     assert state.inference_status == InferenceStatus.confirmed
-    assert state.current_confidence == pytest.approx(0.85)
+    assert state.current_confidence == pytest.approx(0.95)  # as sure as a value the person gave
     assert entry.kind == EntryKind.confirmed and entry.source == Source.user
     assert store.summary(user).unconfirmed_inferences == []
 
@@ -164,7 +164,7 @@ def test_accepting_a_conflict_takes_the_proposed_value(store, make_user):
     store.resolve_conflict(user, "ml_expertise", accept=True, rationale="Yes, she left in May")
     state = store.factor(user, "ml_expertise")
     assert state.current_value == 20 and state.inference_status == InferenceStatus.confirmed
-    assert state.current_confidence == pytest.approx(0.9)
+    assert state.current_confidence == pytest.approx(0.95)  # accepted by the person: their own word
 
 
 def test_inference_close_to_a_confirmed_value_corroborates_without_change(store, make_user):

@@ -73,7 +73,7 @@ def test_infer(small_catalog, before, reading, value, status, kind, applied, con
         (
             lambda s: transitions.confirm(s, "u", "e", NOW, None),
             40,
-            0.7,
+            0.95,  # the person's word: as sure as a value they gave
             InferenceStatus.confirmed,
             EntryKind.confirmed,
         ),
@@ -131,3 +131,22 @@ def test_a_composite_is_a_function_of_its_components(small_catalog):
     assert change.state.evidence_count == 2
     assert "Quality" in change.entry.change_rationale and components[0] not in change.entry.change_rationale
     assert transitions.derive(small_catalog, composite, change.state, states, "u", "d2", NOW, cause="x") is None
+
+
+@pytest.mark.parametrize(
+    ("current", "status", "seen", "value", "kind"),
+    [
+        (30, InferenceStatus.unconfirmed, 20, 30, EntryKind.confirmed),  # same band: the current value confirmed
+        (55, InferenceStatus.unconfirmed, 20, 20, EntryKind.corrected),  # a later answer moved it: the reading stands
+        (80, InferenceStatus.user_provided, 20, 20, EntryKind.corrected),  # they said otherwise before
+        (None, InferenceStatus.unassessed, 20, 20, EntryKind.corrected),  # withdrawn meanwhile
+    ],
+)
+def test_confirming_a_reading_confirms_what_the_person_was_shown(small_catalog, current, status, seen, value, kind):
+    before = state(current, 0.0 if current is None else 0.6, status, NOW - timedelta(days=1))
+    change = transitions.confirm_reading(
+        small_catalog.factor("quality"), before, "u", "e", NOW, seen, session_id="s", turn_id="t", excerpt="a mess"
+    )
+    assert change.state.current_value == value and change.entry.kind == kind
+    assert change.state.current_confidence == 0.95 and change.entry.source == Source.user
+    assert (change.entry.session_id, change.entry.turn_id, change.entry.conversation_excerpt) == ("s", "t", "a mess")

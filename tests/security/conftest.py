@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from google.cloud import firestore
+from google.cloud.firestore_v1.vector import Vector
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -75,6 +76,8 @@ def _seed(db: firestore.Client, world: World) -> None:
         batch.set(db.document(f"{user}/snapshots/{DAY}"), {"date": DAY, "overall": 40})
         batch.set(db.document(f"{user}/factors/{FACTOR}"), {"factor_id": FACTOR, "current_value": 20})
         batch.set(db.document(f"{user}/factors/{FACTOR}/journal/{ids['entry']}"), {"new_value": 20})
+        vector = {"user_id": uid, "entry_id": ids["entry"], "embedding": Vector([0.6, 0.8]), "embedding_model": "m"}
+        batch.set(db.document(f"{user}/journal_vectors/{ids['entry']}"), vector)
         batch.set(db.document(f"{user}/conversations/{ids['session']}"), {"session_id": ids["session"]})
         turn = {"role": "assistant", "text": "How is your data quality?", "created_at": created}
         batch.set(db.document(f"{user}/conversations/{ids['session']}/turns/{ids['turn']}"), turn)

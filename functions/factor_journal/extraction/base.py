@@ -58,6 +58,10 @@ class ProposedUpdate(BaseModel):
     value: float = Field(description="The factor's value on its scale implied by the conversation")
     confidence: float = Field(description="0-1: how sure the conversation makes this value")
     rationale: str = Field(description="One sentence: what the user said that implies this value")
+    quote: str = Field(
+        default="",
+        description="The few words of the user's answer this reading rests on, copied exactly (at most 12 words)",
+    )
     inferred_from: list[str] = Field(
         default_factory=list, description="Other candidate factor ids this reading rests on"
     )

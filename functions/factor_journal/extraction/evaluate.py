@@ -39,6 +39,12 @@ REPORT = REPO / "eval" / "REPORT.md"
 DATABASE = "fj-eval"
 BANDS = ("low", "mid", "high")
 KINDS = ("factor", "off_topic", "hostile")
+# Turns that must change nothing because a careful listener would not take them as evidence about this
+# organisation today (``extraction.listening``), each an off_topic turn with one of these tags; scored apart
+NO_UPDATE_TAGS = ("other_organisation", "hypothetical", "deferral", "question_back", "pause")
+# Abstention thresholds on the semantic reader's score P(detected) x P(band) for the trade-off curve
+CURVE_THRESHOLDS = (0.1, 0.15, 0.2, 0.225, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7)
+MAX_SPURIOUS_PER_TURN = 0.1  # the target the abstention threshold is chosen under (on validation)
 CALIBRATION_EDGES = (0.0, 0.3, 0.5, 0.7, 0.85, 1.0001)
 
 
@@ -123,6 +129,10 @@ class TurnRecord:
     status: str = "failed"
     error: str | None = None
     extractor_ms: float | None = None
+    screened: str | None = None  # the kind the pipeline refused the turn as (``turn.extraction.screened``)
+    # every reading the semantic reader made of the turn among the candidates, abstained or not:
+    # (factor_id, value, score, stated confidence), for the abstention trade-off curve
+    readings: list[tuple[str, float, float, float]] = field(default_factory=list)
 
 
 class TimedExtractor:
@@ -133,6 +143,7 @@ class TimedExtractor:
         self.name = inner.name
         self.last_ms: float | None = None
         self.last_updates: list[Any] = []
+        self.last_readings: list[tuple[str, float, float, float]] = []
 
     def extract(self, request: Any) -> Any:
         started = time.perf_counter()
@@ -141,7 +152,24 @@ class TimedExtractor:
         finally:
             self.last_ms = (time.perf_counter() - started) * 1000
         self.last_updates = list(result.raw_updates)
+        self.last_readings = self._readings(request)
         return result
+
+    def _readings(self, request: Any) -> list[tuple[str, float, float, float]]:
+        """Every reading of the semantic reader (abstained ones too) among the request's candidates, as the
+        pipeline would screen them; none for another extractor."""
+        reader = getattr(self.inner, "reader", None)
+        if reader is None:
+            return []
+        question = next((t.text for t in reversed(request.recent) if t.role == "assistant"), "")
+        if request.recent and request.recent[-1].role != "assistant":
+            question = ""  # the user spoke last: no question is being answered (as the extractor reads it)
+        allowed = {c.factor_id for c in request.candidates}
+        return [
+            (r.factor_id, r.value, r.score, reader.model.stated_confidence(r.score))
+            for r in reader.readings(question, request.text)
+            if r.factor_id in allowed
+        ]
 
 
 def run_turn(store: Any, processor: Any, extractor: TimedExtractor, turn: CorpusTurn, run_id: str) -> TurnRecord:
@@ -149,7 +177,7 @@ def run_turn(store: Any, processor: Any, extractor: TimedExtractor, turn: Corpus
     from factor_journal.models import UserProfile
 
     record = TurnRecord(turn.id, turn.kind, turn.tags, dict(turn.expected))
-    extractor.last_ms, extractor.last_updates = None, []
+    extractor.last_ms, extractor.last_updates, extractor.last_readings = None, [], []
     try:
         user_id = f"eval-{run_id}-{turn.id}"[:120]
         store.register_user(UserProfile(user_id=user_id, display_name=f"eval {turn.id}"))
@@ -161,6 +189,9 @@ def run_turn(store: Any, processor: Any, extractor: TimedExtractor, turn: Corpus
         outcome = processor.process(user_id, session, turn_id)
         record.status, record.error = outcome.status, outcome.error
         record.extractor_ms = extractor.last_ms
+        record.readings = list(extractor.last_readings)
+        screened = ((store.turn_data(user_id, session, turn_id) or {}).get("extraction") or {}).get("screened")
+        record.screened = screened.get("kind") if isinstance(screened, dict) else None
         if outcome.status in ("processed", "no_update"):
             summary = store.summary(user_id)
             stated = {u.get("factor_id"): u.get("confidence") for u in extractor.last_updates if isinstance(u, dict)}
@@ -259,6 +290,7 @@ def score(records: Iterable[TurnRecord]) -> dict[str, Any]:
                     buckets[index]["confidence"] += confidence
     expected_total = tp + fn
     timings = [r.extractor_ms for r in records if r.extractor_ms is not None]
+    curve = abstention_curve(records)
     return {
         "turns": len(records),
         "turns_by_kind": {kind: sum(1 for r in records if r.kind == kind) for kind in KINDS},
@@ -278,6 +310,10 @@ def score(records: Iterable[TurnRecord]) -> dict[str, Any]:
         "spurious_per_turn": _ratio(fp, len(records)),
         "updates_on_off_topic": by_kind_updates.get("off_topic", 0),
         "updates_on_hostile": by_kind_updates.get("hostile", 0),
+        "must_change_nothing": must_change_nothing(records),
+        "factor_turns_refused": sum(1 for r in records if r.kind == "factor" and r.screened),
+        "abstention_curve": curve,
+        "abstention_choice": choose_threshold(curve),
         "confusion": confusion,
         "per_factor": {fid: per_factor[fid] for fid in sorted(per_factor)},
         "by_tag": {
@@ -299,6 +335,83 @@ def score(records: Iterable[TurnRecord]) -> dict[str, Any]:
             for (low, high), b in zip(zip(CALIBRATION_EDGES, CALIBRATION_EDGES[1:], strict=False), buckets, strict=True)
         ],  # fmt: skip
     }
+
+
+def must_change_nothing(records: Iterable[TurnRecord]) -> dict[str, dict[str, Any]]:
+    """Per kind of turn that must change nothing (hostile, each ``NO_UPDATE_TAGS`` tag, other off-topic turns):
+    turns, turns that got an update, updates, and turns the screening refused (in all, and as that kind). Pure."""
+    rows: dict[str, dict[str, Any]] = {}
+    for record in records:
+        if record.kind == "factor":
+            continue
+        tagged = [t for t in record.tags if t in NO_UPDATE_TAGS]
+        key = "hostile" if record.kind == "hostile" else (tagged[0] if tagged else "other_off_topic")
+        row = rows.setdefault(key, {"turns": 0, "updated_turns": 0, "updates": 0, "refused": 0, "refused_as_kind": 0})
+        row["turns"] += 1
+        row["updated_turns"] += bool(record.stored)
+        row["updates"] += len(record.stored)
+        row["refused"] += record.screened is not None
+        row["refused_as_kind"] += record.screened == key
+    order = ["hostile", *NO_UPDATE_TAGS, "other_off_topic"]
+    return {key: rows[key] for key in order if key in rows}
+
+
+def abstention_curve(records: Iterable[TurnRecord], thresholds: Sequence[float] = CURVE_THRESHOLDS) -> list[dict]:
+    """What the semantic reader would have stored at each abstention threshold on its score (P(detected) x
+    P(band)), from every reading it made in the run (abstained ones too) on turns the screening let through:
+    band accuracy over every expected factor (a miss is wrong), readings kept (and their share of all
+    readings), the share of kept readings with the right factor and band, spurious updates per turn and
+    updates on turns that must change nothing.  Empty when the run kept no readings (another extractor). Pure."""
+    records = list(records)
+    if not any(r.readings for r in records):
+        return []
+    everything = sum(len(r.readings) for r in records if not r.screened)
+    curve = []
+    for threshold in thresholds:
+        kept = right = band_right = spurious = on_no_update = 0
+        lowest: float | None = None
+        for record in records:
+            stored = {} if record.screened else {f: (v, c) for f, v, sc, c in record.readings if sc >= threshold}
+            kept += len(stored)
+            for fid, (value, confidence) in stored.items():
+                lowest = confidence if lowest is None else min(lowest, confidence)
+                expected = record.expected.get(fid)
+                if expected is None:
+                    spurious += 1
+                    on_no_update += record.kind != "factor"
+                elif band_of(value) == band_of(expected):
+                    right += 1
+            band_right += sum(
+                1
+                for fid, value in record.expected.items()
+                if fid in stored and band_of(stored[fid][0]) == band_of(value)
+            )
+        expected_total = sum(len(r.expected) for r in records)
+        curve.append({
+            "threshold": threshold,
+            "band_accuracy": _ratio(band_right, expected_total),
+            "kept": kept,
+            "kept_share": _ratio(kept, everything),
+            "kept_right": _ratio(right, kept),
+            "lowest_confidence": round(lowest, 3) if lowest is not None else None,
+            "spurious_per_turn": _ratio(spurious, len(records)),
+            "updates_on_no_update_turns": on_no_update,
+        })  # fmt: skip
+    return curve
+
+
+def choose_threshold(curve: Sequence[dict], max_spurious: float = MAX_SPURIOUS_PER_TURN) -> dict[str, Any] | None:
+    """The threshold with the best band accuracy among those at or under ``max_spurious`` spurious updates per
+    turn (a tie goes to the higher threshold: fewer readings for the same accuracy); without one, the threshold
+    with the fewest spurious updates.  Chosen on validation, never on test.  Pure."""
+    if not curve:
+        return None
+    within = [row for row in curve if (row["spurious_per_turn"] or 0) <= max_spurious]
+    if within:
+        best = max(within, key=lambda row: (row["band_accuracy"] or 0, row["threshold"]))
+        return {"threshold": best["threshold"], "rule": f"best band accuracy at <= {max_spurious} spurious/turn"}
+    best = min(curve, key=lambda row: (row["spurious_per_turn"] or 0, -row["threshold"]))
+    return {"threshold": best["threshold"], "rule": f"no threshold within {max_spurious} spurious/turn: fewest"}
 
 
 # Report ------------------------------------------------------------------------------------------
@@ -341,6 +454,7 @@ def render_report(results: dict[str, Any]) -> str:
                 + " | ".join(str(v) for v in headline(figures).values())
                 + " |"
             )
+    lines += _no_update_section(extractors) + _curve_section(extractors)
     for name, splits in sorted(extractors.items()):
         for split, figures in splits["splits"].items():
             run = f"Model `{splits.get('model')}`, run {splits.get('measured_at')}."
@@ -381,6 +495,55 @@ def render_report(results: dict[str, Any]) -> str:
                 )
             lines += ["", "</details>"]
     return "\n".join(lines) + "\n"
+
+
+def _no_update_section(extractors: dict[str, Any]) -> list[str]:
+    lines = ["", "## Turns that must change nothing", "",
+             "Updates per kind of turn that must change nothing (target 0), and how many the screening refused before",
+             "extraction (`extraction/listening.py`; in all / as that kind). Hostile turns are counted apart from the",
+             "turns a careful listener would not take as evidence about this organisation today. *Factor turns",
+             "refused* counts evidence the screening wrongly refused (target 0).", "",
+             "| extractor | split | kind | turns | turns updated | updates | refused (all / as kind) |",
+             "|---|---|---|---|---|---|---|"]  # fmt: skip
+    refused = []
+    for name, splits in sorted(extractors.items()):
+        for split, figures in splits["splits"].items():
+            for kind, row in (figures.get("must_change_nothing") or {}).items():
+                lines.append(
+                    f"| {name} | {split} | {kind} | {row['turns']} | {row['updated_turns']} | {row['updates']} "
+                    f"| {row['refused']} / {row['refused_as_kind']} |"
+                )
+            if "factor_turns_refused" in figures:
+                refused.append(f"{name} · {split}: {figures['factor_turns_refused']}")
+    if refused:
+        lines += ["", "Factor turns refused by the screening: " + "; ".join(refused) + "."]
+    return lines
+
+
+def _curve_section(extractors: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
+    for name, splits in sorted(extractors.items()):
+        for split, figures in splits["splits"].items():
+            curve = figures.get("abstention_curve") or []
+            if not curve:
+                continue
+            choice = figures.get("abstention_choice") or {}
+            lines += ["", f"## Abstention trade-off · {name} · {split}", "",
+                      "What the reader would store at each threshold on its score P(detected) x P(band), from every",
+                      "reading it made in this run (abstained ones too). Band accuracy counts every expected factor",
+                      "(a miss is wrong); *kept right* is the share of kept readings with the right factor and band.",
+                      f"Best here by the rule ({choice.get('rule')}): **{choice.get('threshold')}**.", "",
+                      "| threshold | lowest stated confidence | readings kept | share kept | kept right "
+                      "| band accuracy | spurious/turn | upd. on no-update turns |",
+                      "|---|---|---|---|---|---|---|---|"]  # fmt: skip
+            for row in curve:
+                lines.append(
+                    f"| {row['threshold']} | {row['lowest_confidence'] or '–'} | {row['kept']} "
+                    f"| {_pct(row['kept_share'])} | {_pct(row['kept_right'])} | {_pct(row['band_accuracy'])} "
+                    f"| {row['spurious_per_turn']} "
+                    f"| {row['updates_on_no_update_turns']} |"
+                )
+    return lines
 
 
 def _blank() -> dict[str, Any]:

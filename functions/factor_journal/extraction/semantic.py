@@ -47,10 +47,10 @@ from typing import Any, Final
 import numpy as np
 
 from factor_journal.catalog.models import BAND_FLOORS, Catalog, Level, load_catalog
-from factor_journal.extraction import signals
 from factor_journal.extraction.base import ExchangeTurn, ExtractionRequest, ExtractionResult, ProposedUpdate
 from factor_journal.extraction.embeddings import MODEL_ID
 from factor_journal.extraction.linear import Calibration, Classifier
+from factor_journal.extraction.listening import screen_turn
 from factor_journal.extraction.semantic_features import (
     BAND_SIGNALS,
     BAND_SIGNALS_VERSION,
@@ -243,9 +243,11 @@ class SemanticReader:
 
 
 def is_evidence(answer: str) -> bool:
-    """Whether a turn can be evidence at all: not empty, not hostile (instructions to the system), and not
-    small talk that says nothing whatever was asked (filler, a question back, a deferral)."""
-    return bool(answer.strip()) and not signals.is_hostile(answer) and not signals.is_non_evidence(answer)
+    """Whether a turn can be evidence at all: not empty, not hostile (instructions to the system), and not a turn
+    a careful listener would refuse (small talk, a question back, a deferral, a request to pause, another
+    organisation, a plan that says nothing about today): ``listening.screen_turn``, which the pipeline also
+    applies before any extractor."""
+    return screen_turn(answer) is None
 
 
 def _last_question(recent: Sequence[ExchangeTurn]) -> str:
@@ -320,6 +322,7 @@ class SemanticExtractor:
                     value=reading.value,
                     confidence=round(min(max(self.reader.model.stated_confidence(reading.score), 0.05), 0.95), 3),
                     rationale=_rationale(reading, request.text, question),
+                    quote=turn.clause_about(self.reader.space.index[reading.factor_id]),
                 ).model_dump()
             )
         return ExtractionResult(raw_updates=updates, extractor=self.name, model=self.model, rejected=rejected)

@@ -24,6 +24,7 @@ from factor_journal.extraction.base import ExchangeTurn
 from factor_journal.extraction.embeddings import embed
 from factor_journal.extraction.lexical import LexicalIndex
 from factor_journal.extraction.linear import Ridge
+from factor_journal.vocabulary import content_words, factor_vocabulary
 
 BANDS: Final = ("low", "mid", "high")
 RIDGE_L2: Final = 3.0  # regularisation of the per-factor linear reading of the turn (chosen by leave-one-out on dev)
@@ -196,16 +197,12 @@ def _ridge_inputs(answer: np.ndarray, question: np.ndarray, exchange: np.ndarray
 
 
 def _vocabulary(factor: Factor) -> tuple[frozenset[str], tuple[str, ...]]:
-    from factor_journal.candidates import _factor_vocabulary
-
-    return _factor_vocabulary(factor)
+    return factor_vocabulary(factor)
 
 
 def _lexical(space: Space, text: str) -> np.ndarray:
-    from factor_journal.candidates import _words
-
     lowered = text.lower()
-    words = _words(lowered)
+    words = content_words(lowered)
     scores = np.zeros(len(space.factors), dtype=np.float32)
     for i, (vocabulary, phrases) in enumerate(space._vocabulary):
         scores[i] = 3.0 * sum(1 for phrase in phrases if phrase in lowered) + 0.5 * len(vocabulary & words)
@@ -421,10 +418,7 @@ class Turn:
         if not self.several_clauses:
             return [0.0] * len(CLAUSE_BAND_SIGNALS)
         space = self.space
-        about = self.clause_vecs @ space.description[factor_index] + (
-            self.clause_vecs @ space.rubric[factor_index].T
-        ).max(axis=1)
-        best = int(np.argmax(about))
+        best = self._clause_most_about(factor_index)
         vec, text = self.clause_vecs[best], self.clauses[best]
         rubric = space.rubric[factor_index] @ vec
         labelled = rows[space.example_bands[rows, factor_index] >= 0]
@@ -435,6 +429,19 @@ class Turn:
             *(rubric - rubric.mean()), *votes, min(signals.negation_count(text), 3) / 3,
             float(signals.negated_negative(text)), float(signals.negated_positive(text)), 1.0,
         ]  # fmt: skip
+
+    def _clause_most_about(self, factor_index: int) -> int:
+        """The index of the clause closest to the factor's description and to one of its rubric levels."""
+        space = self.space
+        about = self.clause_vecs @ space.description[factor_index] + (
+            self.clause_vecs @ space.rubric[factor_index].T
+        ).max(axis=1)
+        return int(np.argmax(about))
+
+    def clause_about(self, factor_index: int) -> str:
+        """The clause of the answer most about the factor (the whole answer when it is one clause): the words a
+        reading of that factor rests on."""
+        return self.clauses[self._clause_most_about(factor_index)] if self.several_clauses else self.answer
 
     def _knn(self, rows: np.ndarray, factor_index: int | None, k: int, sims: np.ndarray | None = None) -> np.ndarray:
         """Similarity-weighted band distribution of the ``k`` nearest labelled answers among ``rows``, by ``sims``

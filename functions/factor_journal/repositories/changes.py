@@ -14,6 +14,7 @@ document) are rebuilt from what they derive from and rewritten.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -24,6 +25,7 @@ from google.cloud.firestore_v1.field_path import FieldPath
 from factor_journal.catalog import Catalog
 from factor_journal.composites import composites_to_rederive, timeline_factors
 from factor_journal.documents import ExtractionOutcome, SessionDocument
+from factor_journal.embedding import Embedder, EmbeddingError, default_embedder, entry_said, said_text
 from factor_journal.errors import InvalidInputError, UnknownUserError
 from factor_journal.folding import Reading
 from factor_journal.graph import FactorGraph
@@ -42,6 +44,7 @@ from factor_journal.repositories.client import CountedClient, Repository, run_tr
 from factor_journal.repositories.journal import DamagedFactorError, JournalReads, parse_factor
 from factor_journal.repositories.locks import CommitLeases
 from factor_journal.repositories.paths import SUMMARY_FIELD, Paths
+from factor_journal.repositories.vectors import JournalVectors
 from factor_journal.rollup import person_row, shard_of, snapshot_document
 
 log = logging.getLogger(__name__)
@@ -95,6 +98,36 @@ class FactorChanges(Repository):
         super().__init__(client, catalog, graph, contention_timeout=contention_timeout)
         self.leases = CommitLeases(client)
         self.reads = JournalReads(client, catalog, graph)
+        self.vectors = JournalVectors(client, catalog, graph, contention_timeout=contention_timeout)
+        self._embedder: Embedder | None | bool = False  # False: the process's default, resolved on first use
+
+    @property
+    def embedder(self) -> Embedder | None:
+        """What embeds the words of new journal entries (``embedding.default_embedder``, from FJ_EMBEDDER,
+        unless set); None writes no vectors."""
+        if self._embedder is False:
+            self._embedder = default_embedder()
+        return self._embedder  # type: ignore[return-value]
+
+    @embedder.setter
+    def embedder(self, embedder: Embedder | None) -> None:
+        self._embedder = embedder
+
+    def embed_said(self, readings: Sequence[Reading], words: Sequence[str]) -> dict[str, list[float]]:
+        """The vectors of what a change's entries will say, computed before its transaction (a model call never
+        runs inside one): the readings' answers and rationales, and a person's ``words`` (a correction's
+        reason).  An embedding failure loses nothing: the entries are written without vectors (logged) and
+        ``python -m factor_journal reembed`` fills them in."""
+        embedder = self.embedder
+        texts = [said_text(r.update.conversation_excerpt, r.update.rationale) for r in readings]
+        texts = list(dict.fromkeys(t for t in [*texts, *(said_text("", w) for w in words)] if t))
+        if embedder is None or not texts:
+            return {}
+        try:
+            return dict(zip(texts, embedder.embed_documents(texts), strict=True))
+        except EmbeddingError as error:
+            log.warning("%d journal entries written without vectors (%s): run reembed", len(texts), error)
+            return {}
 
     def apply(
         self,
@@ -104,12 +137,15 @@ class FactorChanges(Repository):
         readings: list[Reading] = (),  # type: ignore[assignment]
         step: Step | None = None,
         turn: TurnContext | None = None,
+        words: Sequence[str] = (),
     ) -> ChangeResult:
-        """Apply readings and/or a person's decision to one user's factors atomically."""
+        """Apply readings and/or a person's decision to one user's factors atomically; each new entry that
+        carries words (``words``: what a person's decision says) gets its vector in the same transaction."""
         if not isinstance(user_id, str) or not user_id or "/" in user_id:
             raise InvalidInputError(f"user id must be a non-empty string without '/', got {user_id!r}")
         touched = touched_factors(self.graph, list(factor_ids))
         paths = self.paths
+        said_vectors = self.embed_said(list(readings), words)
 
         @firestore.transactional
         def run(transaction: firestore.Transaction) -> ChangeResult:
@@ -164,6 +200,7 @@ class FactorChanges(Repository):
                 plan.outcome.attempts = stored_outcome.attempts
             profile = UserProfile.model_validate(user_data)
             self._write(transaction, user_id, profile, plan, inputs.now, turn, session if session_damage else None)
+            self._write_vectors(transaction, plan.entries, said_vectors)
             return ChangeResult(entries=plan.entries, summary=plan.summary, guarded=tuple(plan.guarded))
 
         if turn is None:  # a person's decision or a direct write: serialised within this process only
@@ -177,6 +214,26 @@ class FactorChanges(Repository):
     ) -> dict[str, FactorState]:
         """Every factor state a change plans with: the summary carries them all (no scan)."""
         return dict(summary.factors) if summary else {}
+
+    def _write_vectors(
+        self, transaction: firestore.Transaction, entries: list[JournalEntry], said_vectors: dict[str, list[float]]
+    ) -> None:
+        """The vectors of the change's new entries that carry words, beside them in the transaction (an entry
+        rewritten by a refold keeps its words, so its vector stands)."""
+        embedder = self.embedder
+        if embedder is None:
+            return
+        for entry in entries:
+            said = entry_said(entry)
+            if said is None:
+                continue
+            vector = said_vectors.get(said)
+            if vector is None and embedder.local:  # in-process and cheap: no I/O inside the transaction
+                vector = embedder.embed_documents([said])[0]
+            if vector is None:
+                log.warning("journal entry %s of user %s has no vector yet: run reembed", entry.entry_id, entry.user_id)
+                continue
+            self.vectors.write(transaction, entry, vector, embedder, said)
 
     def _write(
         self, transaction: firestore.Transaction, user_id: str, profile: UserProfile, plan: ChangeSet, now: datetime,

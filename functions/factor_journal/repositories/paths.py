@@ -11,6 +11,7 @@ Per user (nothing is shared between users)::
     users/{uid}/snapshots/{YYYY-MM-DD}                    daily snapshot of the summary
     users/{uid}/locks/commit                              the user's commit lease (short-lived)
     users/{uid}/rate/{YYYY-MM-DD}                         turn counters for the rate limit
+    users/{uid}/journal_vectors/{entry_id}                an entry's embedding (server-only, see vectors.py)
 
 Per organisation::
 
@@ -33,6 +34,7 @@ TURNS = "turns"
 LINK_COLLECTION = "resume_links"  # resume_links/{link_id}: link records
 MAIL_COLLECTION = "mail"  # mail/{id}: the Trigger Email extension's queue
 RUNS_COLLECTION = "nightly_runs"  # nightly_runs/{run}/tasks/{key}: nightly runs and their finished tasks
+VECTORS = "journal_vectors"  # users/{uid}/journal_vectors/{entry_id}: embeddings of what was said (server-only)
 PRIVACY_LOG = "privacy_log"  # privacy_log/{subject}: erasures, by pseudonym
 
 
@@ -77,6 +79,12 @@ class Paths:
 
     def rate(self, user_id: str, day: str) -> firestore.DocumentReference:
         return self.user(user_id).collection("rate").document(day)
+
+    def vectors(self, user_id: str) -> firestore.CollectionReference:
+        return self.user(user_id).collection(VECTORS)
+
+    def vector(self, user_id: str, entry_id: str) -> firestore.DocumentReference:
+        return self.vectors(user_id).document(entry_id)
 
     def organisation(self, org_id: str) -> firestore.DocumentReference:
         return self.client.collection(ORGANISATIONS).document(org_id)

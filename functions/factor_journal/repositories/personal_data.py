@@ -5,6 +5,9 @@ collection of the database after an erasure to prove it):
 
 * ``users/{uid}`` and everything under it: profile, factors and their journals, the summary and
   other metadata, daily snapshots, conversations and their turns;
+  and the embeddings of their journal entries (``users/{uid}/journal_vectors``): the export states that each
+  exists (model, dimension, the entry it belongs to) instead of listing its floats, which are derived from
+  words the export already holds and mean nothing to a reader;
 * their row in their organisation's roll-up shard (``organisations/{org}/rollup/shard-NN``, in
   any organisation, including ones they have left) and their place on a ``managers`` list;
 * their link records (``resume_links``, by ``user_id``);
@@ -35,6 +38,7 @@ from typing import Any
 from google.cloud import firestore
 from google.cloud.firestore_v1.base_query import FieldFilter
 from google.cloud.firestore_v1.field_path import FieldPath
+from google.cloud.firestore_v1.vector import Vector
 
 from factor_journal.errors import InvalidInputError
 from factor_journal.repositories.changes import roster_changed
@@ -52,6 +56,8 @@ def subject_of(user_id: str) -> str:
 
 
 def _json_ready(value: Any) -> Any:
+    if isinstance(value, Vector):  # an embedding: said to exist, not dumped (see the module's docstring)
+        return {"vector": "stored, server-only", "dimensions": len(value.to_map_value()["value"])}
     if isinstance(value, datetime | date):
         return value.isoformat()
     if isinstance(value, dict):

@@ -50,7 +50,10 @@ def test_the_semantic_default_through_the_real_pipeline(store):
     figures = score(records)
     assert figures["updates_on_off_topic"] == 0 and figures["updates_on_hostile"] == 0
     assert records[1].stored.keys() == {"data_governance"} and records[1].stored["data_governance"] < 40
-    assert figures["extractor_ms"]["n"] == 4 and figures["failed_turns"] == 0
+    assert figures["extractor_ms"]["n"] == 2 and figures["failed_turns"] == 0  # two refused before extraction
+    assert [r.screened for r in records] == [None, None, "pause", "hostile"]
+    assert records[1].readings and records[1].readings[0][0] == "data_governance"  # kept for the trade-off curve
+    assert figures["abstention_curve"] and figures["must_change_nothing"]["hostile"]["refused_as_kind"] == 1
 
 
 def test_gemini_through_the_stand_in_gives_the_same_report_shape(store):
@@ -68,5 +71,5 @@ def test_gemini_through_the_stand_in_gives_the_same_report_shape(store):
     semantic = score(run_split(store, SemanticExtractor(store.catalog), TURNS))
     assert gemini.keys() == semantic.keys() and gemini["detection"].keys() == semantic["detection"].keys()
     assert gemini["detection"]["true_positive"] == 2 and gemini["band_accuracy"] == 1.0
-    assert gemini["extractor_ms"]["n"] == 4 and gemini["failed_turns"] == 0
+    assert gemini["extractor_ms"]["n"] == 2 and gemini["failed_turns"] == 0  # two turns refused before the model
     assert gemini["updates_on_hostile"] == 0  # ai_strategy was not a candidate of that turn: screened out

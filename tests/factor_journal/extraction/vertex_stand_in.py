@@ -3,6 +3,11 @@
 Each request takes the next scripted step: a recorded response (a JSON file
 shaped like Vertex AI's), raw text as the model's output, an HTTP error
 status, or a delay before answering.  Requests are kept for assertions.
+
+With ``embed`` (text, dimensions) → vector, it also answers the embedding endpoints
+google-genai calls in Vertex mode (``:embedContent`` for Gemini embedding models,
+``:batchEmbedContents`` for several texts, ``:predict`` for the older text-embedding
+models), in Vertex AI's response shapes; a scripted error step answers them too.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -50,6 +56,7 @@ def output(text: str) -> Step:
     return Step(body=model_response(text))
 
 
+EMBEDDING_ENDPOINTS = (":embedContent", ":batchEmbedContents", ":predict")
 STATUS_NAMES = {400: "INVALID_ARGUMENT", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE"}
 
 
@@ -69,6 +76,7 @@ class VertexStandIn:
     """
 
     steps: list[Step]
+    embed: Callable[[str, int], list[float]] | None = None
     requests: list[dict[str, Any]] = field(default_factory=list)
     paths: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -83,13 +91,17 @@ class VertexStandIn:
                 with stand_in.lock:
                     stand_in.paths.append(self.path)
                     stand_in.requests.append(body)
-                    if not self.path.endswith(":generateContent"):
+                    embedding = stand_in.embed is not None and self.path.endswith(EMBEDDING_ENDPOINTS)
+                    if not self.path.endswith(":generateContent") and not embedding:
                         self.send_error(404)
                         return
                     step = stand_in.steps.pop(0) if len(stand_in.steps) > 1 else stand_in.steps[0]
                 if step.delay:
                     time.sleep(step.delay)
-                payload = json.dumps(step.body or {}).encode()
+                answer = step.body
+                if embedding and step.status == 200:
+                    answer = stand_in.embedding_response(self.path, body)
+                payload = json.dumps(answer or {}).encode()
                 try:
                     self.send_response(step.status)
                     self.send_header("Content-Type", "application/json")
@@ -106,6 +118,28 @@ class VertexStandIn:
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
         return self
+
+    def embedding_response(self, path: str, request: dict[str, Any]) -> dict[str, Any]:
+        """Vertex AI's answer to an embedding request, each text embedded by ``embed``."""
+        assert self.embed is not None
+
+        def text_of(content: dict[str, Any]) -> str:
+            return " ".join(part.get("text", "") for part in content.get("parts", []))
+
+        def vector(text: str, config: dict[str, Any]) -> dict[str, Any]:
+            values = self.embed(text, int(config.get("outputDimensionality") or 768))  # type: ignore[misc]
+            return {"values": values}
+
+        tokens = {"promptTokenCount": 7}
+        if path.endswith(":embedContent"):
+            return {"embedding": vector(text_of(request["content"]), request.get("embedContentConfig", {})),
+                    "usageMetadata": tokens}  # fmt: skip
+        if path.endswith(":batchEmbedContents"):
+            return {"embeddings": [vector(text_of(r["content"]), r.get("embedContentConfig", {}))
+                                   for r in request["requests"]]}  # fmt: skip
+        parameters = request.get("parameters", {})
+        return {"predictions": [{"embeddings": {**vector(i["content"], parameters), "statistics": {"token_count": 7}}}
+                                for i in request["instances"]]}  # fmt: skip
 
     @property
     def url(self) -> str:

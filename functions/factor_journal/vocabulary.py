@@ -1,0 +1,78 @@
+"""The words a text and a factor are spoken with: one lexical vocabulary shared by candidate selection, the
+semantic reader's lexical features and the say-back's quotes (pure; it sits below all three)."""
+
+from __future__ import annotations
+
+import re
+
+from factor_journal.catalog import Factor
+
+WORD = re.compile(r"[a-z][a-z0-9]+")
+STOP_WORDS = frozenset(
+    [
+        "the",
+        "and",
+        "for",
+        "with",
+        "our",
+        "are",
+        "was",
+        "were",
+        "have",
+        "has",
+        "had",
+        "you",
+        "your",
+        "that",
+        "this",
+        "what",
+        "how",
+        "who",
+        "data",
+        "about",
+        "any",
+        "from",
+        "not",
+        "use",
+        "used",
+        "using",
+        "into",
+        "over",
+        "more",
+        "less",
+        "than",
+        "them",
+        "they",
+        "their",
+        "there",
+        "its",
+        "it's",
+        "does",
+        "did",
+        "can",
+        "could",
+        "would",
+        "should",
+    ]
+)
+
+
+def content_words(text: str) -> set[str]:
+    """The words of ``text`` that can say what it is about: lower-cased, three letters or more, no stop word."""
+    return {word for word in WORD.findall(text.lower()) if word not in STOP_WORDS and len(word) > 2}
+
+
+_VOCABULARY: dict[int, tuple[Factor, frozenset[str], tuple[str, ...]]] = {}
+
+
+def factor_vocabulary(factor: Factor) -> tuple[frozenset[str], tuple[str, ...]]:
+    """A factor's name words and cue phrases (lower-cased), and the content words of both; cached per factor."""
+    cached = _VOCABULARY.get(id(factor))
+    if cached is not None and cached[0] is factor:
+        return cached[1], cached[2]
+    phrases = tuple(cue.phrase.lower() for cue in factor.cues) + tuple(
+        noun.lower() for numeric in factor.numeric_cues for noun in numeric.nouns
+    )
+    words = frozenset(content_words(factor.name) | {w for phrase in phrases for w in content_words(phrase)})
+    _VOCABULARY[id(factor)] = (factor, words, phrases)
+    return words, phrases

@@ -1,0 +1,135 @@
+"""In a real browser, on the emulators with the deployed trigger: a person answers, sees what was understood under
+the answer within the page's wait, confirms one line (with the keyboard) and corrects another, and the overview
+shows both as theirs; on a desktop and on a 390 px phone."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+import httpx
+import pytest
+from test_browser import DESKTOP, PHONE, ROOT, _free_port, browser, shoot, wait_for_text  # noqa: F401
+
+from factor_journal.catalog import Level
+from factor_journal.links import LinkSigner
+from factor_journal.models import InferenceStatus, UserProfile
+from factor_journal.store import FactorJournalStore
+from waiting import wait_for
+
+pytestmark = [pytest.mark.browser, pytest.mark.functions]
+
+# Read as two factors (data quality, machine-learning expertise) whichever question it answers.
+ANSWER = (
+    "The reports are full of duplicates and errors. Also, nobody here knows machine learning; "
+    "we have no data scientists."
+)
+
+
+@pytest.fixture(scope="module")
+def live_app_url() -> Iterator[str]:
+    """The app on the emulator's default database, where the deployed trigger analyses every answer."""
+    import shutil
+
+    if not (shutil.which("chromium") and shutil.which("chromedriver")):
+        pytest.skip("chromium and chromedriver are not installed (make test installs them on Debian as root)")
+    port = _free_port()
+    env = {**os.environ, "FJ_FIRESTORE_DATABASE": "(default)"}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "dashboard" / "app.py"), "--server.headless", "true",
+         "--server.port", str(port), "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{url}/_stcore/health", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.3)
+        else:
+            pytest.fail("the Streamlit server did not start within 60 s")
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+
+
+def _lines(driver) -> list[str]:
+    """The keys of the say-back lines on the page (``sayback-<turn>-<factor>``)."""
+    script = (
+        "return Array.from(document.querySelectorAll('[class*=\"st-key-sayback-\"]'))"
+        ".map(e => Array.from(e.classList).find(c => c.startsWith('st-key-sayback-')).slice(15));"
+    )
+    return list(dict.fromkeys(driver.execute_script(script)))
+
+
+def _button(driver, key: str):
+    from selenium.webdriver.common.by import By
+
+    return driver.find_element(By.CSS_SELECTOR, f".st-key-{key} button")
+
+
+@pytest.mark.parametrize("width", [DESKTOP, PHONE])
+def test_a_person_confirms_one_reading_and_corrects_another_in_the_conversation(
+    live_app_url,
+    browser,  # noqa: F811 (a fixture, imported above)
+    trigger_client,
+    catalog,
+    width,
+    tmp_path,
+):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    store = FactorJournalStore(trigger_client, catalog)
+    user = f"sayback-{width}-{datetime.now(UTC):%H%M%S%f}"
+    store.register_user(UserProfile(user_id=user, display_name="Sam Sayback"))
+    session = store.start_session(user)
+    browser.set_window_size(width, 1000)
+    browser.get(f"{live_app_url}/conversation?t={LinkSigner(trigger_client).issue(user, session)}")
+    wait_for_text(browser, "Continue the conversation")
+    wait_for(
+        lambda: browser.find_elements(By.CSS_SELECTOR, '[data-testid="stChatInput"] textarea'), 45, "the answer box"
+    )
+    box = browser.find_element(By.CSS_SELECTOR, '[data-testid="stChatInput"] textarea')
+    box.send_keys(ANSWER)
+    box.send_keys(Keys.ENTER)
+
+    wait_for(lambda: len(_lines(browser)) >= 2, 60, "what was understood, under the answer")
+    first, second = _lines(browser)[:2]
+    first_factor, second_factor = (key.rsplit("-", 1)[1] for key in (first, second))
+    body = wait_for_text(browser, "That's right")
+    assert catalog.factor(first_factor).name in body and catalog.factor(second_factor).name in body
+    shoot(browser, "conversation", width, tmp_path)
+
+    confirm = _button(browser, f"ok-{first}")  # with the keyboard: focus the button, press Enter
+    browser.execute_script("arguments[0].focus();", confirm)
+    confirm.send_keys(Keys.ENTER)
+    wait_for_text(browser, "Confirmed by you")
+
+    _button(browser, f"fix-{second}").click()
+    wait_for_text(browser, f"What is right for {catalog.factor(second_factor).name}?")
+    shown_band = catalog.band(second_factor, store.factor(user, second_factor).current_value or 0).value
+    other = "high" if shown_band != "high" else "low"
+    option = browser.find_element(By.XPATH, f"//div[@data-testid='stRadio']//label[.//p[normalize-space()='{other}']]")
+    option.click()
+    browser.find_element(By.XPATH, "//button[.//p[normalize-space()='Save']]").click()
+    wait_for_text(browser, f"Corrected by you: {other}")
+
+    assert store.factor(user, first_factor).inference_status == InferenceStatus.confirmed
+    corrected = store.factor(user, second_factor)
+    assert corrected.inference_status == InferenceStatus.user_provided
+    assert corrected.current_value == catalog.level_value(second_factor, Level(other))
+
+    # The notice of the last decision may lie over the menu for a moment: click the menu's link itself.
+    link = browser.find_element(By.CSS_SELECTOR, '[data-testid="stSidebarNavLink"][href$="/overview"]')
+    browser.execute_script("arguments[0].click();", link)
+    body = wait_for_text(browser, "What we know")
+    assert "sure · confirmed" in body and "sure · yours" in body  # both stand as the person's own

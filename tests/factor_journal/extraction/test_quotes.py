@@ -1,0 +1,46 @@
+"""The few words of an answer a reading rests on: always the person's own, short (pure)."""
+
+from __future__ import annotations
+
+import pytest
+
+from factor_journal.extraction.quotes import MAX_QUOTE_WORDS, clause_about, narrowed, quote_for, shorten, verbatim
+
+
+@pytest.mark.parametrize(
+    ("quote", "answer", "found"),
+    [
+        ("numbers never match", "Honestly? The numbers never match between systems.", "numbers never match"),
+        ("NUMBERS  never\nmatch", "The numbers never match.", "numbers never match"),  # case and spacing
+        ("it’s a mess", "Frankly it's a mess, all of it", "it's a mess"),  # typographic quotes
+        ('"a mess."', "It is a mess.", "a mess"),  # edge punctuation
+        ("numbers are perfect", "The numbers never match.", None),  # not what was said: never put in their mouth
+        ("", "anything", None),
+        ("a", "a b c", None),
+    ],
+)
+def test_a_proposed_quote_is_kept_only_as_the_answer_says_it(quote, answer, found):
+    assert verbatim(quote, answer) == found
+
+
+def test_a_quote_is_a_few_words():
+    long = " ".join(f"word{i}" for i in range(30))
+    assert shorten(long) == " ".join(long.split()[:MAX_QUOTE_WORDS]) + "…"  # cut, and marked as cut
+    assert shorten("  short one.  ") == "short one"
+
+
+def test_without_a_usable_quote_the_clause_most_about_the_factor_is_taken(catalog):
+    answer = "The dashboards look lovely, but the data underneath is duplicated and nobody trusts it."
+    quality = catalog.factor("data_quality")
+    assert "duplicated" in clause_about(answer, quality)
+    assert quote_for(answer, "something the model made up", quality) == "nobody trusts it"
+    assert quote_for(answer, "nobody trusts it", quality) == "nobody trusts it"
+    assert quote_for("", "", quality) == ""
+
+
+def test_a_long_quote_is_narrowed_to_the_phrase_about_the_factor(catalog):
+    answer = "The dashboards look great, but the numbers under them are a mess and we have no data scientists at all."
+    clause = "the numbers under them are a mess and we have no data scientists at all."
+    assert quote_for(answer, clause, catalog.factor("data_quality")) == "the numbers under them are a mess"
+    assert quote_for(answer, clause, catalog.factor("ml_expertise")) == "we have no data scientists at all"
+    assert narrowed("numbers never match", catalog.factor("data_quality")) == "numbers never match"  # short enough

@@ -1,0 +1,82 @@
+"""Saying back what was understood: one line per reading, and where the person stands on it (pure)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from factor_journal.catalog import Level
+from factor_journal.documents import HeardReading, ScreenedTurn, ScreenKind
+from factor_journal.models import Conflict, FactorState, InferenceStatus
+from factor_journal.sayback import NOTHING_UNDERSTOOD, LineState, heard_factors, nothing_understood, say_back
+
+NOW = datetime(2026, 11, 20, tzinfo=UTC)
+
+
+def state(fid: str, value: float | None, status: InferenceStatus, conflict: bool = False) -> FactorState:
+    held = Conflict(entry_id="c", proposed_value=20, proposed_confidence=0.6, rationale="r", observed_at=NOW)
+    return FactorState(
+        factor_id=fid, category="data_readiness", current_value=value, inference_status=status,
+        current_confidence=0.0 if value is None else 0.7, evidence_count=1, open_conflict=held if conflict else None,
+    )  # fmt: skip
+
+
+def test_each_reading_is_one_line_in_the_factors_own_words(catalog):
+    readings = [
+        HeardReading(factor_id="data_quality", value=18, confidence=0.8, quote="numbers never match"),
+        HeardReading(factor_id="ml_expertise", value=25, confidence=0.6, quote="no machine learning engineers"),
+    ]
+    factors = {
+        "data_quality": state("data_quality", 18, InferenceStatus.unconfirmed),
+        "ml_expertise": state("ml_expertise", 25, InferenceStatus.unconfirmed),
+    }
+    quality, expertise = say_back(catalog, readings, factors)
+    assert (quality.factor_name, quality.band, quality.quote) == ("Data quality", Level.low, "numbers never match")
+    assert quality.meaning == catalog.factor("data_quality").rubric.low
+    assert expertise.factor_name == catalog.factor("ml_expertise").name and expertise.band == Level.low
+    assert [c.level for c in quality.choices] == [Level.low, Level.mid, Level.high]
+    assert [c.value for c in quality.choices] == [20, 50, 80]
+    assert quality.state == LineState.open and quality.can_confirm and quality.can_correct
+    assert heard_factors(readings) == {"data_quality", "ml_expertise"}
+
+
+def test_nothing_understood_is_no_line(catalog):
+    assert say_back(catalog, [], {}) == []
+
+
+@pytest.mark.parametrize(
+    ("current", "expected", "decided", "can_confirm", "can_correct"),
+    [
+        (state("data_quality", 30, InferenceStatus.unconfirmed), LineState.open, None, True, True),
+        (state("data_quality", 30, InferenceStatus.confirmed), LineState.confirmed, None, False, True),  # same band
+        (state("data_quality", 20, InferenceStatus.user_provided), LineState.confirmed, None, False, True),
+        (state("data_quality", 50, InferenceStatus.user_provided), LineState.corrected, Level.mid, True, True),
+        (state("data_quality", 80, InferenceStatus.confirmed), LineState.corrected, Level.high, True, True),
+        (state("data_quality", 80, InferenceStatus.user_provided, True), LineState.held, Level.high, True, True),
+        (state("data_quality", None, InferenceStatus.unassessed), LineState.withdrawn, None, False, False),
+        (None, LineState.withdrawn, None, False, False),
+    ],
+)
+def test_a_line_shows_where_the_person_stands_whatever_page_they_decided_on(
+    catalog, current, expected, decided, can_confirm, can_correct
+):
+    reading = HeardReading(factor_id="data_quality", value=20, confidence=0.7, quote="a mess")
+    [line] = say_back(catalog, [reading], {"data_quality": current} if current else {})
+    assert (line.state, line.decided) == (expected, decided)
+    assert (line.can_confirm, line.can_correct) == (can_confirm, can_correct)
+
+
+def test_a_reading_of_a_factor_no_longer_in_the_catalog_is_left_out(catalog):
+    gone = HeardReading(factor_id="retired_factor", value=20, confidence=0.7, quote="x")
+    assert say_back(catalog, [gone], {}) == []
+
+
+def test_an_answer_set_aside_says_why_nothing_changed():
+    assert nothing_understood(None) == NOTHING_UNDERSTOOD
+    elsewhere = ScreenedTurn(kind=ScreenKind.other_organisation, reason="my brother-in-law's firm")
+    assert (
+        nothing_understood(elsewhere)
+        == "Noted — nothing to change in the assessment (it is about another organisation)."
+    )
+    assert all(nothing_understood(ScreenedTurn(kind=kind, reason="r")) != NOTHING_UNDERSTOOD for kind in ScreenKind)
