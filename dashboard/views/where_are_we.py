@@ -103,6 +103,20 @@ def _talk_about(store, subject, factor_id: str, when: str) -> None:
     store.add_turn(subject.user_id, session, "assistant", question)
 
 
+def _confirm_all(store, subject, factor_ids: list[str], tier: str) -> None:
+    """Confirm each answer (one transaction each, through the store); stops at the first refusal."""
+    done = 0
+    for fid in factor_ids:
+        try:
+            store.confirm(subject.user_id, fid)
+        except FactorJournalError as error:
+            st.error(f"{store.catalog.factor(fid).name}: {error}")
+            break
+        done += 1
+    st.session_state["overview_notice"] = f"Confirmed {done} answers: {tier} rests on answers said today."
+    st.rerun()
+
+
 def to_recheck(store, subject, assessment: FreshAssessment) -> None:
     """The answers said long ago that now count for little: when last said, how sure then and now, and one
     click to confirm each still holds (a confirmation through the store, one transaction) or to talk about it."""
@@ -118,7 +132,13 @@ def to_recheck(store, subject, assessment: FreshAssessment) -> None:
         "holds, or talk about it again."
         if due else "Confirming these keeps your decision tier."
     )  # fmt: skip
-    shown = max(RECHECK_SHOWN, len(assessment.tier_note.confirm) if assessment.tier_note else 0)
+    note = assessment.tier_note
+    if note is not None and len(note.confirm) > 1 and not subject.read_only:
+        label = f"All {len(note.confirm)} answers the tier rests on still hold"
+        if st.button(label, key="recheck-confirm-tier", icon=":material/done_all:",
+                     help="Confirm each of the answers listed first, as it is: each counts as said today"):  # fmt: skip
+            _confirm_all(store, subject, note.confirm, note.reached_name)
+    shown = max(RECHECK_SHOWN, len(note.confirm) if note else 0)
     for item in items[:shown]:
         fid = item.factor_id
         state = assessment.stored.factors[fid]

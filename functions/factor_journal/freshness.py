@@ -30,7 +30,11 @@ from factor_journal.models import AssessmentSummary, FactorState
 from factor_journal.summary import build_summary, decision_tier
 
 TIER_WARNING = timedelta(days=30)  # how far ahead the overview warns that the tier will lapse
-CONFIRMATION_BOOST = transitions.CONFIRMATION_BOOST
+
+
+def confirmed_confidence(state: FactorState, now: datetime) -> float:
+    """The confidence the answer would have were the person to confirm it at ``now`` (``transitions.confirm``)."""
+    return transitions.confirm(state, "-", "-", now, None).state.current_confidence
 
 
 def said_at(state: FactorState) -> datetime | None:
@@ -88,9 +92,15 @@ def effective_confidence(
     return reading[1] if reading else 0.0
 
 
+def _known(states: Mapping[str, FactorState], catalog: Catalog) -> dict[str, FactorState]:
+    return {fid: state for fid, state in states.items() if catalog.has_factor(fid)}
+
+
 def aged_states(states: Mapping[str, FactorState], now: datetime, catalog: Catalog) -> dict[str, FactorState]:
     """Every state with its effective confidence at ``now`` in ``current_confidence`` (values, statuses and
-    timestamps unchanged); composites recomputed from their aged components."""
+    timestamps unchanged); composites recomputed from their aged components.  A factor the catalog no longer
+    knows is left out (it has no half-life)."""
+    states = _known(states, catalog)
     aged = {
         fid: state.model_copy(update={"current_confidence": _aged(state, now, catalog)})
         for fid, state in states.items()
@@ -173,14 +183,14 @@ def _avg_aged(
     catalog: Catalog, states: Mapping[str, FactorState], at: datetime, fresh: Mapping[str, datetime]
 ) -> float:
     """The average confidence of the assessed (non-composite) answers at ``at``; those in ``fresh`` as if
-    confirmed at the given time (confidence + the confirmation boost)."""
+    confirmed at the given time (``confirmed_confidence``)."""
     values = []
     for fid, state in states.items():
         if not state.is_assessed or catalog.factor(fid).is_composite:
             continue
         half_life = catalog.half_life(fid)
         if fid in fresh:
-            values.append(aged(min(1.0, state.current_confidence + CONFIRMATION_BOOST), fresh[fid], half_life, at))
+            values.append(aged(confirmed_confidence(state, fresh[fid]), fresh[fid], half_life, at))
         else:
             values.append(aged(state.current_confidence, said_at(state), half_life, at))
     return round(sum(values) / len(values), 4) if values else 0.0
@@ -196,7 +206,7 @@ def tier_note(
     """The rule (README, Freshness): the tier counted is the one the aged answers support; when that is below
     the tier the answers reach as stored (or will be within ``warning``), the note says so, names the answers
     to confirm, and confirming them (a confirmation observes the answer anew) keeps the tier."""
-    states = stored.factors
+    states = _known(stored.factors, catalog)
     completeness = stored.overall.completeness
     reached = catalog.decision_tiers[_rank(catalog, stored.overall.decision_tier)]
 
@@ -225,10 +235,7 @@ def tier_note(
         if state.is_assessed and not catalog.factor(fid).is_composite
     }
     then = {fid: aged(state.current_confidence, said_at(state), hl, target) for fid, (state, hl) in answers.items()}
-    renewed = {
-        fid: aged(min(1.0, state.current_confidence + CONFIRMATION_BOOST), now, hl, target)
-        for fid, (state, hl) in answers.items()
-    }
+    renewed = {fid: aged(confirmed_confidence(state, now), now, hl, target) for fid, (state, hl) in answers.items()}
     losses = sorted(((answers[fid][0].current_confidence - then[fid], fid) for fid in answers), reverse=True)
     confirm: list[str] = []
     total = sum(then.values())
@@ -261,7 +268,7 @@ def tier_note(
 def assess(catalog: Catalog, graph: FactorGraph, summary: AssessmentSummary, now: datetime) -> FreshAssessment:
     """The summary as it counts at ``now`` (see ``FreshAssessment``): pure, no reads; for an as-of view pass
     the as-of summary and the as-of moment, so ages are measured to that date."""
-    states = summary.factors
+    states = _known(summary.factors, catalog)
     aged = aged_states(states, now, catalog)
     effective = build_summary(catalog, graph, aged, summary.last_conversation, summary.updated_at)
     factors: dict[str, FactorFreshness] = {}

@@ -62,11 +62,11 @@ def test_the_overview_lists_answers_to_recheck_and_one_click_confirms_in_one_tra
     assert stats.transactions == 1  # the confirmation: one transaction
     assert "Confirmed Data governance: it counts as said today." in texts(app)
     confirmed = store.factor(user, "data_governance")
-    assert confirmed.inference_status == "confirmed" and confirmed.current_confidence == 0.9
+    assert confirmed.inference_status == "confirmed" and confirmed.current_confidence == 0.95  # their word
     assert datetime.now(UTC) - confirmed.observed_at < timedelta(minutes=2)
     after = texts(app)
     assert "1 answer said long ago counts for less now" in after
-    assert "**Data governance**: low (15) · 90% sure · confirmed" in after  # fresh again
+    assert "**Data governance**: low (15) · 95% sure · confirmed" in after  # fresh again
     assert not app.get("button") or all(b.key != "recheck-confirm-data_governance" for b in app.button)
 
 
@@ -98,9 +98,13 @@ def test_a_tier_resting_on_old_answers_never_drops_silently(app_database, signer
     # the answers to confirm are listed with one click each
     keys = {b.key for b in app.button}
     assert {f"recheck-confirm-{fid}" for fid in note.confirm} <= keys
-    for fid in note.confirm:
-        store.confirm(user, fid)
-    app.run()
+    stats = runtime.store().stats
+    stats.reset()
+    app.button(key="recheck-confirm-tier").click().run()  # "all N answers the tier rests on still hold"
+    assert not app.exception, app.exception
+    assert stats.transactions == len(note.confirm)  # one confirmation each, through the store
+    assert f"Confirmed {len(note.confirm)} answers: Low-risk pilots rests on answers said today." in texts(app)
+    assert all(store.factor(user, fid).inference_status == "confirmed" for fid in note.confirm)
     assert any(m.label == "Decision tier" and m.value == "Low-risk pilots" for m in app.metric)
     assert all("to keep it" in w.value for w in app.warning)  # kept; at most a warning that it will lapse again
 

@@ -238,3 +238,11 @@ def test_the_packaged_catalog_carries_justified_half_lives():
     assert catalog.half_life("it_integration").text == "18 months"  # infrastructure
     assert catalog.half_life("historical_data_depth").never  # years of history already kept do not go away
     assert all(catalog.half_life(f.id) for f in catalog.assessable_factors)
+
+
+def test_a_summary_holding_a_factor_the_catalog_no_longer_knows_is_still_aged(catalog):
+    summary = summary_of(catalog, said(catalog, "sponsor", 0.9))
+    gone = FactorState(factor_id="retired", category="data", current_value=10, current_confidence=0.9, observed_at=T0)
+    summary = summary.model_copy(update={"factors": {**summary.factors, "retired": gone}})
+    fresh = freshness.assess(catalog, graph_for(catalog), summary, T0 + 9 * MONTH)
+    assert "retired" not in fresh.factors and fresh.factors["sponsor"].due

@@ -132,7 +132,9 @@ def test_as_of_ages_to_the_as_of_date_and_a_confirmation_refreshes_in_one_transa
     small_store.confirm(user, "quality")
     assert small_store.stats.transactions == 1
     refreshed = freshness.assess(small_store.catalog, small_store.graph, small_store.summary(user), datetime.now(UTC))
-    assert refreshed.to_recheck == [] and refreshed.factors["quality"].confidence == pytest.approx(0.8, abs=1e-3)
+    assert refreshed.to_recheck == [] and refreshed.factors["quality"].confidence == pytest.approx(
+        0.95, abs=1e-3
+    )  # the person's word
     # the entries said before are as they were: time passing rewrote nothing, the confirmation added one
     after = small_store.history(user, "quality").entries
     assert [e.to_document() for e in after[1:]] == [e.to_document() for e in journal_before]
