@@ -107,7 +107,9 @@ def person_row(profile: UserProfile, summary: AssessmentSummary, last_active: da
         updated_at=summary.updated_at,
         said=encode_said(
             (fid, state.current_confidence, freshness.said_at(state))
-            for fid, state in summary.factors.items()
+            for fid, state in sorted(
+                summary.factors.items()
+            )  # by factor: a summary's map order is not kept by Firestore
             if state.is_assessed  # composites too (cheap); they are aged with their components, so skipped on read
         ),
     )

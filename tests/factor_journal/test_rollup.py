@@ -25,3 +25,25 @@ def test_a_row_mirrors_the_summary_and_counts_turns_needing_attention(catalog):
     snapshot = snapshot_document(summary, "2026-11-22").to_document()
     assert snapshot["date"] == "2026-11-22" and snapshot["factors"] == {}
     assert snapshot["overall"]["decision_tier"] == "exploratory"
+
+
+def test_a_rows_answer_ages_do_not_depend_on_the_order_of_the_summarys_factors(catalog):
+    """The row written with a change (the summary in memory) and the row rebuilt from the stored summary (its map
+    in whatever order Firestore returns it) must be the same row."""
+    from datetime import UTC, datetime
+
+    from factor_journal.graph import graph_for
+    from factor_journal.models import FactorState, InferenceStatus, UserProfile
+    from factor_journal.rollup import person_row
+    from factor_journal.summary import build_summary
+
+    now = datetime(2026, 11, 20, tzinfo=UTC)
+    states = {
+        fid: FactorState(factor_id=fid, category=catalog.factor(fid).category, current_value=50, current_confidence=0.7,
+                         inference_status=InferenceStatus.unconfirmed, observed_at=now, evidence_count=1)
+        for fid in ("data_quality", "ml_expertise", "cloud_adoption")
+    }  # fmt: skip
+    summary = build_summary(catalog, graph_for(catalog), states, None, now)
+    reordered = summary.model_copy(update={"factors": dict(reversed(list(summary.factors.items())))})
+    profile = UserProfile(user_id="u")
+    assert person_row(profile, summary, None) == person_row(profile, reordered, None)
