@@ -209,13 +209,11 @@ class FactorJournalStore:
         )
         return result.entries[0]
 
-    def confirm(
-        self, user_id: str, factor_id: str, *, session_id: str | None = None, said: SaidIn | None = None
-    ) -> JournalEntry:
+    def confirm(self, user_id: str, factor_id: str, *, said: SaidIn | None = None) -> JournalEntry:
         """The user confirms the current value (status confirmed, at the confidence of their own word).  ``said``:
         the answer and words confirmed, when confirmed in the conversation (the entry's provenance)."""
         assessable(self.catalog, factor_id)
-        where = said or SaidIn(session_id=session_id)
+        where = said or SaidIn()
 
         def step(state: FactorState, now: datetime) -> Transition:
             if not state.is_assessed:
@@ -243,14 +241,13 @@ class FactorJournalStore:
         )  # fmt: skip
 
     def correct(
-        self, user_id: str, factor_id: str, value: float, rationale: str, *,
-        session_id: str | None = None, said: SaidIn | None = None,
-    ) -> JournalEntry:  # fmt: skip
+        self, user_id: str, factor_id: str, value: float, rationale: str, *, said: SaidIn | None = None
+    ) -> JournalEntry:
         """The user provides the value (confidence 0.95); inferences resting on it are flagged for re-check."""
         assessable(self.catalog, factor_id)
         checked = value_on_scale(self.catalog, factor_id, value)
         reason = rationale_given(rationale, f"the correction of {factor_id!r}")
-        where = said or SaidIn(session_id=session_id)
+        where = said or SaidIn()
         return self._decide(
             user_id, factor_id,
             lambda state, now: transitions.correct(
