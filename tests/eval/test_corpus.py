@@ -78,3 +78,10 @@ def test_invalid_records_are_refused_naming_the_line(tmp_path, catalog):
         "bad.jsonl:5",
     ):
         assert expected in message
+
+
+def test_the_labelling_guide_states_every_catalog_boundary_in_the_catalogs_words(catalog):
+    guide = " ".join((CORPUS / "README.md").read_text(encoding="utf-8").split())
+    for factor in catalog.factors:
+        for neighbour, text in factor.boundaries.items():
+            assert f"{' '.join(text.split())} is `{neighbour}`" in guide, (factor.id, neighbour)

@@ -112,6 +112,8 @@ factors:
             ),
             "rubric.mid",
         ),  # fmt: skip
+        (("depends_on: [b]}", "depends_on: [b], boundaries: {zzz: what zzz covers}}"), "unknown factor 'zzz'"),
+        (("depends_on: [b]}", "depends_on: [b], boundaries: {b: what b covers}}"), "'b' has none with it"),
     ],
 )
 def test_inconsistent_catalog_is_rejected_with_the_reason(change, message):

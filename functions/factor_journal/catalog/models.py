@@ -173,7 +173,10 @@ class Factor(_Strict):
     depends_on: list[Identifier] = Field(default_factory=list)
     boundaries: dict[Identifier, str] = Field(
         default_factory=dict,
-        description="Neighbouring factor id -> what belongs to that neighbour rather than here (disambiguation).",
+        description=(
+            "Neighbouring factor id -> what belongs to that neighbour rather than here, in words that complete "
+            "'<this> is <neighbour>' (shown to extractors and readers). A boundary is declared from both sides."
+        ),
     )
     composite: dict[Identifier, float] | None = Field(
         default=None,
@@ -274,6 +277,11 @@ class Catalog(_Strict):
             for neighbour in factor.boundaries:
                 if neighbour not in factors or neighbour == factor.id:
                     problems.append(f"factor {factor.id!r} has a boundary with unknown factor {neighbour!r}")
+                elif factor.id not in factors[neighbour].boundaries:
+                    problems.append(
+                        f"factor {factor.id!r} has a boundary with {neighbour!r} but {neighbour!r} has none with it: "
+                        "say from both sides what belongs where"
+                    )
             if factor.is_composite and factor.half_life is not None:
                 problems.append(f"composite {factor.id!r} has a half-life: a composite ages with its components")
             for component in factor.composite or {}:

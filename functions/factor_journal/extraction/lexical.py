@@ -40,6 +40,12 @@ def _content(words: list[str]) -> list[str]:
     return [w for w in folded if len(w) > 2 and w not in _STOP_WORDS and not w.isdigit()]
 
 
+def content_words(text: str) -> list[str]:
+    """The words of ``text`` that can say what it is about, in order (lower-cased, apostrophes dropped, a plural
+    "s" folded, stop words, numbers and one- or two-letter words left out)."""
+    return _content(_words(text))
+
+
 def terms(text: str) -> list[str]:
     """What the index counts: the content words (lower-cased, apostrophes dropped, ``_content``), then each pair
     of neighbouring words that are not both stop words ("set+aside", "no+money"), so a telling phrase weighs

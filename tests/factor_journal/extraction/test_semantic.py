@@ -15,7 +15,6 @@ import pytest
 from factor_journal.catalog.models import band_of, load_catalog
 from factor_journal.extraction import signals
 from factor_journal.extraction.base import ExchangeTurn, ExtractionRequest
-from factor_journal.extraction.catalog_check import THRESHOLD, similar_pairs, too_similar
 from factor_journal.extraction.semantic import (
     ARTEFACT,
     SemanticExtractor,
@@ -155,24 +154,6 @@ def test_an_artefact_trained_on_other_features_refuses_to_load(field):
     data[field] = data[field][:-1] if isinstance(data[field], list) else data[field] - 1
     with pytest.raises(ValueError, match="retrain"):
         SemanticModel.from_json(data)
-
-
-def test_no_two_catalog_factors_are_near_duplicates(catalog):
-    assert too_similar(catalog) == [], f"disambiguate or merge: {too_similar(catalog)}"
-    assert len(similar_pairs(catalog, top=5)) == 5
-
-
-def test_the_catalog_check_flags_a_near_duplicate(catalog):
-    raw = catalog.model_dump(mode="json")
-    twin = {
-        **next(f for f in raw["factors"] if f["id"] == "data_quality"),
-        "id": "data_quality_twin",
-        "name": "Data quality 2",
-    }
-    twin["depends_on"] = []
-    raw["factors"].append(twin)
-    doubled = type(catalog).model_validate(raw)
-    assert any({a, b} == {"data_quality", "data_quality_twin"} for _, a, b in too_similar(doubled, THRESHOLD))
 
 
 def test_candidates_include_what_the_semantic_detector_finds(catalog):
