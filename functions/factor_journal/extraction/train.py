@@ -38,7 +38,7 @@ from factor_journal.extraction.semantic_features import BANDS, Example, Space, T
 REPO = Path(__file__).resolve().parents[3]
 DEV = REPO / "eval" / "corpus" / "dev.jsonl"
 VALIDATION = REPO / "eval" / "corpus" / "validation.jsonl"
-VERSION = "semantic-v12"
+VERSION = "semantic-v15"
 FOLDS = 5
 MAX_SPURIOUS_PER_TURN = 0.08
 # regularisation (detector, band): fixed at what v4's cross-validated grid chose (1e-3 and 1e-2 × 0.3, 1.0, 3.0);
