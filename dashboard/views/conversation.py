@@ -21,10 +21,11 @@ from pydantic import ValidationError
 from dashboard import context, labels
 from dashboard.safe_text import md, quote
 from factor_journal.conversation import MAX_TURN_TEXT_CHARS, turn_text_problem
-from factor_journal.documents import DONE, ExtractionOutcome, TurnStatus
+from factor_journal.documents import ExtractionOutcome, TurnStatus
 from factor_journal.extraction.base import ExtractionError
 from factor_journal.guidance import next_best_questions
 from factor_journal.models import AssessmentSummary, SaidIn
+from factor_journal.page_models import awaiting_analysis, may_change_yet, status_worth_saying
 from factor_journal.sayback import LineState, SayBackLine, heard_factors, nothing_understood, say_back
 
 WAIT_FOR_ANALYSIS_SECONDS = 8.0
@@ -43,16 +44,13 @@ def _session_id(store, subject, viewer) -> str:
     return chosen
 
 
-PENDING = (None, "processing")
-
-
 def _wait_until_settled(store, user_id: str, session_id: str, turn_id: str) -> None:
     """Wait (at most WAIT_FOR_ANALYSIS_SECONDS) until the trigger has finished with the turn, whatever the outcome."""
     deadline = time.monotonic() + WAIT_FOR_ANALYSIS_SECONDS
     with st.spinner("Reading your answer…"):
         while time.monotonic() < deadline:
             extraction = (store.turn_data(user_id, session_id, turn_id) or {}).get("extraction") or {}
-            if extraction.get("status") not in PENDING:
+            if not awaiting_analysis(extraction.get("status")):
                 return
             time.sleep(0.25)
 
@@ -77,7 +75,7 @@ def _show(turns: list[tuple[str, dict]], summary: AssessmentSummary | None, *, c
                     _say_back_line(turn_id, line, can_act=can_act)
             elif outcome is not None and status == TurnStatus.no_update:
                 st.caption(nothing_understood(outcome.screened))
-            elif turn_id == latest or status not in DONE:
+            elif status_worth_saying(status, latest=turn_id == latest):
                 next_attempt = outcome.next_attempt_at if outcome else None
                 st.caption(labels.turn_status_message(status, next_attempt))
 
@@ -204,7 +202,7 @@ def render() -> None:
     _show(turns, summary, can_act=True)
     pending = [
         d for _, d in turns[-SHOWN_TURNS:]
-        if d.get("role") != "assistant" and (d.get("extraction") or {}).get("status") in (*PENDING, "failed")
+        if d.get("role") != "assistant" and may_change_yet((d.get("extraction") or {}).get("status"))
     ]  # fmt: skip
     if pending:
         st.button("Check again", key="conversation_refresh", icon=":material/refresh:",
