@@ -189,6 +189,11 @@ class FreshAssessment(BaseModel):
     to_recheck: list[FactorFreshness]
     tier_note: TierNote | None = None
 
+    @property
+    def stale(self) -> dict[str, datetime | None]:
+        """The answers due for a re-check and when each was last said (``next_best_questions(stale=…)``)."""
+        return {item.factor_id: item.said_at for item in self.to_recheck}
+
 
 def _avg_aged(
     catalog: Catalog, states: Mapping[str, FactorState], at: datetime, fresh: Mapping[str, datetime]
