@@ -11,7 +11,9 @@ from dashboard import charts, context, labels
 from dashboard.safe_text import quote
 from factor_journal import freshness
 from factor_journal.page_models import (
+    COMPUTED,
     EntryEffect,
+    answer_status,
     assessed_states,
     entry_effect,
     history_factors,
@@ -53,11 +55,8 @@ def render() -> None:
         shown = "not assessed"
     else:
         shown = f"{labels.amount(state.current_value)} ({labels.band(store.catalog, factor_id, state.current_value)})"
-    status = (
-        "computed from its parts"
-        if store.catalog.factor(factor_id).is_composite
-        else labels.status_label(state.inference_status)
-    )
+    status = answer_status(store.catalog, factor_id, state)
+    status = "computed from its parts" if status == COMPUTED else labels.status_label(status)
     fresh = assessment.factors.get(factor_id)
     aged = ""
     if fresh is not None and shown_apart(fresh.stored_confidence, fresh.confidence):

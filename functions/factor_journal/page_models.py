@@ -30,6 +30,12 @@ def shown_apart(stored: float, now: float) -> bool:
     return round(stored, 2) != round(now, 2)
 
 
+def answer_status(catalog: Catalog, factor_id: str, state: FactorState) -> str:
+    """Who stands behind an answer: its inference status, or ``COMPUTED`` for a composite (whatever its stored
+    status says, nobody said, confirmed or gave it)."""
+    return COMPUTED if catalog.factor(factor_id).is_composite else str(state.inference_status)
+
+
 class RecheckList(BaseModel):
     """The answers the overview asks to re-check: ``shown`` in order, and how many ``more`` are left unlisted."""
 
@@ -94,7 +100,7 @@ def what_we_know(catalog: Catalog, assessment: FreshAssessment) -> WhatWeKnow:
                 continue
             factor = catalog.factor(fid)
             fresh = assessment.factors.get(fid)
-            status = COMPUTED if factor.is_composite else str(state.inference_status)
+            status = answer_status(catalog, fid, state)
             by_status[status] += 1
             known.append(
                 KnownFactor(

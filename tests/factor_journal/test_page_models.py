@@ -237,3 +237,9 @@ def test_an_answer_is_awaited_may_still_change_and_has_its_fate_said(status, awa
     assert page_models.may_change_yet(status) is may_change
     assert page_models.status_worth_saying(status, latest=False) is said_when_older
     assert page_models.status_worth_saying(status, latest=True)  # the latest answer's fate is always said
+
+
+def test_a_composite_is_computed_whatever_status_it_was_stored_with(catalog):
+    stored = FactorState(factor_id="score", category="data", current_value=50, inference_status="user_provided")
+    assert page_models.answer_status(catalog, "score", stored) == COMPUTED
+    assert page_models.answer_status(catalog, "sponsor", said(catalog, "sponsor", 0.5, T0)) == "unconfirmed"
