@@ -16,17 +16,22 @@ from collections.abc import Callable
 from functools import partial
 
 import streamlit as st
-from pydantic import ValidationError
 
 from dashboard import context, labels
 from dashboard.safe_text import md, quote
 from factor_journal.conversation import MAX_TURN_TEXT_CHARS, turn_text_problem
-from factor_journal.documents import ExtractionOutcome, TurnStatus
+from factor_journal.documents import TurnStatus
 from factor_journal.extraction.base import ExtractionError
 from factor_journal.guidance import next_best_questions
 from factor_journal.models import AssessmentSummary, SaidIn
-from factor_journal.page_models import awaiting_analysis, may_change_yet, status_worth_saying
-from factor_journal.sayback import LineState, SayBackLine, heard_factors, nothing_understood, say_back
+from factor_journal.page_models import (
+    awaiting_analysis,
+    may_change_yet,
+    next_question_bounds,
+    status_worth_saying,
+    turn_outcome,
+)
+from factor_journal.sayback import LineState, SayBackLine, nothing_understood, say_back
 
 WAIT_FOR_ANALYSIS_SECONDS = 8.0
 SHOWN_TURNS = 12
@@ -67,7 +72,7 @@ def _show(turns: list[tuple[str, dict]], summary: AssessmentSummary | None, *, c
             quote(data["text"])
             if data.get("role") == "assistant":
                 continue
-            outcome = _outcome(data)
+            outcome = turn_outcome(data)
             status = outcome.status if outcome else None
             if outcome is not None and outcome.readings:
                 lines = say_back(store.catalog, outcome.readings, factors)
@@ -78,14 +83,6 @@ def _show(turns: list[tuple[str, dict]], summary: AssessmentSummary | None, *, c
             elif status_worth_saying(status, latest=turn_id == latest):
                 next_attempt = outcome.next_attempt_at if outcome else None
                 st.caption(labels.turn_status_message(status, next_attempt))
-
-
-def _outcome(data: dict) -> ExtractionOutcome | None:
-    """The turn's stored outcome; None when it has none yet, or one this page cannot read (shown as pending)."""
-    try:
-        return ExtractionOutcome.of(data)
-    except ValidationError:
-        return None
 
 
 def _say_back_line(turn_id: str, line: SayBackLine, *, can_act: bool) -> None:
@@ -225,13 +222,10 @@ def _next_question(turns: list[tuple[str, dict]], summary: AssessmentSummary | N
     if summary is None:
         return None
     store = context.store()
-    asked = {data["text"] for _, data in turns if data.get("role") == "assistant"}
-    last_answer = next((data for _, data in reversed(turns) if data.get("role") != "assistant"), None)
-    outcome = _outcome(last_answer) if last_answer else None
-    heard = heard_factors(outcome.readings) if outcome else set()
+    bounds = next_question_bounds([data for _, data in turns])
     fresh = context.fresh(summary)  # aged: answers due for a re-check are asked first
     suggestions = next_best_questions(
-        store.catalog, store.graph, fresh.summary, limit=1, asked=asked, just_heard=heard,
+        store.catalog, store.graph, fresh.summary, limit=1, asked=bounds.asked, just_heard=bounds.just_heard,
         stale=context.stale_of(fresh),
     )  # fmt: skip
     if not suggestions:

@@ -10,16 +10,18 @@ still being analysed.  Words, colours and charts stay in the dashboard.  Pure: i
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime
 from enum import StrEnum
+from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from factor_journal.catalog import Catalog
-from factor_journal.documents import DONE, TurnStatus
+from factor_journal.documents import DONE, ExtractionOutcome, TurnStatus
 from factor_journal.freshness import FactorFreshness, FreshAssessment, last_said
 from factor_journal.models import AssessmentSummary, CategoryProgress, FactorState, JournalEntry
+from factor_journal.sayback import heard_factors
 
 RECHECK_SHOWN = 8
 COMPUTED = "computed"  # the status of a composite: computed from its parts, never said, confirmed or given
@@ -116,7 +118,7 @@ def what_we_know(catalog: Catalog, assessment: FreshAssessment) -> WhatWeKnow:
                     status=status,
                     said_at=fresh.said_at if fresh is not None else last_said(catalog, summary.factors, fid),
                     due=fresh is not None and fresh.due,
-                )  # fmt: skip
+                )
             )
         if known:
             total = sum(1 for f in catalog.factors if f.category == category.id)
@@ -206,3 +208,28 @@ def status_worth_saying(status: str | None, latest: bool) -> bool:
     """Whether the conversation says what became of an answer: always for the latest, otherwise only when its
     analysis did not simply finish."""
     return latest or status not in DONE
+
+
+def turn_outcome(turn: Mapping[str, Any] | None) -> ExtractionOutcome | None:
+    """A turn's stored analysis outcome; None when it has none yet or one that no longer reads (shown as pending)."""
+    try:
+        return ExtractionOutcome.of(dict(turn) if turn is not None else None)
+    except ValidationError:
+        return None
+
+
+class NextQuestionBounds(BaseModel):
+    """What the assistant's next question must not be: a question already asked in the session (``asked``), or
+    about a factor the last answer was just understood to settle (``just_heard``)."""
+
+    asked: set[str]
+    just_heard: set[str]
+
+
+def next_question_bounds(turns: Sequence[Mapping[str, Any]]) -> NextQuestionBounds:
+    """From a session's turns (oldest first, as stored): every assistant question, and the factors the person's
+    last answer spoke to (none while it is not analysed, or when its outcome no longer reads)."""
+    asked = {str(turn["text"]) for turn in turns if turn.get("role") == "assistant" and "text" in turn}
+    last_answer = next((turn for turn in reversed(turns) if turn.get("role") != "assistant"), None)
+    outcome = turn_outcome(last_answer)
+    return NextQuestionBounds(asked=asked, just_heard=heard_factors(outcome.readings) if outcome else set())

@@ -221,13 +221,25 @@ def test_registering_again_keeps_what_the_pipeline_recorded(small_store, make_us
 
 
 def _row(uid: str, name: str, *, completeness=0.0, assessed=0, unconfirmed=0, last_active=None, tier="exploratory"):
-    return PersonRow(user_id=uid, display_name=name, completeness=completeness, assessed=assessed,
-                     unconfirmed=unconfirmed, last_active=last_active, decision_tier=tier)  # fmt: skip
+    return PersonRow(
+        user_id=uid,
+        display_name=name,
+        completeness=completeness,
+        assessed=assessed,
+        unconfirmed=unconfirmed,
+        last_active=last_active,
+        decision_tier=tier,
+    )
 
 
 def _team(rows: list[PersonRow], fresh: dict[str, RowFreshness]) -> TeamView:
-    return TeamView(organisation=Organisation(org_id="o", name="O"), people=rows, quiet=[], freshness=fresh,
-                    tiers=["exploratory", "low_risk", "medium_risk"])  # fmt: skip
+    return TeamView(
+        organisation=Organisation(org_id="o", name="O"),
+        people=rows,
+        quiet=[],
+        freshness=fresh,
+        tiers=["exploratory", "low_risk", "medium_risk"],
+    )
 
 
 def test_tier_counts_are_of_the_people_chosen_as_their_aged_answers_support_them():
@@ -236,14 +248,20 @@ def test_tier_counts_are_of_the_people_chosen_as_their_aged_answers_support_them
     team = _team(rows, fresh)
     # every tier in catalog order (zeros kept), then a tier the catalog no longer has: everyone is counted
     assert list(team.tier_distribution().items()) == [
-        ("exploratory", 1), ("low_risk", 1), ("medium_risk", 0), ("retired_tier", 1)
-    ]  # fmt: skip
+        ("exploratory", 1),
+        ("low_risk", 1),
+        ("medium_risk", 0),
+        ("retired_tier", 1),
+    ]
     assert team.tier_distribution([rows[1]]) == {"exploratory": 0, "low_risk": 1, "medium_risk": 0}
 
 
 def test_average_mapped_counts_everyone_and_started_counts_who_assessed_something():
-    rows = [_row("a", "A", completeness=0.5, assessed=3), _row("b", "B", completeness=0.0),
-            _row("c", "C", completeness=0.25, assessed=1)]  # fmt: skip
+    rows = [
+        _row("a", "A", completeness=0.5, assessed=3),
+        _row("b", "B", completeness=0.0),
+        _row("c", "C", completeness=0.25, assessed=1),
+    ]
     team = _team(rows, {})
     assert team.avg_completeness() == 0.25 and team.avg_completeness(rows[:1]) == 0.5
     assert mean_completeness([]) == 0.0
@@ -258,15 +276,22 @@ def test_the_team_table_sorts_each_way_a_manager_may_choose():
         _row("u3", "", completeness=0.1, unconfirmed=1),  # never active, no name: its id stands for it
         _row("u4", "Cy", completeness=0.9, unconfirmed=0, last_active=now),
     ]
-    fresh = {uid: RowFreshness(due=0, share=share, avg_confidence=0.5, decision_tier="exploratory")
-             for uid, share in (("u1", 0.2), ("u2", 0.0), ("u3", 0.2), ("u4", 0.6))}  # fmt: skip
+    fresh = {
+        uid: RowFreshness(due=0, share=share, avg_confidence=0.5, decision_tier="exploratory")
+        for uid, share in (("u1", 0.2), ("u2", 0.0), ("u3", 0.2), ("u4", 0.6))
+    }
     team = _team(rows, fresh)
 
     def order(name: str) -> list[str]:
         return [row.user_id for row in sort_people(team, rows, name)]
 
-    assert set(TEAM_SORTS) == {"Name", "Least mapped first", "Longest quiet first", "Most unconfirmed first",
-                               "Most to re-check first"}  # fmt: skip
+    assert set(TEAM_SORTS) == {
+        "Name",
+        "Least mapped first",
+        "Longest quiet first",
+        "Most unconfirmed first",
+        "Most to re-check first",
+    }
     assert order("Name") == ["u2", "u1", "u4", "u3"]  # case-insensitive
     assert order("Least mapped first") == ["u3", "u2", "u1", "u4"]  # ties by name
     assert order("Longest quiet first") == ["u3", "u2", "u1", "u4"]  # never active first

@@ -50,18 +50,26 @@ def catalog():
 
 def said(catalog, fid: str, confidence: float, at: datetime, status=InferenceStatus.unconfirmed) -> FactorState:
     return FactorState(
-        factor_id=fid, category=catalog.factor(fid).category, current_value=60.0, current_confidence=confidence,
-        inference_status=status, observed_at=at, last_updated=at, evidence_count=1, folded_through=at,
+        factor_id=fid,
+        category=catalog.factor(fid).category,
+        current_value=60.0,
+        current_confidence=confidence,
+        inference_status=status,
+        observed_at=at,
+        last_updated=at,
+        evidence_count=1,
+        folded_through=at,
         folded_through_id="e",
-    )  # fmt: skip
+    )
 
 
 def assessment_of(catalog, now: datetime, *states: FactorState) -> FreshAssessment:
     """The assessment as it counts at ``now``; the composite ``score`` computed from its parts as stored, its
     own ``observed_at`` left at T0 (as when a later re-statement of a part did not move it)."""
     by_id = {s.factor_id: s for s in states}
-    score = transitions.composite_state(catalog, catalog.factor("score"),
-                                        FactorState(factor_id="score", category="data"), by_id)  # fmt: skip
+    score = transitions.composite_state(
+        catalog, catalog.factor("score"), FactorState(factor_id="score", category="data"), by_id
+    )
     by_id["score"] = score.model_copy(update={"observed_at": T0})
     summary = build_summary(catalog, graph_for(catalog), by_id, None, T0)
     return freshness.assess(catalog, graph_for(catalog), summary, now)
@@ -84,12 +92,13 @@ def test_a_composite_was_said_when_its_latest_assessed_part_was(catalog):
 def test_what_we_know_lists_answers_by_category_and_name_with_status_said_and_ageing(catalog):
     now = T0 + 365 * DAY
     fresh = assessment_of(
-        catalog, now,
+        catalog,
+        now,
         said(catalog, "sponsor", 0.9, now - 65 * DAY, InferenceStatus.confirmed),  # people: 6 months, aged, not due
         said(catalog, "budget", 0.7, now - DAY, InferenceStatus.user_provided),  # said yesterday: hardly aged
         said(catalog, "quality", 0.8, T0),  # a year old at a 12-month half-life: due
         said(catalog, "archive", 0.6, T0),  # never ages
-    )  # fmt: skip
+    )
     known = page_models.what_we_know(catalog, fresh)
     assert [c.category_id for c in known.categories] == ["people", "data"]  # catalog order; infra has none
     people, data = known.categories
@@ -120,17 +129,43 @@ def test_confidences_read_apart_only_when_their_whole_percentages_differ():
 
 
 def _fresh(fid: str, due: bool = True) -> FactorFreshness:
-    return FactorFreshness(factor_id=fid, stored_confidence=0.8, confidence=0.3, said_at=T0, half_life="1 year",
-                           due_at=T0, due=due, unlocks=0)  # fmt: skip
+    return FactorFreshness(
+        factor_id=fid,
+        stored_confidence=0.8,
+        confidence=0.3,
+        said_at=T0,
+        half_life="1 year",
+        due_at=T0,
+        due=due,
+        unlocks=0,
+    )
 
 
 def _listed(factor_ids: list[str], confirm: list[str], to_recheck: list[str], at_least: int):
     factors = {fid: _fresh(fid, due=fid in to_recheck) for fid in factor_ids}
     summary = build_summary(parse_catalog(CATALOG), graph_for(parse_catalog(CATALOG)), {}, None, T0)
-    note = TierNote(reached="low", reached_name="Low", now="exploratory", now_name="Exploratory", lapsed=True,
-                    lapses_at=None, confirm=confirm, message="m") if confirm else None  # fmt: skip
-    assessment = FreshAssessment(at=T0, summary=summary, stored=summary, factors=factors,
-                                 to_recheck=[factors[f] for f in to_recheck], tier_note=note)  # fmt: skip
+    note = (
+        TierNote(
+            reached="low",
+            reached_name="Low",
+            now="exploratory",
+            now_name="Exploratory",
+            lapsed=True,
+            lapses_at=None,
+            confirm=confirm,
+            message="m",
+        )
+        if confirm
+        else None
+    )
+    assessment = FreshAssessment(
+        at=T0,
+        summary=summary,
+        stored=summary,
+        factors=factors,
+        to_recheck=[factors[f] for f in to_recheck],
+        tier_note=note,
+    )
     listed = page_models.recheck_list(assessment, at_least=at_least)
     return [item.factor_id for item in listed.shown], listed.more
 
@@ -162,14 +197,25 @@ REAL = load_catalog()
 def test_the_history_opens_on_the_factor_asked_for_or_the_one_changed_last_never_a_composite():
     base = datetime(2026, 11, 1, tzinfo=UTC)
     states = {
-        "data_quality": FactorState(factor_id="data_quality", category="data_readiness", current_value=20,
-                                    evidence_count=1, last_updated=base),
-        "ml_expertise": FactorState(factor_id="ml_expertise", category="ai_capability", current_value=50,
-                                    evidence_count=1, last_updated=base + timedelta(days=2)),
-        "ai_readiness_score": FactorState(factor_id="ai_readiness_score", category="ai_capability", current_value=30,
-                                          last_entry_id="x", last_updated=base + timedelta(days=3)),
+        "data_quality": FactorState(
+            factor_id="data_quality", category="data_readiness", current_value=20, evidence_count=1, last_updated=base
+        ),
+        "ml_expertise": FactorState(
+            factor_id="ml_expertise",
+            category="ai_capability",
+            current_value=50,
+            evidence_count=1,
+            last_updated=base + timedelta(days=2),
+        ),
+        "ai_readiness_score": FactorState(
+            factor_id="ai_readiness_score",
+            category="ai_capability",
+            current_value=30,
+            last_entry_id="x",
+            last_updated=base + timedelta(days=3),
+        ),
         "sensor_data": FactorState(factor_id="sensor_data", category="data_readiness"),
-    }  # fmt: skip
+    }
     assert page_models.history_factors(states) == ["data_quality", "ml_expertise", "ai_readiness_score"]
     assert page_models.most_recently_changed(REAL, states) == "ml_expertise"
     said_later = states["data_quality"].model_copy(update={"observed_at": base + timedelta(days=5)})
@@ -182,14 +228,33 @@ def test_the_history_opens_on_the_factor_asked_for_or_the_one_changed_last_never
     assert page_models.history_opens_on(REAL, mixed, None) == "data_quality"
 
 
-def _entry(observed: datetime, value: float, *, kind=EntryKind.inferred, applied=True, effective=True,
-           recorded: datetime | None = None) -> JournalEntry:  # fmt: skip
+def _entry(
+    observed: datetime,
+    value: float,
+    *,
+    kind=EntryKind.inferred,
+    applied=True,
+    effective=True,
+    recorded: datetime | None = None,
+) -> JournalEntry:
     return JournalEntry(
-        entry_id=f"e{observed.timestamp()}-{value}", user_id="u", factor_id="data_quality", kind=kind,
-        source=Source.llm, previous_value=None, new_value=value, change_rationale="r", confidence=0.7,
-        observed_at=observed, recorded_at=recorded or observed, applied=applied, effective=effective,
-        value_after=value, confidence_after=0.7, status_after="unconfirmed",
-    )  # fmt: skip
+        entry_id=f"e{observed.timestamp()}-{value}",
+        user_id="u",
+        factor_id="data_quality",
+        kind=kind,
+        source=Source.llm,
+        previous_value=None,
+        new_value=value,
+        change_rationale="r",
+        confidence=0.7,
+        observed_at=observed,
+        recorded_at=recorded or observed,
+        applied=applied,
+        effective=effective,
+        value_after=value,
+        confidence_after=0.7,
+        status_after="unconfirmed",
+    )
 
 
 def test_an_entry_was_applied_held_as_a_conflict_or_only_recorded():
@@ -214,8 +279,11 @@ def test_a_factor_timeline_keeps_each_days_last_effective_state():
 
 
 def test_the_as_of_table_lists_only_assessed_answers_by_factor_id(catalog):
-    states = {"quality": said(catalog, "quality", 0.8, T0), "cloud": said(catalog, "cloud", 0.6, T0),
-              "sponsor": FactorState(factor_id="sponsor", category="people")}  # fmt: skip
+    states = {
+        "quality": said(catalog, "quality", 0.8, T0),
+        "cloud": said(catalog, "cloud", 0.6, T0),
+        "sponsor": FactorState(factor_id="sponsor", category="people"),
+    }
     summary = build_summary(catalog, graph_for(catalog), states, None, T0)
     assert [fid for fid, _ in page_models.assessed_states(summary)] == ["cloud", "quality"]
 
@@ -243,3 +311,40 @@ def test_a_composite_is_computed_whatever_status_it_was_stored_with(catalog):
     stored = FactorState(factor_id="score", category="data", current_value=50, inference_status="user_provided")
     assert page_models.answer_status(catalog, "score", stored) == COMPUTED
     assert page_models.answer_status(catalog, "sponsor", said(catalog, "sponsor", 0.5, T0)) == "unconfirmed"
+
+
+def _answer(text: str, extraction: dict | None = None) -> dict:
+    return {"role": "user", "text": text} | ({"extraction": extraction} if extraction is not None else {})
+
+
+def test_the_next_question_never_repeats_one_asked_nor_asks_what_the_last_answer_settled():
+    heard = {
+        "status": "processed",
+        "readings": [
+            {"factor_id": "data_quality", "value": 20, "confidence": 0.7},
+            {"factor_id": "ml_expertise", "value": 60, "confidence": 0.6},
+        ],
+    }
+    earlier = {"status": "processed", "readings": [{"factor_id": "cloud", "value": 50, "confidence": 0.7}]}
+    turns = [
+        {"role": "assistant", "text": "How clean is your data?"},
+        _answer("We are on AWS", earlier),
+        {"role": "assistant", "text": "Who builds models?"},
+        _answer("Numbers never match; two data scientists", heard),
+    ]
+    bounds = page_models.next_question_bounds(turns)
+    assert bounds.asked == {"How clean is your data?", "Who builds models?"}
+    assert bounds.just_heard == {"data_quality", "ml_expertise"}  # the last answer only, not the earlier one
+    pending = page_models.next_question_bounds([*turns, _answer("Not analysed yet")])
+    assert pending.just_heard == set()
+    damaged = page_models.next_question_bounds([*turns, _answer("x", {"status": "processed", "readings": "?"})])
+    assert damaged.just_heard == set()  # an outcome that no longer reads speaks to nothing
+    assert page_models.next_question_bounds([]) == page_models.NextQuestionBounds(asked=set(), just_heard=set())
+
+
+def test_a_turns_outcome_is_none_until_it_has_one_that_reads():
+    assert page_models.turn_outcome(None) is None
+    assert page_models.turn_outcome(_answer("x")) is None
+    assert page_models.turn_outcome(_answer("x", {"status": "processed", "attempts": "many"})) is None
+    outcome = page_models.turn_outcome(_answer("x", {"status": "no_update"}))
+    assert outcome is not None and outcome.status == TurnStatus.no_update
