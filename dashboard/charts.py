@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 
 from dashboard.safe_text import plot
 from factor_journal.models import AssessmentSummary, BlockedCapability, JournalEntry
+from factor_journal.page_models import categories_by_progress, day_ends
 
 PLOT_CONFIG = {"displayModeBar": False}  # a reading view: no zoom/pan toolbar over the charts
 PALETTE = {"value": "#2563eb", "confidence": "#f59e0b", "gap": "#ef4444", "met": "#10b981", "muted": "#cbd5e1"}
@@ -20,7 +21,7 @@ PALETTE = {"value": "#2563eb", "confidence": "#f59e0b", "gap": "#ef4444", "met":
 
 def category_progress(summary: AssessmentSummary) -> go.Figure:
     """Completeness and average confidence per category, side by side; the best-mapped category first."""
-    categories = sorted(summary.categories.values(), key=lambda c: (-c.completeness, -c.avg_confidence, c.name))
+    categories = categories_by_progress(summary)
     names = [c.name for c in categories]
     figure = go.Figure()
     figure.add_bar(
@@ -89,14 +90,6 @@ def count_axis(largest: int) -> dict:
     return {"tickformat": ",d", "dtick": step, "rangemode": "tozero", "range": [0, max(1, largest) * 1.08]}
 
 
-def by_day(entries: Sequence[JournalEntry]) -> list[JournalEntry]:
-    """The factor's state at the end of each day something was said (observed time), oldest first."""
-    last: dict[date, JournalEntry] = {}
-    for entry in sorted((e for e in entries if e.effective), key=lambda e: (e.observed_at, e.recorded_at)):
-        last[entry.observed_at.date()] = entry
-    return [last[d] for d in sorted(last)]
-
-
 def factor_timeline(
     entries: Sequence[JournalEntry], describe: Callable[[str], str] | None = None,
     aged: Sequence[tuple[datetime, float]] = (),
@@ -107,7 +100,7 @@ def factor_timeline(
     ``describe`` turns a rationale into display text (ids into names) for a hover text that says why; the
     rationale quotes the person, so without it (a manager's read-only view) the chart carries no words at
     all, not even in the figure sent to the browser.  Words are shown as text, never as Plotly markup."""
-    timeline = by_day(entries)
+    timeline = day_ends(entries)
     days = [e.observed_at.date() for e in timeline]
     figure = go.Figure()
     words = {} if describe is None else {

@@ -131,7 +131,7 @@ def fresh(summary: AssessmentSummary, at: datetime | None = None) -> freshness.F
 
 def stale_of(assessment: freshness.FreshAssessment) -> dict[str, datetime | None]:
     """The answers due for a re-check and when each was last said (``next_best_questions(stale=…)``)."""
-    return {item.factor_id: item.said_at for item in assessment.to_recheck}
+    return assessment.stale
 
 
 def open_page(title: str) -> tuple[Subject, FactorJournalStore, AssessmentSummary]:

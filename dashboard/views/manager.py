@@ -17,6 +17,7 @@ from dashboard.safe_text import md
 from factor_journal.errors import FactorJournalError
 from factor_journal.organisation import (
     MAPPED_BUCKETS,
+    TEAM_SORTS,
     Organisation,
     OrganisationDirectory,
     TeamFilter,
@@ -24,6 +25,7 @@ from factor_journal.organisation import (
     filter_people,
     mapped_distribution,
     people_held_back,
+    sort_people,
     team_csv,
 )  # fmt: skip
 from factor_journal.rollup import PersonRow
@@ -36,9 +38,10 @@ def directory() -> OrganisationDirectory:
 ROWS_KEPT_SECONDS = 60
 
 
-@st.cache_resource(ttl=ROWS_KEPT_SECONDS, max_entries=64, show_spinner="Reading the team's figures…")
+@st.cache_data(ttl=ROWS_KEPT_SECONDS, max_entries=64, show_spinner="Reading the team's figures…")
 def _rows(org_id: str, roster: int) -> tuple[datetime, list[PersonRow]]:
-    """The organisation's roll-up rows, kept a minute for the filter, sort and paging reruns (read-only).
+    """The organisation's roll-up rows, kept a minute for the filter, sort and paging reruns (data: every run
+    gets its own copy, so nothing a run does to them reaches another session).
 
     Kept per roster number: a join, a move away or an erasure changes it, so who is listed is always current
     (the organisation document is read on every run anyway, for the manager check); the figures in the
@@ -66,15 +69,6 @@ def _team():
 
 TABLE_PAGE = 25
 QUIET_LISTED = 15
-SORTS = {
-    "Name": lambda p, team: ((p.display_name or p.user_id).casefold(),),
-    "Least mapped first": lambda p, team: (p.completeness, (p.display_name or p.user_id).casefold()),
-    "Longest quiet first": lambda p, team: (
-        p.last_active is not None, p.last_active or datetime.min.replace(tzinfo=UTC)
-    ),
-    "Most unconfirmed first": lambda p, team: (-p.unconfirmed, (p.display_name or p.user_id).casefold()),
-    "Most to re-check first": lambda p, team: (-team.fresh(p).share, (p.display_name or p.user_id).casefold()),
-}  # fmt: skip
 STALE_SHARES = {0.0: "any", 0.25: "a quarter or more", 0.5: "half or more"}
 
 
@@ -105,8 +99,8 @@ def _table(team, people: list, now: datetime) -> list:
     people on the page shown."""
     catalog = context.store().catalog
     sort_col, page_col = st.columns([2, 1], vertical_alignment="bottom")
-    order = sort_col.selectbox("Sort", list(SORTS), key="team_sort")
-    ordered = sorted(people, key=lambda p: SORTS[order](p, team))
+    order = sort_col.selectbox("Sort", list(TEAM_SORTS), key="team_sort")
+    ordered = sort_people(team, people, order)
     pages = max(1, -(-len(ordered) // TABLE_PAGE))
     page = 1
     if pages > 1:
@@ -174,8 +168,8 @@ def team_progress() -> None:
     attention = sum(p.needs_attention for p in people)
     columns = st.columns(6 if attention else 5)
     columns[0].metric("People", f"{len(people):,}")
-    columns[1].metric("Average mapped", f"{sum(p.completeness for p in people) / len(people):.0%}")
-    confidence, started = team.avg_confidence(), sum(p.assessed > 0 for p in people)
+    columns[1].metric("Average mapped", f"{team.avg_completeness():.0%}")
+    confidence, started = team.avg_confidence(), team.started()
     columns[2].metric("Average confidence", "—" if confidence is None else f"{confidence:.0%}",
                       help=f"Of the {started:,} people who have assessed something, as their answers count today "
                       "(what was said long ago counts for less)")  # fmt: skip
@@ -220,10 +214,7 @@ def team_progress() -> None:
     left, right = st.columns(2)
     with left:
         st.subheader("Decision tiers")
-        tiers = {labels.tier_name(catalog, t.id): 0 for t in catalog.decision_tiers}
-        for person in selected:
-            name = labels.tier_name(catalog, team.fresh(person).decision_tier)
-            tiers[name] = tiers.get(name, 0) + 1
+        tiers = {labels.tier_name(catalog, tier): count for tier, count in team.tier_distribution(selected).items()}
         st.plotly_chart(charts.tier_distribution(tiers), width="stretch", key="team_tiers_chart",
                         config=charts.PLOT_CONFIG)  # fmt: skip
     with right:

@@ -20,7 +20,14 @@ from factor_journal.catalog import Catalog
 from factor_journal.errors import FactorJournalError
 from factor_journal.models import UserProfile
 from factor_journal.repositories.organisations import OrganisationRecords
-from factor_journal.rollup import ROLLUP_SHARDS, PersonRow, RowFreshness, mean_confidence, row_freshness
+from factor_journal.rollup import (
+    ROLLUP_SHARDS,
+    PersonRow,
+    RowFreshness,
+    mean_completeness,
+    mean_confidence,
+    row_freshness,
+)
 from factor_journal.store import FactorJournalStore
 
 log = logging.getLogger(__name__)
@@ -49,7 +56,7 @@ class TeamView(BaseModel):
 
     organisation: Organisation
     people: list[PersonRow]
-    tier_distribution: dict[str, int]
+    tiers: list[str] = Field(default_factory=list)  # the catalog's decision tier ids, lowest first
     quiet: list[PersonRow]
     freshness: dict[str, RowFreshness] = Field(default_factory=dict)
     at: datetime | None = None
@@ -71,6 +78,20 @@ class TeamView(BaseModel):
         chosen = self.people if people is None else people
         given = sum(row.assessed for row in chosen)
         return round(sum(self.fresh(row).due for row in chosen) / given, 4) if given else None
+
+    def tier_distribution(self, people: list[PersonRow] | None = None) -> dict[str, int]:
+        """How many of the people (default: everyone) each decision tier holds, as their aged answers support it:
+        every catalog tier in order (none: 0), then any tier the catalog no longer has, so everyone is counted."""
+        counts = Counter(self.fresh(row).decision_tier for row in (self.people if people is None else people))
+        return {tier: counts.pop(tier, 0) for tier in self.tiers} | dict(counts)
+
+    def avg_completeness(self, people: list[PersonRow] | None = None) -> float:
+        """How much of the catalog the people (default: everyone) have mapped on average."""
+        return mean_completeness(self.people if people is None else people)
+
+    def started(self, people: list[PersonRow] | None = None) -> int:
+        """How many of the people (default: everyone) have assessed something (whose confidence is averaged)."""
+        return sum(row.assessed > 0 for row in (self.people if people is None else people))
 
     def avg_confidence(self, people: list[PersonRow] | None = None) -> float | None:
         """The aged average confidence of the people (default: everyone) who have assessed something."""
@@ -204,9 +225,8 @@ class OrganisationDirectory:
         ]  # fmt: skip
         catalog = self.store.catalog
         fresh = {row.user_id: row_freshness(row, catalog, now) for row in people}
-        tiers = Counter(fresh[row.user_id].decision_tier for row in people)
-        ordered = {tier.id: tiers.get(tier.id, 0) for tier in catalog.decision_tiers}
-        return TeamView(organisation=organisation, people=people, tier_distribution=ordered, quiet=quiet,
+        tiers = [tier.id for tier in catalog.decision_tiers]
+        return TeamView(organisation=organisation, people=people, tiers=tiers, quiet=quiet,
                         freshness=fresh, at=now)  # fmt: skip
 
     def in_organisation(self, org_id: str, user_id: str) -> UserProfile | None:
@@ -229,7 +249,7 @@ class OrganisationDirectory:
         figures = OrgDay(
             date=day.strftime("%Y-%m-%d"),
             people=count,
-            avg_completeness=round(sum(r.completeness for r in people) / count, 4) if count else 0.0,
+            avg_completeness=mean_completeness(people),
             avg_confidence=mean_confidence(aged),
             tiers=dict(Counter(r.decision_tier for r in aged)),
             stale_share=_stale_share(people, self.store.catalog, day),
@@ -313,6 +333,27 @@ def filter_people(team: TeamView, chosen: TeamFilter) -> list[PersonRow]:
         and (not chosen.stale_only or (team.fresh(row).due > 0 and team.fresh(row).share >= chosen.min_stale_share))
         and (not needle or any(needle in text.casefold() for text in (row.display_name, row.email, row.user_id)))
     ]  # fmt: skip
+
+
+def _by_name(row: PersonRow) -> str:
+    return (row.display_name or row.user_id).casefold()
+
+
+_NEVER = datetime.min.replace(tzinfo=UTC)
+TEAM_SORTS: dict[str, Callable[[PersonRow, TeamView], tuple]] = {
+    "Name": lambda row, team: (_by_name(row),),
+    "Least mapped first": lambda row, team: (row.completeness, _by_name(row)),
+    "Longest quiet first": lambda row, team: (row.last_active is not None, row.last_active or _NEVER),
+    "Most unconfirmed first": lambda row, team: (-row.unconfirmed, _by_name(row)),
+    "Most to re-check first": lambda row, team: (-team.fresh(row).share, _by_name(row)),
+}
+"""The orders a manager may sort the team table in, by name (never active counts as the longest quiet)."""
+
+
+def sort_people(team: TeamView, people: list[PersonRow], order: str) -> list[PersonRow]:
+    """``people`` (of ``team``) in the ``TEAM_SORTS`` order named ``order`` (a stable sort)."""
+    key = TEAM_SORTS[order]
+    return sorted(people, key=lambda row: key(row, team))
 
 
 MAPPED_BUCKETS = ("0–19%", "20–39%", "40–59%", "60–79%", "80–100%")

@@ -83,6 +83,11 @@ def mean_confidence(rows: Sequence[PersonRow]) -> float | None:
     return round(sum(started) / len(started), 4) if started else None
 
 
+def mean_completeness(rows: Sequence[PersonRow]) -> float:
+    """How much of the catalog the people have mapped on average (everyone counts, 0 for nobody)."""
+    return round(sum(row.completeness for row in rows) / len(rows), 4) if rows else 0.0
+
+
 def person_row(profile: UserProfile, summary: AssessmentSummary, last_active: datetime | None) -> PersonRow:
     overall = summary.overall
     return PersonRow(

@@ -29,6 +29,7 @@ APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 def _reset_caches() -> None:
     runtime.reset()  # clients, store, processor and the settings they were made from
     st.cache_resource.clear()
+    st.cache_data.clear()  # the team's rows kept a minute (dashboard/views/manager.py)
 
 
 @pytest.fixture

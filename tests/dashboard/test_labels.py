@@ -8,7 +8,7 @@ import pytest
 
 from dashboard import charts, labels
 from factor_journal.catalog import load_catalog
-from factor_journal.models import EntryKind, FactorState, JournalEntry, Source
+from factor_journal.models import EntryKind, JournalEntry, Source
 
 CATALOG = load_catalog()
 NAMES = labels.factor_names(CATALOG)
@@ -70,29 +70,6 @@ def test_every_turn_status_has_a_plain_message_and_failures_say_when_they_are_re
     assert "will not change" in labels.turn_status_message("invalid")
     assert "not analysed" in labels.turn_status_message("rate_limited")
     assert labels.turn_status_message("something_new") == labels.turn_status_message(None)
-
-
-def test_the_default_history_factor_is_the_one_changed_last_never_a_composite():
-    base = datetime(2026, 11, 1, tzinfo=UTC)
-    states = {
-        "data_quality": FactorState(factor_id="data_quality", category="data_readiness", current_value=20,
-                                    evidence_count=1, last_updated=base),
-        "ml_expertise": FactorState(factor_id="ml_expertise", category="ai_capability", current_value=50,
-                                    evidence_count=1, last_updated=base + timedelta(days=2)),
-        "ai_readiness_score": FactorState(factor_id="ai_readiness_score", category="ai_capability", current_value=30,
-                                          last_entry_id="x", last_updated=base + timedelta(days=3)),
-        "sensor_data": FactorState(factor_id="sensor_data", category="data_readiness"),
-    }  # fmt: skip
-    assert labels.most_recently_changed(CATALOG, states) == "ml_expertise"
-    said_later = states["data_quality"].model_copy(update={"observed_at": base + timedelta(days=5)})
-    flagged = states["ml_expertise"].model_copy(update={"observed_at": base, "last_updated": base + timedelta(days=9)})
-    mixed = {
-        **states,
-        "data_quality": said_later,
-        "ml_expertise": flagged,
-    }  # a re-check flag is no change by the person
-    assert labels.most_recently_changed(CATALOG, mixed) == "data_quality"
-    assert labels.most_recently_changed(CATALOG, {"sensor_data": states["sensor_data"]}) is None
 
 
 def _entry(observed: datetime, value: float, recorded: datetime | None = None) -> JournalEntry:

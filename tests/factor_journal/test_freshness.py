@@ -185,7 +185,9 @@ def test_next_best_questions_put_stale_high_impact_answers_first(catalog):
                          said(catalog, "quality", 0.9))  # fmt: skip
     graph = graph_for(catalog)
     later = freshness.assess(catalog, graph, summary, T0 + 20 * MONTH)
-    stale = {item.factor_id: item.said_at for item in later.to_recheck}
+    stale = later.stale
+    assert stale == {"cloud": T0, "sponsor": T0, "quality": T0}  # only what is due, with when it was last said
+    assert freshness.assess(catalog, graph, summary, T0 + MONTH).stale == {}
     questions = next_best_questions(catalog, graph, later.summary, limit=4, stale=stale)
     assert [q.factor_id for q in questions][:3] == ["cloud", "sponsor", "quality"]
     assert (
