@@ -2,13 +2,36 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
+import pytest
+from planned import Person
 from test_folding import T0, blank, deliver, readings
 
+from factor_journal.documents import ExtractionOutcome, SessionDocument, TokenUsage, TurnStatus
+from factor_journal.folding import refold, refold_damaged
 from factor_journal.graph import graph_for
 from factor_journal.models import FactorState
-from factor_journal.planner import ChangeInputs, plan_change
+from factor_journal.planner import (
+    ChangeInputs,
+    DamagedFactorError,
+    DamagedSummaryError,
+    SessionProgress,
+    TurnContext,
+    attention_after,
+    journals_to_read,
+    moved_forward,
+    plan_change,
+    read_turn,
+    repaired_session,
+    said_in_change,
+    stored_factor,
+    stored_summary,
+    timelines_to_read,
+    touched_states,
+)
+from factor_journal.summary import build_summary
 
 
 def test_a_factor_given_with_its_journal_is_folded_again_and_written_even_without_readings(catalog):
@@ -19,9 +42,13 @@ def test_a_factor_given_with_its_journal_is_folded_again_and_written_even_withou
     reference, journal = deliver(catalog, said[:4])
     damaged = blank()  # what the change knows of the factor once its document does not read
     inputs = ChangeInputs(
-        user_id="u", summary=None, states={"data_quality": damaged}, journals={"data_quality": list(journal.values())},
-        last_active=None, now=T0 + timedelta(hours=1),
-    )  # fmt: skip
+        user_id="u",
+        summary=None,
+        states={"data_quality": damaged},
+        journals={"data_quality": list(journal.values())},
+        last_active=None,
+        now=T0 + timedelta(hours=1),
+    )
 
     repair = plan_change(catalog, graph, inputs)
     assert set(repair.states) >= {"data_quality"} and repair.entries == [] and repair.rewritten == []
@@ -42,9 +69,234 @@ def test_an_untouched_factor_without_a_journal_is_not_written(catalog):
     graph = graph_for(catalog)
     state, _ = deliver(catalog, readings()[:2])
     inputs = ChangeInputs(
-        user_id="u", summary=None, states={"data_quality": state, "ai_strategy": FactorState(
-            factor_id="ai_strategy", category=catalog.factor("ai_strategy").category)},
-        journals={}, last_active=None, now=T0,
-    )  # fmt: skip
+        user_id="u",
+        summary=None,
+        states={
+            "data_quality": state,
+            "ai_strategy": FactorState(factor_id="ai_strategy", category=catalog.factor("ai_strategy").category),
+        },
+        journals={},
+        last_active=None,
+        now=T0,
+    )
     plan = plan_change(catalog, graph, inputs, readings=[])
     assert plan.states == {} and plan.entries == []
+
+
+# What a change reads and derives again -------------------------------------------------------------------------
+
+
+def test_a_summary_field_that_does_not_read_is_damaged_and_keeps_the_last_conversation_that_does(catalog):
+    person = Person(catalog)
+    person.say("data_quality", 25)
+    stored = person.summary.to_document()
+    assert stored_summary(stored) == person.summary and stored_summary(None) is None and stored_summary({}) is None
+    damaged = {**stored, "overall": "half written"}
+    del damaged["categories"]
+    with pytest.raises(DamagedSummaryError) as caught:
+        stored_summary(damaged)
+    assert caught.value.last_conversation == person.summary.last_conversation
+    with pytest.raises(DamagedSummaryError) as caught:
+        stored_summary({**damaged, "last_conversation": {"topic": 3}})
+    assert caught.value.last_conversation is None
+
+
+def test_a_damaged_summary_is_rebuilt_whole_from_the_factor_states_and_its_salvaged_last_conversation(catalog):
+    person = Person(catalog)
+    person.say("data_quality", 25)
+    person.correct("data_governance", 60, "stated")
+    damaged = {**person.summary.to_document(), "categories": "lost"}
+    with pytest.raises(DamagedSummaryError) as caught:
+        stored_summary(damaged)
+    states = {fid: person.factor(fid) for fid in person.documents}
+    rebuilt = build_summary(catalog, person.graph, states, caught.value.last_conversation, person.clock)
+    assert rebuilt.model_dump(exclude={"updated_at"}) == person.summary.model_dump(exclude={"updated_at"})
+
+
+def test_a_factor_document_that_does_not_read_is_damaged(catalog):
+    state = FactorState(factor_id="data_quality", category="data_readiness", current_value=20)
+    assert stored_factor(state.to_document()) == state
+    assert stored_factor(None) is None and stored_factor({}) is None
+    with pytest.raises(DamagedFactorError, match="invalid field"):
+        stored_factor({**state.to_document(), "current_value": "not a number"})
+
+
+def test_a_touched_factor_reads_from_its_document_or_starts_blank_and_the_untouched_keep_the_summarys_copy(catalog):
+    kept = FactorState(factor_id="sensor_data", category="data_readiness", current_value=40)
+    stale = FactorState(factor_id="data_quality", category="data_readiness", current_value=10)
+    fresh = stale.model_copy(update={"current_value": 30})
+    states, damaged = touched_states(
+        catalog,
+        ["data_quality", "ml_expertise"],
+        {"data_quality": fresh.to_document(), "ml_expertise": None},
+        {"sensor_data": kept, "data_quality": stale},
+    )
+    assert damaged == {}
+    assert states["data_quality"] == fresh  # the document, not the summary's copy
+    assert states["ml_expertise"] == FactorState(factor_id="ml_expertise", category="ai_capability")  # missing row
+    assert states["sensor_data"] == kept
+
+
+def test_a_damaged_touched_factor_keeps_the_summarys_copy_and_is_named_for_a_refold(catalog):
+    flagged = FactorState(
+        factor_id="data_quality",
+        category="data_readiness",
+        current_value=20,
+        needs_recheck=True,
+        recheck_reason="inferred from Data governance, which the user corrected",
+    )
+    bad = {"factor_id": "data_quality", "current_value": "not a number"}
+    states, damaged = touched_states(catalog, ["data_quality"], {"data_quality": bad}, {"data_quality": flagged})
+    assert states["data_quality"] == flagged and list(damaged) == ["data_quality"]
+    assert "invalid field" in damaged["data_quality"]
+    states, damaged = touched_states(catalog, ["data_quality"], {"data_quality": bad}, {})
+    assert states["data_quality"] == blank() and list(damaged) == ["data_quality"]  # no copy either: blank
+
+
+def test_only_late_readings_and_damaged_factors_have_their_journal_read(catalog):
+    state, _ = deliver(catalog, readings()[:3])  # folded through minute 2
+    said = readings()
+    states = {"data_quality": state}
+    assert journals_to_read(states, [said[3]], []) == []  # newer than everything folded: one fold step
+    assert journals_to_read(states, [said[1]], []) == ["data_quality"]  # said before what is folded: a refold
+    assert journals_to_read(states, [said[3]], ["ml_expertise", "data_quality"]) == ["data_quality", "ml_expertise"]
+
+
+def test_a_decision_is_said_now_and_a_reading_when_it_was_observed(catalog):
+    said = readings()[:2]
+    now = T0 + timedelta(days=1)
+    assert said_in_change(said, [], now) == [("data_quality", T0), ("data_quality", T0 + timedelta(minutes=1))]
+    assert said_in_change([], ["data_quality", "ml_expertise"], now) == [("data_quality", now), ("ml_expertise", now)]
+
+
+def test_a_composite_is_derived_again_along_every_components_timeline_only_when_a_reading_arrives_late(catalog):
+    graph = graph_for(catalog)
+    components = sorted(catalog.factor("ai_readiness_score").composite)
+    composite = FactorState(factor_id="ai_readiness_score", category="ai_capability", current_value=50, observed_at=T0)
+    states = {"ai_readiness_score": composite}
+    later, earlier = T0 + timedelta(minutes=5), T0 - timedelta(minutes=5)
+    assert timelines_to_read(catalog, graph, states, [], [("data_quality", later)]) == []  # in order: one more step
+    stale = timelines_to_read(catalog, graph, states, [], [("data_quality", earlier)])
+    assert stale == sorted(["ai_readiness_score", *components])
+    assert timelines_to_read(catalog, graph, states, [], [("data_quality", T0)]) == stale  # same instant: late too
+    refolded = timelines_to_read(catalog, graph, states, ["data_quality"], [("data_quality", later)])
+    assert refolded == stale  # a component folded again (a late reading, damage) moves its composite's history
+    assert timelines_to_read(catalog, graph, {}, [], [("data_quality", earlier)]) == []  # never derived yet
+
+
+def test_a_duplicate_delivery_of_a_done_turn_reads_nothing_more(catalog):
+    done = {"extraction": {"status": "processed", "attempts": 1, "entry_ids": ["e1"]}}
+    read = read_turn("s1", done, {"usage": "not even a session"})
+    assert read.duplicate and read.outcome.entry_ids == ["e1"] and read.session is None
+
+
+@pytest.mark.parametrize("status", ["processing", "failed", "needs_attention"])
+def test_a_turn_not_done_yet_is_analysed_with_its_session(catalog, status):
+    turn = {"extraction": {"status": status, "attempts": 2}}
+    read = read_turn("s1", turn, {"analysed_turns": 3, "last_turn_id": "t2"})
+    assert not read.duplicate and read.outcome.attempts == 2
+    assert (read.session.analysed_turns, read.session.last_turn_id, read.session_damage) == (3, "t2", ())
+
+
+def test_a_turn_in_a_session_never_written_starts_it(catalog):
+    read = read_turn("s1", {"role": "user", "text": "hi"}, None)
+    assert not read.duplicate and read.outcome is None
+    assert read.session == SessionDocument(session_id="s1") and read.session_damage == ()
+
+
+def test_a_damaged_session_is_salvaged_and_named_for_a_whole_rewrite(catalog):
+    read = read_turn("s1", None, {"analysed_turns": 4, "last_topic_at": "yesterday", "usage": "lots"})
+    assert read.session_damage == ("last_topic_at", "usage")
+    assert read.session.analysed_turns == 4 and read.session.usage == TokenUsage()
+
+
+def test_a_repaired_session_counts_on_from_what_still_read_and_moves_where_we_were_forward(catalog):
+    stored = SessionDocument(session_id="s1", analysed_turns=4, started_at=T0, last_topic="Data quality")
+    progress = SessionProgress(
+        session_id="s1",
+        prompt_tokens=120,
+        response_tokens=30,
+        last_active=T0,
+        last_turn_id="t5",
+    )
+    document = repaired_session(stored, progress)
+    assert document["analysed_turns"] == 5 and document["started_at"] == T0
+    assert document["usage"] == {"prompt_tokens": 120, "response_tokens": 30}  # a damaged sum starts again
+    assert (document["last_turn_id"], document["last_topic"]) == ("t5", "Data quality")  # the topic did not move
+    assert moved_forward(progress) == {"last_active": T0, "last_turn_id": "t5"}
+
+
+def test_an_analysed_turn_needs_nobodys_attention_any_more(catalog):
+    turn = TurnContext(session_id="s1", turn_id="t2", observed_at=T0)
+    assert attention_after(["s1/t1", "s1/t2", "s2/t2"], turn) == ["s1/t1", "s2/t2"]
+    assert attention_after(["s1/t1"], turn) == ["s1/t1"]  # unchanged: nothing is written
+    assert attention_after(["s1/t2"], None) == ["s1/t2"]  # a person's decision settles no turn
+
+
+def test_a_turns_outcome_carries_on_the_attempts_of_the_claim_it_settles(catalog):
+    graph = graph_for(catalog)
+    turn = TurnContext(session_id="s1", turn_id="t1", observed_at=T0)
+    claimed = ExtractionOutcome(status=TurnStatus.processing, attempts=3)
+    inputs = ChangeInputs(
+        user_id="u",
+        summary=None,
+        states={"data_quality": blank()},
+        journals={},
+        last_active=None,
+        now=T0,
+        session=SessionDocument(session_id="s1"),
+        outcome=claimed,
+    )
+    plan = plan_change(catalog, graph, inputs, readings=readings()[:1], turn=turn)
+    assert plan.outcome.status == TurnStatus.processed and plan.outcome.attempts == 3
+    first = plan_change(catalog, graph, replace(inputs, outcome=None), readings=readings()[:1], turn=turn)
+    assert first.outcome.attempts == 0
+
+
+def test_a_damaged_factor_is_folded_again_from_its_journal_with_the_summarys_recheck_flag(catalog):
+    _, journal = deliver(catalog, readings()[:4])
+    entries = list(journal.values())
+    reference = refold(catalog, blank(), entries, [], "u", T0, [])[0]
+    flagged = blank().model_copy(update={"needs_recheck": True, "recheck_reason": "corrected elsewhere"})
+    now = T0 + timedelta(days=2)
+    state = refold_damaged(catalog, "data_quality", entries, flagged, "u", now)
+    assert state.current_value == reference.current_value and state.evidence_count == 4
+    assert state.needs_recheck and state.recheck_reason == "corrected elsewhere"
+    assert state.last_updated == max(e.recorded_at for e in entries)  # dated when its journal was last written
+    assert refold_damaged(catalog, "data_quality", [], None, "u", now) == blank().model_copy(
+        update={"last_updated": now}
+    )
+    assert refold_damaged(catalog, "no_such_factor", entries, None, "u", now) is None
+
+
+def test_a_refold_after_a_correction_keeps_the_persons_value_whatever_came_late(catalog):
+    person = Person(catalog)
+    person.say("data_quality", 20, observed_at=T0 + timedelta(minutes=1))
+    person.correct("data_quality", 70, "we checked")
+    late = person.say("data_quality", 35, observed_at=T0)  # said before both, delivered last
+    assert "data_quality" in person.journal_reads and late.effective  # a late reading: its journal folded again
+    assert person.factor("data_quality").current_value == 70
+    person.documents["data_quality"] = {"factor_id": "data_quality", "current_value": "lost"}
+    person.say("data_quality", 72)  # the next change repairs the damaged document from the journal
+    assert "data_quality" in person.journal_reads
+    state = person.factor("data_quality")
+    assert state.current_value == 70 and state.inference_status == "user_provided" and state.evidence_count == 4
+
+
+def test_out_of_order_readings_leave_the_composite_as_in_order(catalog):
+    minutes = [(0, "data_quality", 20), (1, "ml_expertise", 60), (2, "data_quality", 40)]
+
+    def run(order):
+        person = Person(catalog)
+        for i in order:
+            minute, fid, value = minutes[i]
+            person.say(fid, value, observed_at=T0 + timedelta(minutes=minute))
+        return person
+
+    in_order, shuffled = run([0, 1, 2]), run([2, 1, 0])
+    ids = {"last_updated", "last_entry_id", "folded_through_id"}  # entry ids of readings recorded apart differ
+    composite = in_order.factor("ai_readiness_score")
+    assert shuffled.factor("ai_readiness_score").model_dump(exclude=ids) == composite.model_dump(exclude=ids)
+    values = [(e.observed_at, e.new_value) for e in in_order.journal("ai_readiness_score")]
+    assert [(e.observed_at, e.new_value) for e in shuffled.journal("ai_readiness_score")] == values
+    assert len(values) == 3  # one derived entry per moment the components moved it, none from states never held
