@@ -96,8 +96,11 @@ class Person:
         self.summary = plan.summary
         return plan
 
-    def say(self, factor_id: str, value: float, confidence: float = 0.7, **extra: Any) -> JournalEntry:
-        """An inferred reading recorded as the store records one (not weighed; observed now unless said)."""
+    def say(
+        self, factor_id: str, value: float, confidence: float = 0.7, *, weigh: bool = False, **extra: Any
+    ) -> JournalEntry:
+        """An inferred reading recorded as the store records one (observed now unless said); ``weigh``: weighed
+        with the factor's earlier evidence, as the pipeline's extractor readings are."""
         observed_at = extra.pop("observed_at", None) or self.tick()
         update = InferredUpdate(
             factor_id=factor_id,
@@ -110,7 +113,7 @@ class Person:
             **extra,
         )
         plan = self.change(
-            [Reading(update, entry_id_for(None, factor_id), weigh=False)], now=max(observed_at, self.clock)
+            [Reading(update, entry_id_for(None, factor_id), weigh=weigh)], now=max(observed_at, self.clock)
         )
         return plan.entries[0]
 

@@ -47,9 +47,13 @@ def test_an_injection_is_refused_before_any_model_reads_it(store, make_user):
     user = make_user(store)
     session, turn = _turn(store, user, NAMING_MANY)
     extractor = ScriptedExtractor([reading(f.id, 100, 1.0) for f in store.catalog.assessable_factors])
-    assert TurnProcessor(store, extractor).process(user, session, turn).status == "no_update"
+    result = TurnProcessor(store, extractor).process(user, session, turn)
+    assert result.status == "no_update"
     assert extractor.requests == [] and store.summary(user).overall.total_factors_assessed == 0
-    assert store.turn_data(user, session, turn)["extraction"]["screened"]["kind"] == "hostile"
+    screened = store.turn_data(user, session, turn)["extraction"]["screened"]
+    assert screened["kind"] == "hostile" and screened["reason"].startswith("no update: ")
+    assert screened["reason"] in result.rejected  # the refusal is recorded with its reason
+    assert store.session_data(user, session)["last_turn_id"] == turn  # the conversation still moved on
 
 
 def test_a_model_obeying_an_over_claim_moves_at_most_a_few_factors(store, make_user):

@@ -10,9 +10,9 @@ from planned import Person
 from test_folding import T0, blank, deliver, readings
 
 from factor_journal.documents import ExtractionOutcome, SessionDocument, TokenUsage, TurnStatus
-from factor_journal.folding import refold, refold_damaged
+from factor_journal.folding import Reading, refold, refold_damaged
 from factor_journal.graph import graph_for
-from factor_journal.models import FactorState
+from factor_journal.models import FactorState, InferredUpdate
 from factor_journal.planner import (
     ChangeInputs,
     DamagedFactorError,
@@ -300,3 +300,98 @@ def test_out_of_order_readings_leave_the_composite_as_in_order(catalog):
     values = [(e.observed_at, e.new_value) for e in in_order.journal("ai_readiness_score")]
     assert [(e.observed_at, e.new_value) for e in shuffled.journal("ai_readiness_score")] == values
     assert len(values) == 3  # one derived entry per moment the components moved it, none from states never held
+
+
+# Turns delivered late or twice ---------------------------------------------------------------------------------
+
+
+def analyse(catalog, session: SessionDocument, turn_id: str, at, *, last_active=None):
+    """The change set of a turn said at ``at`` that reads ``ml_expertise`` 55, analysed a day later."""
+    said = InferredUpdate(
+        factor_id="ml_expertise",
+        value=55,
+        confidence=0.7,
+        rationale="two data scientists",
+        conversation_excerpt="User: we have two data scientists",
+        session_id="s1",
+        turn_id=turn_id,
+        observed_at=at,
+    )
+    inputs = ChangeInputs(
+        user_id="u",
+        summary=None,
+        journals={},
+        last_active=last_active,
+        now=T0 + timedelta(days=1),
+        session=session,
+        states={"ml_expertise": FactorState(factor_id="ml_expertise", category="ai_capability")},
+    )
+    turn = TurnContext(session_id="s1", turn_id=turn_id, observed_at=at)
+    return plan_change(catalog, graph_for(catalog), inputs, readings=[Reading(said, f"e-{turn_id}")], turn=turn)
+
+
+def test_a_late_turn_never_moves_the_sessions_position_or_the_persons_last_activity_back(catalog):
+    newer = T0 + timedelta(minutes=5)
+    session = SessionDocument(
+        session_id="s1",
+        last_active=newer,
+        last_turn_id="t2",
+        last_topic_at=newer,
+        last_topic="Data quality",
+        last_topic_factor_id="data_quality",
+    )
+    late = analyse(catalog, session, "t1", T0, last_active=newer)
+    assert moved_forward(late.session) == {}  # counted (its tokens, its analysis), but "where were we" stays
+    assert late.last_active == newer
+    assert late.outcome.status == TurnStatus.processed
+    later = analyse(catalog, session, "t3", T0 + timedelta(minutes=10), last_active=newer)
+    assert moved_forward(later.session) == {
+        "last_active": T0 + timedelta(minutes=10),
+        "last_turn_id": "t3",
+        "last_topic": "Machine learning expertise",
+        "last_topic_factor_id": "ml_expertise",
+        "last_topic_at": T0 + timedelta(minutes=10),
+        "last_excerpt": "User: we have two data scientists",
+    }
+    assert later.last_active == T0 + timedelta(minutes=10)
+
+
+def test_turns_said_at_the_same_instant_are_ordered_by_turn_id_not_by_delivery(catalog):
+    at = T0 + timedelta(minutes=5)
+    session = SessionDocument(session_id="s1", last_active=at, last_turn_id="t2", last_topic_at=at)
+    assert moved_forward(analyse(catalog, session, "t1", at).session) == {}
+    assert moved_forward(analyse(catalog, session, "t3", at).session)["last_turn_id"] == "t3"
+
+
+def test_things_said_at_the_same_instant_give_the_same_where_we_were_in_either_order(catalog):
+    """Two sessions each with a turn at the very same time: "where we were" does not depend on which was
+    analysed first (moved here from the emulator: the rule is the planner's)."""
+
+    def where_we_were(order):
+        person = Person(catalog)
+        said = [("data_quality", 20, "s0"), ("ml_expertise", 55, "s1")]
+        for index in order:
+            fid, value, session = said[index]
+            person.say(fid, value, session_id=session, observed_at=T0)
+        return person.summary.last_conversation.factor_id, person.summary.last_conversation.session_id
+
+    assert where_we_were([0, 1]) == where_we_were([1, 0])
+
+
+def test_where_we_were_is_never_moved_back_by_a_late_reading(catalog):
+    person = Person(catalog)
+    person.say("data_quality", 20, observed_at=T0 + timedelta(minutes=5))
+    person.say("ml_expertise", 55, observed_at=T0)  # said earlier, delivered later
+    assert person.summary.last_conversation.factor_id == "data_quality"
+    assert person.summary.last_conversation.timestamp == T0 + timedelta(minutes=5)
+
+
+def test_evidence_accumulates_across_turns(catalog):
+    """Extractor readings are weighed with the factor's earlier evidence (moved here from the emulator)."""
+    person = Person(catalog)
+    person.say("data_quality", 20, 0.6, weigh=True)
+    person.say("data_quality", 60, 0.6, weigh=True)
+    state = person.factor("data_quality")
+    assert 20 < state.current_value < 60
+    assert state.inference_status == "unconfirmed"
+    assert "earlier observation" in person.journal("data_quality")[0].change_rationale
