@@ -9,7 +9,7 @@ import pytest
 from planned import Person
 from test_folding import T0, blank, deliver, readings
 
-from factor_journal.documents import ExtractionOutcome, SessionDocument, TokenUsage, TurnStatus
+from factor_journal.documents import AnalysisDetails, ExtractionOutcome, SessionDocument, TokenUsage, TurnStatus
 from factor_journal.folding import Reading, refold, refold_damaged
 from factor_journal.graph import graph_for
 from factor_journal.models import FactorState, InferredUpdate
@@ -395,3 +395,43 @@ def test_evidence_accumulates_across_turns(catalog):
     assert 20 < state.current_value < 60
     assert state.inference_status == "unconfirmed"
     assert "earlier observation" in person.journal("data_quality")[0].change_rationale
+
+
+def test_a_turn_with_nothing_to_apply_is_no_update_and_still_moves_the_conversation_on(catalog):
+    session = SessionDocument(session_id="s1", last_active=T0, last_turn_id="t1")
+    inputs = ChangeInputs(
+        user_id="u", summary=None, states={}, journals={}, last_active=T0, now=T0 + timedelta(days=1), session=session
+    )
+    at = T0 + timedelta(minutes=1)
+    plan = plan_change(
+        catalog, graph_for(catalog), inputs, turn=TurnContext(session_id="s1", turn_id="t2", observed_at=at)
+    )
+    assert plan.outcome.status == TurnStatus.no_update and plan.outcome.entry_ids == [] and plan.entries == []
+    assert plan.states == {}  # no factor document is written
+    assert moved_forward(plan.session) == {"last_active": at, "last_turn_id": "t2"}  # no topic: nothing was said
+    assert plan.last_active == at
+
+
+def test_a_turns_outcome_keeps_what_the_analysis_learned_and_rejected(catalog):
+    details = AnalysisDetails(
+        extractor="scripted",
+        model="m1",
+        prompt_tokens=120,
+        response_tokens=30,
+        rejected=["malformed JSON from model: Expecting value"],
+    )
+    inputs = ChangeInputs(
+        user_id="u",
+        summary=None,
+        states={},
+        journals={},
+        last_active=None,
+        now=T0,
+        session=SessionDocument(session_id="s1"),
+    )
+    turn = TurnContext(session_id="s1", turn_id="t1", observed_at=T0, details=details)
+    plan = plan_change(catalog, graph_for(catalog), inputs, turn=turn)
+    assert plan.outcome.status == TurnStatus.no_update and plan.outcome.processed_at == T0
+    assert plan.outcome.rejected == ["malformed JSON from model: Expecting value"]
+    assert (plan.outcome.extractor, plan.outcome.model, plan.outcome.prompt_tokens) == ("scripted", "m1", 120)
+    assert (plan.session.prompt_tokens, plan.session.response_tokens) == (120, 30)  # amounts the session adds

@@ -69,7 +69,9 @@ def test_a_duplicate_of_a_done_turn_reads_once_and_writes_nothing(store, make_us
     turn = store.add_turn(user, session, "user", "Our data is all over the place")
     processor = TurnProcessor(store, ScriptedExtractor([reading("data_quality", 25)]))
     first = processor.process(user, session, turn)
-    assert first.status == "processed"
+    assert first.status == "processed" and len(processor.extractor.requests) == 1  # not screened: analysed
+    assert status(store, user, session, turn) == "processed"
+    assert store.turn_data(user, session, turn)["extraction"].get("screened") is None
     store.stats.reset()
     again = processor.process(user, session, turn)
     assert again.status == "duplicate" and again.entry_ids == first.entry_ids  # told what the first did

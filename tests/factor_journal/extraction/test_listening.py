@@ -67,6 +67,7 @@ EVIDENCE = (
     "Unlike my last job, here everything lands in one warehouse overnight.",
     "My old firm had nothing like it, but we run every model through a proper release pipeline now.",
     "Our competitor down the road has a whole data team; we have nobody.",
+    "Our supplier portal is a mess; we re-key every order confirmation by hand.",
     # today, beside a plan or a what-if
     "Not yet. It's on the list for next year.",
     "We're still on paper timesheets, though the plan is to move to an app next year.",
