@@ -40,6 +40,7 @@ class Person:
         self.summary: AssessmentSummary | None = None
         self.clock = T0
         self.journal_reads: list[str] = []  # whose journals the last change read
+        self.last: ChangeSet | None = None  # the last change set
 
     def tick(self) -> datetime:
         self.clock += timedelta(minutes=1)
@@ -94,6 +95,7 @@ class Person:
         for fid, state in plan.states.items():
             self.documents[fid] = state.to_document()
         self.summary = plan.summary
+        self.last = plan
         return plan
 
     def say(

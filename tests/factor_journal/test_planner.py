@@ -184,8 +184,9 @@ def test_a_composite_is_derived_again_along_every_components_timeline_only_when_
     assert timelines_to_read(catalog, graph, {}, [], [("data_quality", earlier)]) == []  # never derived yet
 
 
-def test_a_duplicate_delivery_of_a_done_turn_reads_nothing_more(catalog):
-    done = {"extraction": {"status": "processed", "attempts": 1, "entry_ids": ["e1"]}}
+@pytest.mark.parametrize("status", ["processed", "no_update"])
+def test_a_duplicate_delivery_of_a_done_turn_reads_nothing_more(catalog, status):
+    done = {"extraction": {"status": status, "attempts": 1, "entry_ids": ["e1"]}}
     read = read_turn("s1", done, {"usage": "not even a session"})
     assert read.duplicate and read.outcome.entry_ids == ["e1"] and read.session is None
 
@@ -435,3 +436,33 @@ def test_a_turns_outcome_keeps_what_the_analysis_learned_and_rejected(catalog):
     assert plan.outcome.rejected == ["malformed JSON from model: Expecting value"]
     assert (plan.outcome.extractor, plan.outcome.model, plan.outcome.prompt_tokens) == ("scripted", "m1", 120)
     assert (plan.session.prompt_tokens, plan.session.response_tokens) == (120, 30)  # amounts the session adds
+
+
+def test_an_extraction_field_no_code_wrote_is_no_outcome_and_the_turn_is_analysed(catalog):
+    read = read_turn("s1", {"extraction": {"status": "finished"}}, None)
+    assert read.outcome is None and not read.duplicate and read.session == SessionDocument(session_id="s1")
+
+
+def test_a_sound_session_counts_on_whole_when_it_is_rewritten(catalog):
+    stored = SessionDocument(session_id="s1", analysed_turns=2, usage=TokenUsage(prompt_tokens=100, response_tokens=20))
+    progress = SessionProgress(session_id="s1", prompt_tokens=120, response_tokens=30)
+    document = repaired_session(stored, progress)
+    assert document["analysed_turns"] == 3
+    assert document["usage"] == {"prompt_tokens": 220, "response_tokens": 50}
+
+
+def test_a_damaged_component_is_folded_again_and_its_composite_derived_again_along_every_timeline(catalog):
+    person = Person(catalog)
+    person.say("data_quality", 20)
+    person.say("ml_expertise", 60)
+    components = sorted(catalog.factor("ai_readiness_score").composite)
+    person.documents["data_quality"] = {"factor_id": "data_quality", "current_value": "lost"}
+    person.say("data_quality", 40)  # in order: without the damage, no journal would be read
+    assert person.journal_reads == sorted({"ai_readiness_score", *components})
+    assert person.factor("data_quality").evidence_count == 2 and person.factor("data_quality").current_value == 40
+    weights = catalog.factor("ai_readiness_score").composite
+    expected = (weights["data_quality"] * 40 + weights["ml_expertise"] * 60) / (
+        weights["data_quality"] + weights["ml_expertise"]
+    )
+    assert person.factor("ai_readiness_score").current_value == pytest.approx(expected, abs=0.01)
+    assert [e.new_value for e in person.journal("ai_readiness_score")][0] == pytest.approx(expected, abs=0.01)

@@ -219,8 +219,8 @@ def test_concurrent_writers_in_separate_processes_are_serialised_by_the_transact
 
 @pytest.mark.parametrize(
     ("call", "error"),
-    [  # each check of the catalog's is a pure test (test_change_rules.py); here: refused, nothing is written
-        (lambda s, u: s.record_inference(u, update("data_quality", 120)), ValueOutOfScaleError),
+    [  # the catalog's checks are pure tests (test_change_rules.py), a refused value writing nothing is
+        # test_a_batch_with_one_bad_update_writes_nothing; here: an unknown person, refused with nothing written
         (lambda s, u: s.correct("nobody-" + u, "data_quality", 50, "stated"), UnknownUserError),
         (lambda s, u: s.record_inference("nobody-" + u, update("data_quality", 20)), UnknownUserError),
     ],

@@ -133,20 +133,6 @@ def test_transient_failures_are_retried_automatically_with_backoff_then_need_att
     assert store.get_user(user).attention_turns == []
 
 
-def test_a_turn_needing_attention_is_listed_on_the_managers_rollup_row(store, make_user):
-    user = make_user(store, org_id="org-attention")
-    session = store.start_session(user)
-    turn = store.add_turn(user, session, "user", "Our data is all over the place")
-    config = Settings(max_turn_attempts=1)
-    TurnProcessor(store, ScriptedExtractor(ExtractionError("quota exceeded")), config=config).process(
-        user, session, turn
-    )
-    rows = {}
-    for shard in store.org_ref("org-attention").collection("rollup").stream():
-        rows.update((shard.to_dict() or {}).get("rows", {}))
-    assert rows[user]["needs_attention"] == 1
-
-
 def test_a_turn_whose_analysis_keeps_stopping_its_instance_needs_attention_after_the_last_attempt(store, make_user):
     """A turn that kills every instance analysing it (a timeout, a crash) leaves only expired claims: after the
     last attempt it is not claimed again but needs attention, listed where the person's managers see it."""
