@@ -29,6 +29,7 @@ from factor_journal.planner import (
     stored_factor,
     stored_summary,
     timelines_to_read,
+    touched_factors,
     touched_states,
 )
 from factor_journal.summary import build_summary
@@ -466,3 +467,22 @@ def test_a_damaged_component_is_folded_again_and_its_composite_derived_again_alo
     )
     assert person.factor("ai_readiness_score").current_value == pytest.approx(expected, abs=0.01)
     assert [e.new_value for e in person.journal("ai_readiness_score")][0] == pytest.approx(expected, abs=0.01)
+
+
+def test_a_change_may_write_its_factors_and_every_composite_built_on_them_once(catalog):
+    graph = graph_for(catalog)
+    composites = graph.composites_of("data_quality")
+    assert composites  # the catalog builds a composite on it
+    assert touched_factors(graph, ["data_quality"]) == ["data_quality", *sorted(composites)]
+    both = touched_factors(graph, ["ml_expertise", "data_quality"])
+    assert both[:2] == ["ml_expertise", "data_quality"] and len(both) == len(set(both))  # each composite once
+    assert set(both[2:]) == set(composites) | set(graph.composites_of("ml_expertise"))
+
+
+def test_a_touched_factor_without_a_document_starts_blank_whatever_the_summary_says(catalog):
+    """The factor documents are the truth for what a change touches: a summary's copy of a factor whose document
+    is missing (deleted by hand) is not carried on, and no journal is read for it."""
+    copy = FactorState(factor_id="data_quality", category="data_readiness", current_value=20, observed_at=T0)
+    states, damaged = touched_states(catalog, ["data_quality"], {"data_quality": None}, {"data_quality": copy})
+    assert states["data_quality"] == blank() and damaged == {}
+    assert journals_to_read(states, readings()[:1], damaged) == []  # nothing folded yet: no reading is late
