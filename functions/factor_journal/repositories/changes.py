@@ -1,14 +1,17 @@
 """Factor changes: read → plan → write, one transaction per change of one user.
 
-``FactorChanges.apply`` reads the user, the summary, the touched factors (and,
-for a turn, the turn and its session; for a late reading or a damaged factor
-document, that factor's journal), asks the pure planner
-(``factor_journal.planner``) for the change set, and writes all of it in the
-same transaction: journal entries, factor documents, the summary, the day's
-snapshot, the person's roll-up row, and for a turn its outcome and the
+``FactorChanges.apply`` is read -> decide -> write in one transaction.  It reads
+the user, the summary, the touched factors (and, for a turn, the turn and its
+session); the pure planner (``factor_journal.planner``) decides from what was
+read whether the turn is a duplicate (``read_turn``), what the states are and
+which factor documents are damaged (``touched_states``), which journals must be
+read as well (``journals_to_read``: late readings, damage; ``timelines_to_read``:
+composites derived again), and then the change set (``plan_change``); the
+repository writes all of it: journal entries, factor documents, the summary,
+the day's snapshot, the person's roll-up row, and for a turn its outcome and the
 session's "where were we".  A turn whose outcome already says done is not
 applied again (exactly once).  Damaged derived documents (the summary, a factor
-document) are rebuilt from what they derive from and rewritten.
+document, the session) are rebuilt from what they derive from and rewritten.
 """
 
 from __future__ import annotations
