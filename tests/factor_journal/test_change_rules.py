@@ -4,8 +4,10 @@ and writes exactly these change sets is tested on the emulator in test_store.py.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
-from planned import Person
+from planned import T0, Person
 
 from factor_journal.errors import (
     DerivedFactorError,
@@ -213,3 +215,16 @@ def test_a_valid_reading_is_returned_clean(catalog):
 def test_a_persons_decision_the_catalog_refuses_raises_a_typed_error(catalog, check, error):
     with pytest.raises(error):
         check(catalog)
+
+
+def test_a_late_older_observation_is_journaled_at_its_time_and_does_not_overwrite(catalog):
+    """The rule of a late reading (the history's order and the as-of timeline on Firestore: test_store.py)."""
+    person = Person(catalog)
+    person.say("data_infrastructure", 60, observed_at=T0 + timedelta(days=3))
+    late = person.say("data_infrastructure", 25, observed_at=T0)
+    state = person.factor("data_infrastructure")
+    assert state.current_value == 60 and state.evidence_count == 2 and state.last_entry_id != late.entry_id
+    assert late.effective and late.value_after == 25  # on the timeline at its own time, not current
+    assert [e.new_value for e in person.journal("data_infrastructure")] == [60, 25]
+    newer = person.say("data_infrastructure", 40, observed_at=T0 + timedelta(days=4))
+    assert newer.applied and person.factor("data_infrastructure").current_value == 40
