@@ -167,3 +167,21 @@ def refold(
         update={"needs_recheck": current.needs_recheck, "recheck_reason": current.recheck_reason, "last_updated": now}
     )
     return state, changed
+
+
+def refold_damaged(
+    catalog: Catalog,
+    factor_id: str,
+    journal: list[JournalEntry],
+    kept: FactorState | None,
+    user_id: str,
+    now: datetime,
+) -> FactorState | None:
+    """The state of a factor whose document is damaged: its whole journal folded again, dated when that journal
+    was last written (``now`` when it is empty), with the re-check flag of ``kept`` (the summary's copy: another
+    factor's correction set it, not this journal); ``None`` when ``factor_id`` is not a catalog factor's."""
+    if not catalog.has_factor(factor_id):
+        return None
+    blank = FactorState(factor_id=factor_id, category=catalog.factor(factor_id).category)
+    dated = max((e.recorded_at for e in journal), default=None) or now
+    return refold(catalog, kept or blank, journal, [], user_id, dated, [])[0]

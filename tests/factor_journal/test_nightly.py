@@ -159,8 +159,9 @@ def test_the_nightly_tasks_cover_every_organisation_and_person_and_are_idempoten
     assert again.executions == tasks + 2 and again.tasks == tasks
 
 
-def test_a_malformed_task_is_refused_before_any_work(store, signer):
-    worker = NightlyWorker(store, signer, "https://app.example", InlineQueue())
+def test_a_malformed_task_is_refused_before_any_work():
+    """``NightlyWorker.run`` validates its payload as a ``NightlyTask`` before it reads or writes anything: the
+    refusal is the model's (pure)."""
     now = datetime.now(UTC).isoformat()
     for bad in (
         {"kind": "reminders", "run_id": "r1", "now": now},  # no scan
@@ -170,7 +171,10 @@ def test_a_malformed_task_is_refused_before_any_work(store, signer):
         {"kind": "reminders", "run_id": "r1", "now": now, "scan": "quiet", "settings": {"page_size": 0}},
     ):
         with pytest.raises(ValidationError):
-            worker.run(bad)
+            NightlyTask.model_validate(bad)
+    assert NightlyTask.model_validate({"kind": "reminders", "run_id": "r1", "now": now, "scan": "quiet"}).key == (
+        "reminders-quiet-000000"
+    )
     with pytest.raises(ValueError):
         ReminderPolicy(page_size=0)
 

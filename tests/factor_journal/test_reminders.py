@@ -59,12 +59,6 @@ def test_quiet_people_with_incomplete_assessments_get_one_reminder_per_window(sm
     assert len(mail_for(small_store, quiet)) == 2
 
 
-def test_opted_out_people_get_nothing(small_store, signer):
-    user = person(small_store, days_quiet=30, opt_out=True)
-    send_due_reminders(small_store, signer, "https://app.example", policy=POLICY)
-    assert mail_for(small_store, user) == []
-
-
 def test_the_reminder_is_trigger_email_shaped_with_a_working_link_and_where_we_were(small_store, signer):
     user = person(small_store, days_quiet=12, email="pat@example.com")
     send_due_reminders(small_store, signer, "https://app.example", policy=POLICY)

@@ -68,10 +68,15 @@ def test_a_duplicate_of_a_done_turn_reads_once_and_writes_nothing(store, make_us
     user, session = new_conversation(store, make_user)
     turn = store.add_turn(user, session, "user", "Our data is all over the place")
     processor = TurnProcessor(store, ScriptedExtractor([reading("data_quality", 25)]))
-    assert processor.process(user, session, turn).status == "processed"
+    first = processor.process(user, session, turn)
+    assert first.status == "processed" and len(processor.extractor.requests) == 1  # not screened: analysed
+    assert status(store, user, session, turn) == "processed"
+    assert store.turn_data(user, session, turn)["extraction"].get("screened") is None
     store.stats.reset()
-    assert processor.process(user, session, turn).status == "duplicate"
+    again = processor.process(user, session, turn)
+    assert again.status == "duplicate" and again.entry_ids == first.entry_ids  # told what the first did
     assert (store.stats.reads, store.stats.writes) == (1, 0)
+    assert len(store.history(user, "data_quality").entries) == 1
 
 
 def test_a_claim_whose_holder_died_is_taken_over_after_its_lease(store, make_user):
@@ -126,20 +131,6 @@ def test_transient_failures_are_retried_automatically_with_backoff_then_need_att
     healthy = TurnProcessor(store, ScriptedExtractor([reading("data_quality", 25)]), config=config, clock=clock)
     assert healthy.process(user, session, turn, force=True).status == "processed"
     assert store.get_user(user).attention_turns == []
-
-
-def test_a_turn_needing_attention_is_listed_on_the_managers_rollup_row(store, make_user):
-    user = make_user(store, org_id="org-attention")
-    session = store.start_session(user)
-    turn = store.add_turn(user, session, "user", "Our data is all over the place")
-    config = Settings(max_turn_attempts=1)
-    TurnProcessor(store, ScriptedExtractor(ExtractionError("quota exceeded")), config=config).process(
-        user, session, turn
-    )
-    rows = {}
-    for shard in store.org_ref("org-attention").collection("rollup").stream():
-        rows.update((shard.to_dict() or {}).get("rows", {}))
-    assert rows[user]["needs_attention"] == 1
 
 
 def test_a_turn_whose_analysis_keeps_stopping_its_instance_needs_attention_after_the_last_attempt(store, make_user):
@@ -203,10 +194,13 @@ def test_invalid_input_is_never_retried(store, make_user):
     model = ScriptedExtractor([reading("data_quality", 25)])
     processor = TurnProcessor(store, model, clock=clock)
     assert processor.process(user, session, ref.id).status == "invalid"
+    recorded = store.turn_data(user, session, ref.id)["extraction"]
+    assert "text is empty" in recorded["error"] and recorded["error_kind"] == "invalid_input"  # readable
     clock.advance(days=2)
     assert recover_due_turns(processor) == {}
     assert processor.process(user, session, ref.id).status == "invalid"
     assert model.requests == []
+    assert store.summary(user).overall.total_factors_assessed == 0  # nothing written
 
 
 def test_retries_interleaved_with_duplicates_produce_one_set_of_effects(instances, make_user):

@@ -13,26 +13,15 @@ from pydantic import ValidationError
 
 from factor_journal.catalog import Catalog
 from factor_journal.errors import InvalidInputError
-from factor_journal.folding import refold
+from factor_journal.folding import refold_damaged
 from factor_journal.graph import FactorGraph
-from factor_journal.models import AssessmentSummary, FactorState, HistoryPage, JournalEntry, LastConversation
+from factor_journal.models import AssessmentSummary, FactorState, HistoryPage, JournalEntry
+from factor_journal.planner import DamagedFactorError, DamagedSummaryError, stored_factor, stored_summary
 from factor_journal.repositories.client import Repository
 from factor_journal.repositories.paths import SUMMARY_FIELD
 from factor_journal.summary import build_summary
 
 log = logging.getLogger(__name__)
-
-
-class DamagedSummaryError(Exception):
-    """The summary document exists but does not read as a summary (a bad write, a hand edit, an old shape).
-
-    The summary is derived data: the factor documents hold every state it carries, so callers rebuild it
-    from them (``JournalReads.summary_from``). ``last_conversation`` is what could be saved of the damaged one.
-    """
-
-    def __init__(self, reason: str, last_conversation: LastConversation | None) -> None:
-        super().__init__(reason)
-        self.last_conversation = last_conversation
 
 
 def _reason(error: ValidationError) -> str:
@@ -42,40 +31,12 @@ def _reason(error: ValidationError) -> str:
 def parse_summary(document: Mapping[str, Any] | None) -> AssessmentSummary | None:
     """The summary held by a summary document (``None`` when there is none yet).
 
-    Raises ``DamagedSummaryError`` when a summary is stored but does not validate.
+    Raises ``DamagedSummaryError`` when a summary is stored but does not validate (``planner.stored_summary``).
     """
-    data = (document or {}).get(SUMMARY_FIELD)
-    if not data:
-        return None
-    try:
-        return AssessmentSummary.model_validate(data)
-    except ValidationError as error:
-        reason = _reason(error)
-        last = data.get("last_conversation") if isinstance(data, Mapping) else None
-        try:
-            saved = LastConversation.model_validate(last) if last else None
-        except ValidationError:
-            saved = None
-        raise DamagedSummaryError(reason, saved) from error
+    return stored_summary((document or {}).get(SUMMARY_FIELD))
 
 
-class DamagedFactorError(Exception):
-    """A factor document exists but does not read as a factor state.
-
-    The factor document is derived data too: its journal holds every observation it was folded from, so
-    readers fold the journal again (``JournalReads.refolded``).
-    """
-
-
-def parse_factor(document: Mapping[str, Any] | None) -> FactorState | None:
-    """The state a factor document holds (``None`` when there is none yet); ``DamagedFactorError`` if it does
-    not validate."""
-    if not document:
-        return None
-    try:
-        return FactorState.model_validate(document)
-    except ValidationError as error:
-        raise DamagedFactorError(_reason(error)) from error
+parse_factor = stored_factor  # a factor document's state (``planner.stored_factor``)
 
 
 class JournalReads(Repository):
@@ -122,13 +83,11 @@ class JournalReads(Repository):
             log.warning("factor %s of user %s was damaged (%s), not a catalog factor", factor_id, user_id, damage)
             return None
         journal = self.journal(user_id, factor_id, transaction)
-        blank = FactorState(factor_id=factor_id, category=self.catalog.factor(factor_id).category)
-        dated = max((e.recorded_at for e in journal), default=None) or datetime.now(UTC)
         log.warning(
             "factor %s of user %s was damaged (%s): folded again from %d journal entries",
             factor_id, user_id, damage, len(journal),
         )  # fmt: skip
-        return refold(self.catalog, kept or blank, journal, [], user_id, dated, [])[0]
+        return refold_damaged(self.catalog, factor_id, journal, kept, user_id, datetime.now(UTC))
 
     def summary_document(self, user_id: str) -> dict[str, Any] | None:
         return self.paths.summary(user_id).get().to_dict()

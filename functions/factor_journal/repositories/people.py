@@ -30,7 +30,14 @@ from google.cloud.firestore_v1.field_path import FieldPath
 
 from factor_journal.catalog import Catalog
 from factor_journal.conversation import InvalidTurnError, Turn, parse_turn
-from factor_journal.documents import DONE, SETTLED, ExtractionOutcome, SessionDocument, TurnStatus
+from factor_journal.documents import (
+    DONE,
+    ExtractionOutcome,
+    SessionDocument,
+    TurnStatus,
+    claim_abandoned,
+    claim_refused_by,
+)
 from factor_journal.errors import FactorJournalError, UnknownUserError
 from factor_journal.graph import FactorGraph
 from factor_journal.models import SERVER_MANAGED_PROFILE_FIELDS, UserProfile
@@ -271,11 +278,11 @@ class People(Repository):
             if not snapshot.exists:
                 return Claim(won=False, outcome=None, missing=True)
             data = snapshot.to_dict() or {}
-            blocking = _blocking(data, moment, force)
+            blocking = claim_refused_by(ExtractionOutcome.of(data), moment, force)
             if blocking is not None:
                 return Claim(won=False, outcome=blocking, data=data)
             previous = ExtractionOutcome.of(data)
-            if _abandoned(previous, max_attempts, force):
+            if claim_abandoned(previous, max_attempts, force):
                 assert previous is not None
                 given_up = ExtractionOutcome(
                     status=TurnStatus.needs_attention, attempts=previous.attempts, error_kind="abandoned",
@@ -437,30 +444,6 @@ def _write_attention(
         shard = paths.rollup_shard(org_id, shard_of(ref.user_id))
         writer.set(shard, row, merge=[FieldPath("rows", ref.user_id, "needs_attention")])
     return True
-
-
-def _abandoned(previous: ExtractionOutcome | None, max_attempts: int | None, force: bool) -> bool:
-    """A claim whose holder died (a claimable ``processing`` outcome) with no attempt left."""
-    return (
-        not force and max_attempts is not None and previous is not None
-        and previous.status == TurnStatus.processing and previous.attempts >= max_attempts
-    )  # fmt: skip
-
-
-def _blocking(data: dict[str, Any] | None, now: datetime, force: bool = False) -> ExtractionOutcome | None:
-    """The stored outcome when it forbids a new claim (see ``People.claim_turn``)."""
-    outcome = ExtractionOutcome.of(data)
-    if outcome is None:
-        return None
-    if outcome.status == TurnStatus.processing:
-        return None if outcome.lease_expired(now) else outcome
-    if force:
-        return outcome if outcome.status in DONE | {TurnStatus.invalid, TurnStatus.context} else None
-    if outcome.status in SETTLED or outcome.status == TurnStatus.needs_attention:
-        return outcome
-    if outcome.status == TurnStatus.failed and outcome.next_attempt_at is not None and outcome.next_attempt_at > now:
-        return outcome
-    return None
 
 
 def leave_organisation(

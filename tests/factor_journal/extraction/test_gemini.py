@@ -261,16 +261,14 @@ def test_gemini_phrases_the_next_question_and_fails_clearly(catalog):
         GeminiWriter(GeminiExtractor(settings(vertex.url, max_attempts=1))).phrase_question("Q?", "")
 
 
-def test_gemini_is_never_asked_about_a_turn_the_screening_refuses_and_its_prompt_has_the_same_rule(store, make_user):
+def test_a_turn_the_screening_refuses_never_reaches_gemini_and_its_prompt_has_the_same_rule():
+    """The pipeline screens a turn before any extractor (test_hostile_input.py asserts, on the emulator, that a
+    refused turn makes no model call): this one is refused, quoting the words that decided it, and what the rules
+    miss the model is told the same."""
+    from factor_journal.extraction.listening import screen_turn
     from factor_journal.extraction.prompt import SYSTEM_INSTRUCTION
 
-    user, session, turn = _conversation(
-        store, make_user, "My cousin's garage books every repair online; a very slick system.", minutes_ago=-1
-    )
-    with VertexStandIn([recorded("obeys_injection")]) as vertex:
-        outcome = TurnProcessor(store, GeminiExtractor(settings(vertex.url))).process(user, session, turn)
-    assert outcome.status == "no_update" and vertex.requests == []  # no model call, nothing paid for
-    screened = store.turn_data(user, session, turn)["extraction"]["screened"]
-    assert screened["kind"] == "other_organisation" and "my cousin's" in screened["reason"]
+    screened = screen_turn("My cousin's garage books every repair online; a very slick system.")
+    assert screened is not None and screened.kind == "other_organisation" and "my cousin's" in screened.reason
     for words in ("THIS organisation TODAY", "another organisation", "plan", "deferral", "question back", "pause"):
-        assert words in SYSTEM_INSTRUCTION  # what the rules miss, the model is told the same
+        assert words in SYSTEM_INSTRUCTION
