@@ -154,7 +154,7 @@ def _reembed(args: argparse.Namespace) -> int:
     if embedder is None:
         print("error: FJ_EMBEDDER=none: no embedding model to re-embed with", file=sys.stderr)
         return 2
-    vectors = runtime.store().changes.vectors
+    vectors = runtime.store().vectors
     report = ReembedReport()
     people = [args.user] if args.user else vectors.user_ids(after=args.after)
     for user_id in people:

@@ -9,6 +9,7 @@ facades it owns (``tests/test_one_door.py`` keeps it so):
   due and unclaimed turns), over ``People``, which also keeps profiles and sessions;
 * ``changes`` — ``FactorChanges``: read → plan (``factor_journal.planner``) → write, one transaction per change;
 * ``journal`` — ``JournalReads``: the summary, factor states, history pages, as-of states;
+* ``vectors`` — the embeddings of journal entries (written by ``changes``): search and re-embedding;
 * ``organisations`` — organisation documents, roll-up shards, daily figures;
 * ``mail`` and ``links`` — queued reminder mail, who is due one, opt-outs; link records;
 * ``personal_data`` — a person's export and erasure;
@@ -83,6 +84,7 @@ from factor_journal.repositories.organisations import OrganisationRecords
 from factor_journal.repositories.paths import Paths
 from factor_journal.repositories.people import Claim, People, TurnRef
 from factor_journal.repositories.personal_data import PersonalData
+from factor_journal.repositories.vectors import JournalVectors
 from factor_journal.rollup import PersonRow
 from factor_journal.summary import build_summary
 from factor_journal.transitions import Transition
@@ -176,6 +178,11 @@ class FactorJournalStore:
         """A store over its own counted client for the project's database: the emulator's when
         FIRESTORE_EMULATOR_HOST is set, otherwise production with the runtime's default credentials."""
         return cls(connect(project, database), catalog, **options)
+
+    @property
+    def vectors(self) -> JournalVectors:
+        """The embeddings of journal entries (search, re-embedding): the ones ``changes`` writes with each entry."""
+        return self.changes.vectors
 
     @property
     def project(self) -> str:
