@@ -39,6 +39,8 @@ from factor_journal.models import UserProfile
 from factor_journal.nightly import NightlySettings, progress, start_run
 from factor_journal.organisation import OrganisationDirectory
 from factor_journal.reminders import MAIL_COLLECTION, ReminderPolicy, remind
+from factor_journal.repositories.links import LinkRecords
+from factor_journal.repositories.nightly_runs import NightlyRuns
 from factor_journal.repositories.paths import SUMMARY_FIELD
 from factor_journal.rollup import PersonRow, shard_of
 from factor_journal.store import FactorJournalStore
@@ -152,7 +154,7 @@ def wait_for_run(client: firestore.Client, run_id: str, timeout: float) -> tuple
     started = time.perf_counter()
     deadline = started + timeout
     while True:
-        state = progress(client, run_id)
+        state = progress(NightlyRuns(client), run_id)
         if state.complete or time.perf_counter() > deadline:
             return time.perf_counter() - started, state
         time.sleep(1.0)
@@ -174,7 +176,7 @@ def run() -> dict[str, Any]:
     print(f"  nightly: seeded {people} people in {ORGANISATIONS} organisations in {seed_seconds} s "
           f"({len(population['due'])} due a reminder)", flush=True)  # fmt: skip
     legacy_store = FactorJournalStore(legacy_client, catalog)
-    legacy = legacy_single_loop(legacy_store, LinkSigner(legacy_client, secret="bench"), now)
+    legacy = legacy_single_loop(legacy_store, LinkSigner(LinkRecords(legacy_client), secret="bench"), now)
     legacy_mail = mail_per_person(legacy_client, prefix)
     legacy["duplicates"] = sum(count - 1 for count in legacy_mail.values())
     legacy["due_never_reminded"] = len(population["due"] - set(legacy_mail))
@@ -185,7 +187,6 @@ def run() -> dict[str, Any]:
     # 2. The fan-out through the emulators, on the default database.
     client = fresh_database("(default)")
     os.environ.pop("FJ_FIRESTORE_DATABASE", None)
-    runtime.firestore_client.cache_clear()
     runtime.store.cache_clear()
     seed_population(client, catalog, people=people, organisations=ORGANISATIONS, now=now, prefix=prefix)
     settings = NightlySettings.from_env()
@@ -196,7 +197,7 @@ def run() -> dict[str, Any]:
     for attempt in ("first", "again the same day"):
         run_id = f"{prefix}-{len(runs)}"
         started = time.perf_counter()
-        enqueued = start_run(client, runtime.task_sink(), now, run_id, settings)
+        enqueued = start_run(NightlyRuns(client), runtime.task_sink(), now, run_id, settings)
         enqueue_ms = round((time.perf_counter() - started) * 1000, 1)
         waited, state = wait_for_run(client, run_id, timeout=3600)
         runs.append(

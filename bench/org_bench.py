@@ -26,6 +26,7 @@ from factor_journal.catalog import load_catalog
 from factor_journal.links import LinkSigner
 from factor_journal.models import UserProfile
 from factor_journal.organisation import OrganisationDirectory
+from factor_journal.repositories.links import LinkRecords
 from factor_journal.rollup import PersonRow, encode_said, shard_of
 from factor_journal.store import FactorJournalStore
 
@@ -75,7 +76,7 @@ def _team_pages() -> list[dict[str, Any]]:
     rows = []
     for people in SIZES:
         org, manager = _seed_org(store, people)
-        token = LinkSigner(client).issue(manager, kind="manager", org_id=org)
+        token = LinkSigner(LinkRecords(client)).issue(manager, kind="manager", org_id=org)
         from dashboard.views import manager  # the app keeps rows a minute for filter reruns: measure a first view
 
         measured = [measure_page(token, before=manager._rows.clear) for _ in range(RENDERS)]

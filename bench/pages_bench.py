@@ -32,6 +32,7 @@ from factor_journal.extraction.base import ExtractionRequest, ExtractionResult
 from factor_journal.links import LinkSigner
 from factor_journal.models import InferredUpdate, UserProfile
 from factor_journal.pipeline import TurnProcessor
+from factor_journal.repositories.links import LinkRecords
 from factor_journal.store import FactorJournalStore, entry_id_for
 
 ASSESSED = 50
@@ -120,7 +121,7 @@ def _team_view(token: str, prepare: Callable[[Any], None], first_view: bool = Fa
 def _team_page(client) -> dict[str, Any]:
     store = runtime.store()
     org, manager = _seed_org(store, TEAM_PEOPLE)
-    token = LinkSigner(client).issue(manager, kind="manager", org_id=org)
+    token = LinkSigner(LinkRecords(client)).issue(manager, kind="manager", org_id=org)
     views = {}
     for name, prepare, first_view in [("first view (rows read)", TEAM_VIEWS["unfiltered"], True),
                                       *((n, p, False) for n, p in TEAM_VIEWS.items())]:  # fmt: skip
@@ -233,7 +234,7 @@ def _conversation(client) -> dict[str, Any]:  # type: ignore[no-untyped-def]
             processor.process(user, session, turn)
             turns.append(turn)
         store.add_turn(user, session, "assistant", "Next question?", created_at=start + timedelta(minutes=answers))
-        token = LinkSigner(client).issue(user, session)
+        token = LinkSigner(LinkRecords(client)).issue(user, session)
         with_sayback, _ = measure_page(token, "conversation")
         for turn in turns:
             store.turns(user, session).document(turn).update({"extraction.readings": []})
@@ -254,7 +255,7 @@ def run() -> dict[str, Any]:
     client = app_on_fresh_database("fj-bench")
     store = runtime.store()
     user = _seed(store)
-    token = LinkSigner(client).issue(user)
+    token = LinkSigner(LinkRecords(client)).issue(user)
     reads = {}
     for page in ("overview", "capabilities", "history", "review", "ask", "conversation"):
         reads[page], _ = measure_page(token, page)

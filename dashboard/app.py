@@ -77,9 +77,7 @@ def export_offer(viewer: context.Viewer) -> None:
     """A person's own data as JSON (profile, factors, journals, conversations, ...), built when downloaded."""
 
     def build() -> str:
-        from factor_journal.privacy import PersonalData
-
-        return PersonalData(context.store().client).export_json(viewer.user_id)
+        return context.store().personal_data.export_json(viewer.user_id)
 
     st.sidebar.download_button(
         "Download my data (JSON)", build, file_name="factor-journal-my-data.json", mime="application/json",

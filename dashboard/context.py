@@ -59,7 +59,7 @@ def writer() -> Writer | None:
 
 @st.cache_resource(show_spinner=False)
 def signer() -> LinkSigner:
-    return LinkSigner(runtime.firestore_client())
+    return LinkSigner(store().links)
 
 
 @st.cache_resource(show_spinner=False)

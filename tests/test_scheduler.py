@@ -17,6 +17,7 @@ import pytest
 
 from bench.nightly_bench import mail_per_person, seed_population
 from factor_journal.nightly import default_run_id, progress
+from factor_journal.repositories.nightly_runs import NightlyRuns
 from factor_journal.store import FactorJournalStore
 from waiting import wait_for
 
@@ -151,8 +152,8 @@ def test_the_scheduled_nightly_run_works_for_the_day_it_was_scheduled_for(trigge
 
     scheduler.fire(functions_origin, "demo-factor-journal", NIGHTLY, scheduled_for)
 
-    run_id = default_run_id(scheduled_for)
-    state = wait_for(lambda: (s := progress(trigger_client, run_id)).complete and s, 240.0, "the nightly run", 0.5)
+    run_id, runs = default_run_id(scheduled_for), NightlyRuns(trigger_client)
+    state = wait_for(lambda: (s := progress(runs, run_id)).complete and s, 240.0, "the nightly run", 0.5)
     assert state.reminders_sent >= len(population["due"]) > 0  # earlier years' people are quiet in 1917 too
     mail = mail_per_person(trigger_client, prefix)  # no other run: the emulator's readiness probe starts none
     assert set(mail) == population["due"] and set(mail.values()) == {1}

@@ -37,7 +37,6 @@ from itsdangerous import BadSignature, TimestampSigner, URLSafeTimedSerializer
 from pydantic import BaseModel, ValidationError
 
 from factor_journal.errors import FactorJournalError
-from factor_journal.repositories.client import FirestoreClient
 from factor_journal.repositories.links import LINK_COLLECTION, LinkRecord, LinkRecords
 from factor_journal.settings import settings
 
@@ -116,12 +115,12 @@ def link_secret(secret: str | None = None) -> str:
 
 class LinkSigner:
     def __init__(
-        self, client: FirestoreClient, secret: str | None = None, *,
+        self, records: LinkRecords, secret: str | None = None, *,
         clock: Clock | None = None, record_ttl: timedelta = RECORD_TTL,
     ) -> None:  # fmt: skip
-        """``clock`` gives the current time (UTC) for signing, expiry and the record cache."""
-        self.client = client
-        self.records = LinkRecords(client)
+        """``records``: where links are recorded (``FactorJournalStore.links``); ``clock`` gives the current
+        time (UTC) for signing, expiry and the record cache."""
+        self.records = records
         secret = link_secret(secret)
         if secret == DEMO_SECRET:
             warnings.warn("signing links with the demo secret (emulators only)", stacklevel=2)

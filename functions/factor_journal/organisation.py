@@ -19,7 +19,6 @@ from pydantic import BaseModel, Field, ValidationError
 from factor_journal.catalog import Catalog
 from factor_journal.errors import FactorJournalError
 from factor_journal.models import UserProfile
-from factor_journal.repositories.organisations import OrganisationRecords
 from factor_journal.rollup import (
     ROLLUP_SHARDS,
     PersonRow,
@@ -137,7 +136,7 @@ class OrganisationDirectory:
 
     def __init__(self, store: FactorJournalStore) -> None:
         self.store = store
-        self.records = OrganisationRecords(store.client)
+        self.records = store.organisations
 
     def create(self, org_id: str, name: str) -> Organisation:
         organisation = Organisation(org_id=org_id, name=name)

@@ -272,7 +272,7 @@ def semantic_factors(
     if embedder is not None:
         try:
             vector = embedder.embed_query(topic)
-            hits = store.changes.vectors.nearest(user_id, vector, embedder.model_id, SEARCH_LIMIT)
+            hits = store.vectors.nearest(user_id, vector, embedder.model_id, SEARCH_LIMIT)
         except EmbeddingError as error:
             log.warning("journal search unavailable (%s): the catalog's ranking only", error)
             hits = []
@@ -281,7 +281,7 @@ def semantic_factors(
         )
         if chosen:
             close = max(hit.similarity for hit in hits) - NEAR_TIE  # the entries as close as a near tie
-            entries = store.changes.vectors.entries(user_id, [h for h in hits if h.factor_id in chosen])
+            entries = store.vectors.entries(user_id, [h for h in hits if h.factor_id in chosen])
             for hit in hits:
                 entry = entries.get(hit.entry_id)
                 if entry is not None and hit.factor_id in chosen and hit.similarity >= close:

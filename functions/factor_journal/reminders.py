@@ -41,7 +41,7 @@ from factor_journal.guidance import next_best_questions
 from factor_journal.links import InvalidLinkError, LinkSigner, link_secret, link_url
 from factor_journal.models import AssessmentSummary, UserProfile
 from factor_journal.repositories.mail import MAIL_COLLECTION as MAIL_COLLECTION  # re-exported for callers
-from factor_journal.repositories.mail import Mail, MailDocument, MailMessage
+from factor_journal.repositories.mail import MailDocument, MailMessage
 from factor_journal.settings import settings
 from factor_journal.store import FactorJournalStore
 
@@ -125,7 +125,7 @@ def unsubscribe(
     Raises InvalidLinkError for a bad token and UnknownUserError when the person no longer exists;
     nothing is written then."""
     user_id = links.user_of(token)
-    profile = Mail(store.client).opt_out(user_id, now or datetime.now(UTC))
+    profile = store.mail.opt_out(user_id, now or datetime.now(UTC))
     if profile is None:
         raise UnknownUserError(user_id)
     return profile
@@ -200,7 +200,7 @@ def due_page(
     else:
         raise ValueError(f"unknown scan {scan!r}; expected one of {SCANS}")
     after = (cursor.value, cursor.user_id) if cursor is not None else None
-    found = Mail(store.client).people_page(order_field, filters, after, page_size)
+    found = store.mail.people_page(order_field, filters, after, page_size)
     people = []
     for user_id, data in found:
         try:
@@ -374,7 +374,7 @@ def _send_once(
         message = compose(
             current, summary, link_url(base_url, token_box["token"]), questions[0].question if questions else None,
             unsubscribe_links.url(base_url, profile.user_id),
-            unsubscribe_links.url(one_click_endpoint(store.client.project), profile.user_id, page=""),
+            unsubscribe_links.url(one_click_endpoint(store.project), profile.user_id, page=""),
             recheck=recheck,
         )  # fmt: skip
         return MailDocument(
@@ -385,4 +385,4 @@ def _send_once(
             created_at=now,
         )
 
-    return Mail(store.client).queue_once(profile.user_id, mail_id_for(profile.user_id, now), build)
+    return store.mail.queue_once(profile.user_id, mail_id_for(profile.user_id, now), build)

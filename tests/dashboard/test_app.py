@@ -20,6 +20,7 @@ from factor_journal import runtime
 from factor_journal.links import LinkSigner
 from factor_journal.models import InferredUpdate, UserProfile
 from factor_journal.organisation import OrganisationDirectory
+from factor_journal.repositories.links import LinkRecords
 from factor_journal.store import FactorJournalStore
 from waiting import wait_for
 
@@ -42,7 +43,7 @@ def app_database(monkeypatch) -> Iterator[str]:
 
 @pytest.fixture
 def signer(firestore_client) -> LinkSigner:
-    return LinkSigner(firestore_client)
+    return LinkSigner(LinkRecords(firestore_client))
 
 
 def open_app(token: str | None, page: str | None = None) -> AppTest:
@@ -256,7 +257,7 @@ def test_continuing_the_conversation_goes_through_the_real_trigger(monkeypatch, 
         user = f"conv-{datetime.now(UTC):%H%M%S%f}"
         live.register_user(UserProfile(user_id=user, display_name="Chat Person"))
         session = live.start_session(user)
-        app = open_app(LinkSigner(trigger_client).issue(user, session), "conversation")
+        app = open_app(LinkSigner(LinkRecords(trigger_client)).issue(user, session), "conversation")
         [question] = [m.value for m in app.chat_message[0].text]  # people's and assistant's words: plain text
         assert question in {q for f in catalog.assessable_factors for q in f.elicitation_questions}
         app.chat_input[0].set_value("Honestly, our data is all over the place, 5 different systems.").run()
@@ -277,7 +278,7 @@ def test_continuing_the_conversation_goes_through_the_real_trigger(monkeypatch, 
         turns = live.session_turns(user, session)
         assert [d["role"] for _, d in turns][:2] == ["assistant", "user"]
         assert turns[1][1]["extraction"]["status"] == "processed"
-        overview = open_app(LinkSigner(trigger_client).issue(user, session))
+        overview = open_app(LinkSigner(LinkRecords(trigger_client)).issue(user, session))
         assessed = live.summary(user).overall.total_factors_assessed
         assert f"{assessed}/{len(catalog.assessable_factors)} factors" in texts(overview)
     finally:

@@ -25,6 +25,7 @@ import pytest
 from factor_journal import freshness
 from factor_journal.links import LinkSigner, link_url
 from factor_journal.models import InferredUpdate
+from factor_journal.repositories.links import LinkRecords
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
@@ -209,7 +210,7 @@ def test_a_person_reads_every_page_on_a_desktop_and_a_phone(
     app_url, browser, store, organisation, firestore_client, tmp_path
 ):
     anna = organisation["anna"]
-    token = LinkSigner(firestore_client).issue(anna, "kickoff")
+    token = LinkSigner(LinkRecords(firestore_client)).issue(anna, "kickoff")
     summary = store.summary(anna)
     governance = summary.factors["data_governance"]
     fresh = freshness.assess(store.catalog, store.graph, summary, datetime.now(UTC))  # how sure is today's
@@ -280,7 +281,7 @@ def test_a_person_whose_answers_were_said_long_ago_sees_them_to_recheck(app_url,
     fresh = freshness.assess(store.catalog, store.graph, summary, now)
     assert summary.overall.decision_tier == "low_risk" and fresh.tier_note is not None and fresh.tier_note.lapsed
     first = store.catalog.factor(fresh.tier_note.confirm[0]).name
-    token = LinkSigner(firestore_client).issue(olga, "kickoff")
+    token = LinkSigner(LinkRecords(firestore_client)).issue(olga, "kickoff")
     for width in (DESKTOP, PHONE):
         browser.set_window_size(width, 1000)
         browser.get(link_url(app_url, token))
@@ -298,7 +299,8 @@ def test_a_manager_reads_the_team_on_a_desktop_a_phone_and_in_dark_mode(app_url,
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
-    token = LinkSigner(firestore_client).issue(organisation["manager"], kind="manager", org_id=organisation["org"])
+    signer = LinkSigner(LinkRecords(firestore_client))
+    token = signer.issue(organisation["manager"], kind="manager", org_id=organisation["org"])
     for width in (DESKTOP, PHONE):
         browser.set_window_size(width, 1000)
         browser.get(link_url(app_url, token))

@@ -21,7 +21,6 @@ from factor_journal.catalog import Catalog
 from factor_journal.conversation import Turn, format_excerpt
 from factor_journal.embedding import WordLlamaEmbedder, entry_said
 from factor_journal.models import EntryKind, InferredUpdate, UserProfile
-from factor_journal.privacy import PersonalData
 from factor_journal.questions import analyse_intent, answer_question
 from factor_journal.repositories.paths import VECTORS
 from factor_journal.repositories.vectors import ReembedReport
@@ -176,7 +175,7 @@ def test_a_question_with_nothing_close_in_the_journal_says_how_it_was_answered(a
 
 def test_export_states_the_vectors_and_erasure_leaves_none(ask_store):
     user, entries = seed(ask_store, HELD_OUT["journal"][:3])
-    data = PersonalData(ask_store.client)
+    data = ask_store.personal_data
     exported = data.export(user)
     vectors = {path: doc for path, doc in exported["documents"].items() if f"/{VECTORS}/" in path}
     assert len(vectors) == 3

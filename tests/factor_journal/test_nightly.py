@@ -37,6 +37,7 @@ from factor_journal.reminders import (
     mail_id_for,
     send_due_reminders,
 )
+from factor_journal.repositories.links import LinkRecords
 from factor_journal.store import FactorJournalStore
 
 DATABASE = "fj-nightly"
@@ -56,7 +57,7 @@ def store(nightly_client: firestore.Client, catalog: Catalog) -> FactorJournalSt
 
 @pytest.fixture
 def signer(nightly_client) -> LinkSigner:
-    return LinkSigner(nightly_client, secret="test-secret")
+    return LinkSigner(LinkRecords(nightly_client), secret="test-secret")
 
 
 def seed(store, year: int, people: int, organisations: int = 2) -> tuple[datetime, dict]:
@@ -133,12 +134,12 @@ def test_the_nightly_tasks_cover_every_organisation_and_person_and_are_idempoten
     worker = NightlyWorker(store, signer, "https://app.example", queue)
     settings = NightlySettings(page_size=7, org_page_size=3)
     run_id = f"t-{uuid.uuid4().hex[:8]}"
-    first = start_run(store.client, queue, now, run_id, settings)
+    first = start_run(store.nightly_runs, queue, now, run_id, settings)
     assert [t.kind for t in first] == ["organisations", "reminders", "reminders"]
-    assert start_run(store.client, queue, now, run_id, settings) == []  # the same run again: nothing new
-    assert not progress(store.client, run_id).complete
+    assert start_run(store.nightly_runs, queue, now, run_id, settings) == []  # the same run again: nothing new
+    assert not progress(store.nightly_runs, run_id).complete
     tasks = queue.drain(worker)
-    state = progress(store.client, run_id)
+    state = progress(store.nightly_runs, run_id)
     assert state.complete and state.tasks == tasks and state.executions == tasks
     members = set(population["members"]) | {f"{o}-manager" for o in population["organisations"]}
     assert set(mail_counts(store, members)) == population["due"]
@@ -155,7 +156,7 @@ def test_the_nightly_tasks_cover_every_organisation_and_person_and_are_idempoten
         worker.run(task.model_dump(mode="json"))
     assert mail_counts(store, members) == dict.fromkeys(population["due"], 1)
     assert all(len([d for d in directory.history(org) if d.date == day]) == 1 for org in population["organisations"])
-    again = progress(store.client, run_id)
+    again = progress(store.nightly_runs, run_id)
     assert again.executions == tasks + 2 and again.tasks == tasks
 
 

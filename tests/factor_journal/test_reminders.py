@@ -10,13 +10,14 @@ import pytest
 from factor_journal.links import LinkSigner
 from factor_journal.models import InferredUpdate, UserProfile
 from factor_journal.reminders import MAIL_COLLECTION, ReminderPolicy, send_due_reminders
+from factor_journal.repositories.links import LinkRecords
 
 POLICY = ReminderPolicy(inactive_after=timedelta(days=7), window=timedelta(days=7))
 
 
 @pytest.fixture
 def signer(firestore_client) -> LinkSigner:
-    return LinkSigner(firestore_client, secret="test-secret")
+    return LinkSigner(LinkRecords(firestore_client), secret="test-secret")
 
 
 def person(store, *, days_quiet: float | None, opt_out: bool = False, email: str = "p@example.com") -> str:

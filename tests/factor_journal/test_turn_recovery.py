@@ -86,13 +86,13 @@ def test_a_claim_whose_holder_died_is_taken_over_after_its_lease(store, make_use
     config = Settings(claim_lease_seconds=60)
     model = ScriptedExtractor([reading("data_quality", 25)])
     # an instance claims the turn and dies before finishing
-    dead = store.people.claim_turn(_ref(user, session, turn), lease=config.claim_lease, now=clock())
+    dead = store.ledger.claim(_ref(user, session, turn), lease=config.claim_lease, now=clock())
     assert dead.won and status(store, user, session, turn) == "processing"
     processor = TurnProcessor(store, model, config=config, clock=clock)
     assert processor.process(user, session, turn).status == "busy"  # the lease is live
     assert model.requests == []
     clock.advance(seconds=61)
-    assert store.people.due_turns(clock()) and _ref(user, session, turn) in store.people.due_turns(clock())
+    assert store.ledger.due(clock()) and _ref(user, session, turn) in store.ledger.due(clock())
     assert recover_due_turns(processor) == {"processed": 1}
     assert status(store, user, session, turn) == "processed" and len(model.requests) == 1
 
@@ -141,7 +141,7 @@ def test_a_turn_whose_analysis_keeps_stopping_its_instance_needs_attention_after
     turn = store.add_turn(user, session, "user", "Our data is all over the place")
     clock, config = Clock(), Settings(max_turn_attempts=3, claim_lease_seconds=60)
     for _ in range(3):  # three instances claim it and die
-        assert store.people.claim_turn(_ref(user, session, turn), lease=config.claim_lease, now=clock()).won
+        assert store.ledger.claim(_ref(user, session, turn), lease=config.claim_lease, now=clock()).won
         clock.advance(seconds=61)
     model = ScriptedExtractor([reading("data_quality", 25)])
     assert recover_due_turns(TurnProcessor(store, model, config=config, clock=clock)) == {"needs_attention": 1}
@@ -164,7 +164,7 @@ def test_a_turn_committed_after_its_takeover_failed_is_no_longer_listed_as_needi
     session = store.start_session(user)
     turn = store.add_turn(user, session, "user", "Our data is all over the place")
     clock, config = Clock(), Settings(max_turn_attempts=2, claim_lease_seconds=60)
-    slow = store.people.claim_turn(_ref(user, session, turn), lease=config.claim_lease, now=clock())
+    slow = store.ledger.claim(_ref(user, session, turn), lease=config.claim_lease, now=clock())
     assert slow.won
     clock.advance(seconds=61)
     failing = TurnProcessor(store, ScriptedExtractor(ExtractionError("503")), config=config, clock=clock)

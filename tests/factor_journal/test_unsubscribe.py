@@ -22,6 +22,7 @@ from factor_journal.reminders import (
     send_due_reminders,
     unsubscribe,
 )  # fmt: skip
+from factor_journal.repositories.links import LinkRecords
 
 PROJECT = os.environ.get("GCLOUD_PROJECT", "demo-factor-journal")
 POLICY = ReminderPolicy(inactive_after=timedelta(days=7), window=timedelta(days=7))
@@ -29,7 +30,7 @@ POLICY = ReminderPolicy(inactive_after=timedelta(days=7), window=timedelta(days=
 
 @pytest.fixture
 def signer(firestore_client) -> LinkSigner:
-    return LinkSigner(firestore_client, secret="test-secret")
+    return LinkSigner(LinkRecords(firestore_client), secret="test-secret")
 
 
 def quiet_person(store) -> str:

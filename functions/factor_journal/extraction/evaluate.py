@@ -558,14 +558,13 @@ def _blank() -> dict[str, Any]:
 def evaluate(extractor_kind: str, splits: Sequence[str], database: str = DATABASE, progress: bool = True,
              corpus_dir: Path = CORPUS) -> dict[str, Any]:  # fmt: skip
     """Run and score each split with one extractor on the emulator database ``database``."""
-    from factor_journal.repositories.client import connect
     from factor_journal.runtime import make_extractor, project_id
     from factor_journal.store import FactorJournalStore
 
     if not os.environ.get("FIRESTORE_EMULATOR_HOST"):
         raise SystemExit("FIRESTORE_EMULATOR_HOST is not set: run the eval with `make eval` (it starts the emulators)")
     catalog = load_catalog()
-    store = FactorJournalStore(connect(project_id(), database), catalog)
+    store = FactorJournalStore.connect(project_id(), database, catalog)
     extractor = make_extractor(extractor_kind)
     model = getattr(extractor, "model", None)
     out: dict[str, Any] = {"model": model if isinstance(model, str) else None,
