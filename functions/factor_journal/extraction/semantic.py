@@ -29,7 +29,7 @@ A turn is read in four steps, each promise checked by the eval (``make eval``):
    left alone (no update beats a wrong one).  At most ``MAX_FACTORS`` factors per turn.  The confidence an
    update states is the score calibrated on dev's out-of-fold readings: the chance that it is right.
 
-The three models are trained on the eval corpus's dev split only (``python -m factor_journal.extraction.train``)
+The three models are trained on the eval corpus's dev split only (``python -m factor_journal_tools.train``)
 and ship as ``extraction/models/semantic.json`` (package data, versioned with the catalog version it
 was trained against).
 """
@@ -271,7 +271,7 @@ def default_reader(catalog: Catalog | None = None) -> SemanticReader:
     if model.catalog_version != catalog.version:
         log.warning(
             "semantic model trained on catalog %s, running on %s: retrain with "
-            "`python -m factor_journal.extraction.train`", model.catalog_version, catalog.version,
+            "`python -m factor_journal_tools.train`", model.catalog_version, catalog.version,
         )  # fmt: skip
     reader = SemanticReader(Space(catalog, model.examples), model)
     _READERS[id(catalog)] = (catalog, reader)

@@ -8,7 +8,6 @@ import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from vertex_stand_in import Step, VertexStandIn, error, model_response, output, recorded
 
 from factor_journal.candidates import candidate_view
 from factor_journal.evidence import MAX_UNCORROBORATED_MOVE
@@ -16,6 +15,7 @@ from factor_journal.extraction.base import ExchangeTurn, ExtractionError, Extrac
 from factor_journal.extraction.gemini import GeminiExtractor, GeminiSettings, vertex_mode
 from factor_journal.extraction.prompt import estimate_tokens
 from factor_journal.pipeline import TurnProcessor
+from vertex_stand_in import Step, VertexStandIn, error, model_response, output, recorded
 
 
 def settings(url: str, **overrides: object) -> GeminiSettings:

@@ -13,7 +13,6 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from vertex_stand_in import Step, VertexStandIn, error
 
 from factor_journal import cli, runtime
 from factor_journal.embedding import (
@@ -28,6 +27,7 @@ from factor_journal.models import InferredUpdate, UserProfile
 from factor_journal.questions import answer_question
 from factor_journal.repositories.vectors import ReembedReport
 from factor_journal.store import FactorJournalStore
+from vertex_stand_in import Step, VertexStandIn, error
 
 
 def padded(text: str, dimensions: int) -> list[float]:

@@ -15,7 +15,6 @@ import pytest
 from factor_journal.catalog.models import band_of, load_catalog
 from factor_journal.extraction import signals
 from factor_journal.extraction.base import ExchangeTurn, ExtractionRequest
-from factor_journal.extraction.catalog_check import THRESHOLD, similar_pairs, too_similar
 from factor_journal.extraction.semantic import (
     ARTEFACT,
     SemanticExtractor,
@@ -25,6 +24,7 @@ from factor_journal.extraction.semantic import (
     is_evidence,
     load_model_artefact,
 )
+from factor_journal_tools.catalog_check import THRESHOLD, similar_pairs, too_similar
 
 FUNCTIONS = Path(__file__).resolve().parents[3] / "functions"
 

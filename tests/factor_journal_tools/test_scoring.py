@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from factor_journal.extraction.evaluate import TurnRecord, render_report, score
+from factor_journal_tools.evaluate import TurnRecord, render_report, score
 
 
 def record(expected, stored=None, kind="factor", status="processed", confidence=None, tags=()):

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 
-from vertex_stand_in import VertexStandIn, output
-
 from factor_journal.extraction.base import ExtractionError
-from factor_journal.extraction.evaluate import CorpusTurn, run_split, score
 from factor_journal.extraction.gemini import GeminiExtractor, GeminiSettings
 from factor_journal.extraction.semantic import SemanticExtractor
+from factor_journal_tools.evaluate import CorpusTurn, run_split, score
+from vertex_stand_in import VertexStandIn, output
 
 TURNS = [
     CorpusTurn("q1", "How much do you trust the numbers in your main systems without checking them by hand?",

@@ -21,7 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-RECORDED = Path(__file__).resolve().parents[2] / "fixtures" / "vertex"
+RECORDED = Path(__file__).resolve().parent / "fixtures" / "vertex"
 
 
 def model_response(text: str, prompt_tokens: int = 412, response_tokens: int = 57) -> dict[str, Any]:

@@ -9,12 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from factor_journal.extraction import train as training
 from factor_journal.extraction.linear import Calibration
 from factor_journal.extraction.semantic import SemanticModel, SemanticReader, load_model_artefact
 from factor_journal.extraction.semantic_features import Example, Space
+from factor_journal_tools import train as training
 
-DEV = Path(__file__).resolve().parents[3] / "eval" / "corpus" / "dev.jsonl"
+DEV = Path(__file__).resolve().parents[2] / "eval" / "corpus" / "dev.jsonl"
 SMALL_CORPUS_TURNS = 540  # a fixed count, so the test's cost holds as dev grows
 
 

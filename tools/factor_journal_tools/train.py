@@ -1,6 +1,6 @@
 """Train the semantic extractor's models on the eval corpus's dev split (never on test).
 
-    python -m factor_journal.extraction.train [--corpus eval/corpus/dev.jsonl] [--out PATH]
+    python -m factor_journal_tools.train [--corpus eval/corpus/dev.jsonl] [--out PATH]
     make train-extractor
 
 It trains on dev only, then scores the trained model on the validation split (turns written later than
@@ -15,7 +15,7 @@ itself hidden from the labelled examples (leave-one-out, so the models never lea
 matching itself), chooses regularisation and the abstention thresholds by 5-fold cross-validation
 on dev, calibrates the stated confidence on the same out-of-fold readings, then fits the detector and the
 band classifier on all of dev and writes
-``extraction/models/semantic.json``.
+``functions/factor_journal/extraction/models/semantic.json`` (``extraction.semantic.ARTEFACT``).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from factor_journal.extraction.linear import Calibration, Classifier, Standardis
 from factor_journal.extraction.semantic import ARTEFACT, SemanticModel, SemanticReader
 from factor_journal.extraction.semantic_features import BANDS, Example, Space, Turn
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[2]
 DEV = REPO / "eval" / "corpus" / "dev.jsonl"
 VALIDATION = REPO / "eval" / "corpus" / "validation.jsonl"
 VERSION = "semantic-v12"
@@ -261,9 +261,7 @@ def validate(model: SemanticModel, corpus: Path = VALIDATION, catalog: Catalog |
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m factor_journal.extraction.train", description=__doc__.split("\n")[0]
-    )
+    parser = argparse.ArgumentParser(prog="python -m factor_journal_tools.train", description=__doc__.split("\n")[0])
     parser.add_argument("--corpus", type=Path, default=DEV, help="the dev split (never the validation or test split)")
     parser.add_argument("--out", type=Path, default=ARTEFACT)
     args = parser.parse_args(argv)
