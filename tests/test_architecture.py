@@ -36,7 +36,7 @@ def _modules(names: str, package: str = "factor_journal") -> frozenset[str]:
 
 PURE_CORE = _modules("""
     catalog catalog.models models errors documents validation vocabulary graph evidence transitions folding composites
-    summary rollup freshness sayback guidance planner conversation screening extraction.base
+    summary rollup freshness sayback guidance planner conversation screening extraction.base page_models
 """)
 
 LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
