@@ -52,9 +52,15 @@ def _seed_org(store: FactorJournalStore, people: int) -> tuple[str, str]:
         user = f"{org}-p{index:04d}"
         completeness = (index * 37 % 100) / 100
         shards[shard_of(user)][user] = PersonRow(
-            user_id=user, display_name=f"Person {index:04d}", email=f"p{index}@example.com",
-            completeness=completeness, avg_confidence=0.5 + (index % 40) / 100, assessed=int(completeness * 44),
-            total=44, decision_tier=tiers[index % len(tiers)], unconfirmed=index % 5,
+            user_id=user,
+            display_name=f"Person {index:04d}",
+            email=f"p{index}@example.com",
+            completeness=completeness,
+            avg_confidence=0.5 + (index % 40) / 100,
+            assessed=int(completeness * 44),
+            total=44,
+            decision_tier=tiers[index % len(tiers)],
+            unconfirmed=index % 5,
             last_active=now - timedelta(days=index % 30),
             categories={c: ((index + i * 13) % 100) / 100 for i, c in enumerate(categories)},
             # each answer's confidence and when it was said (up to ~16 months ago), aged by the page on read
@@ -62,7 +68,7 @@ def _seed_org(store: FactorJournalStore, people: int) -> tuple[str, str]:
                 (fid, 0.55 + (index + k) % 40 / 100, now - timedelta(days=(index * 7 + k * 31) % 500))
                 for k, fid in enumerate(answerable[: int(completeness * 44)])
             ),
-        ).to_document()  # fmt: skip
+        ).to_document()
     writer = store.client.bulk_writer()
     for shard, rows in shards.items():
         writer.set(store.org_ref(org).collection("rollup").document(shard), {"rows": rows})

@@ -80,18 +80,25 @@ def export_offer(viewer: context.Viewer) -> None:
         return context.store().personal_data.export_json(viewer.user_id)
 
     st.sidebar.download_button(
-        "Download my data (JSON)", build, file_name="factor-journal-my-data.json", mime="application/json",
-        key="export_my_data", help="Everything Factor Journal holds about you.", on_click="ignore",
-    )  # fmt: skip
+        "Download my data (JSON)",
+        build,
+        file_name="factor-journal-my-data.json",
+        mime="application/json",
+        key="export_my_data",
+        help="Everything Factor Journal holds about you.",
+        on_click="ignore",
+    )
 
 
 if "u" in st.query_params:  # a one-click unsubscribe link from a reminder email: honoured without signing in
     loading.empty()
     st.navigation(
-        [st.Page("screens/unsubscribe.py", title="Reminder emails", url_path="reminders", default=True),
-         st.Page("screens/unsubscribe.py", title="Reminder emails", url_path="unsubscribe")],  # /unsubscribe?u=…
+        [
+            st.Page("screens/unsubscribe.py", title="Reminder emails", url_path="reminders", default=True),
+            st.Page("screens/unsubscribe.py", title="Reminder emails", url_path="unsubscribe"),
+        ],  # /unsubscribe?u=…
         position="hidden",
-    ).run()  # fmt: skip
+    ).run()
     st.stop()
 
 viewer = context.sign_in()

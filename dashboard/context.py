@@ -27,15 +27,30 @@ from factor_journal.questions import Writer
 from factor_journal.store import FactorJournalStore
 
 __all__ = [
-    "Subject", "Viewer", "access", "current_subject", "fresh", "open_fresh_page", "open_page", "require_subject",
-    "sign_in", "signer", "stale_of", "store",
-]  # fmt: skip
+    "Subject",
+    "Viewer",
+    "access",
+    "current_subject",
+    "fresh",
+    "open_fresh_page",
+    "open_page",
+    "require_subject",
+    "sign_in",
+    "signer",
+    "stale_of",
+    "store",
+]
 
 NO_LINK = "Open Factor Journal through the link in your email."
 # What belongs to one signed-in person and must not leak into the next link opened in the same tab.
 _PER_VIEWER_KEYS = (
-    "viewer", "drill_user", "drill_choice", "conversation_session", "conversation_notice", "review_limit",
-)  # fmt: skip
+    "viewer",
+    "drill_user",
+    "drill_choice",
+    "conversation_session",
+    "conversation_notice",
+    "review_limit",
+)
 
 
 class Subject(BaseModel):

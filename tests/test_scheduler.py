@@ -84,8 +84,14 @@ def test_run_calls_each_job_in_time_order_with_cloud_schedulers_headers_and_goes
     clock = [datetime(2026, 11, 26, 5, 58, tzinfo=UTC).timestamp()]
     Recorder.fail = {"recover_turns"}  # a failing call is logged; the job fires again at its next time
 
-    scheduler.run(endpoint, "demo-p", [NIGHTLY, SWEEP], clock=lambda: clock[0],
-                  sleep=lambda seconds: clock.__setitem__(0, clock[0] + seconds), rounds=4)  # fmt: skip
+    scheduler.run(
+        endpoint,
+        "demo-p",
+        [NIGHTLY, SWEEP],
+        clock=lambda: clock[0],
+        sleep=lambda seconds: clock.__setitem__(0, clock[0] + seconds),
+        rounds=4,
+    )
 
     paths = [path for path, _ in Recorder.calls]
     assert paths == [
@@ -128,12 +134,22 @@ def test_the_scheduled_sweep_heals_a_failed_turn_without_a_person(trigger_client
     session = store.start_session(user)
     due = datetime.now(UTC) + timedelta(seconds=20)  # the trigger's delivery comes well before (a cold start: ~6 s)
     failed = {  # as an attempt that hit a model outage left it: failed, due again in 20 seconds
-        "status": "failed", "attempts": 1, "error": "model unavailable", "error_kind": "transient",
-        "next_attempt_at": due, "retry_at": due,
-    }  # fmt: skip
+        "status": "failed",
+        "attempts": 1,
+        "error": "model unavailable",
+        "error_kind": "transient",
+        "next_attempt_at": due,
+        "retry_at": due,
+    }
     turn = store.turns(user, session).document()
-    turn.set({"role": "user", "text": "Our data is all over the place, 5 different systems",
-              "created_at": datetime.now(UTC), "extraction": failed})  # fmt: skip
+    turn.set(
+        {
+            "role": "user",
+            "text": "Our data is all over the place, 5 different systems",
+            "created_at": datetime.now(UTC),
+            "extraction": failed,
+        }
+    )
     wait_for(lambda: datetime.now(UTC) > due + timedelta(seconds=1), 30, "the retry time", 0.5)
     assert turn.get().get("extraction.status") == "failed"  # the trigger left it for its retry time
 

@@ -123,9 +123,12 @@ def _correction_form(turn_id: str, line: SayBackLine, key: str) -> None:
     meanings = [choice.meaning for choice in line.choices] + [f"Remove what was read about {line.factor_name}."]
     with st.form(key=f"form-{key}", border=False):
         picked = st.radio(
-            f"What is right for {line.factor_name}?", options, key=f"level-{key}",
-            captions=meanings, index=None,
-        )  # fmt: skip
+            f"What is right for {line.factor_name}?",
+            options,
+            key=f"level-{key}",
+            captions=meanings,
+            index=None,
+        )
         save, cancel = st.columns(2)
         saved = save.form_submit_button("Save", type="primary")
         cancelled = cancel.form_submit_button("Cancel")
@@ -198,12 +201,17 @@ def render() -> None:
 
     _show(turns, summary, can_act=True)
     pending = [
-        d for _, d in turns[-SHOWN_TURNS:]
+        d
+        for _, d in turns[-SHOWN_TURNS:]
         if d.get("role") != "assistant" and may_change_yet((d.get("extraction") or {}).get("status"))
-    ]  # fmt: skip
+    ]
     if pending:
-        st.button("Check again", key="conversation_refresh", icon=":material/refresh:",
-                  help="Answers being analysed or waiting for a retry: see whether they are done")  # fmt: skip
+        st.button(
+            "Check again",
+            key="conversation_refresh",
+            icon=":material/refresh:",
+            help="Answers being analysed or waiting for a retry: see whether they are done",
+        )
 
     answer = st.chat_input("Your answer", max_chars=MAX_TURN_TEXT_CHARS)
     if answer is not None:
@@ -225,9 +233,14 @@ def _next_question(turns: list[tuple[str, dict]], summary: AssessmentSummary | N
     bounds = next_question_bounds([data for _, data in turns])
     fresh = context.fresh(summary)  # aged: answers due for a re-check are asked first
     suggestions = next_best_questions(
-        store.catalog, store.graph, fresh.summary, limit=1, asked=bounds.asked, just_heard=bounds.just_heard,
+        store.catalog,
+        store.graph,
+        fresh.summary,
+        limit=1,
+        asked=bounds.asked,
+        just_heard=bounds.just_heard,
         stale=context.stale_of(fresh),
-    )  # fmt: skip
+    )
     if not suggestions:
         return None
     question = suggestions[0].question

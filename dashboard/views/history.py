@@ -80,11 +80,14 @@ def render() -> None:
     curve = freshness.decay_curve(assessment.stored.factors[factor_id], store.catalog, assessment.at)
     if len(said_on) > 1 or (said_on and curve):
         describe = None if subject.read_only else humane  # rationales quote the person: theirs alone
-        st.plotly_chart(charts.factor_timeline(entries, describe=describe, aged=curve), width="stretch",
-                        config=charts.PLOT_CONFIG)  # fmt: skip
+        st.plotly_chart(
+            charts.factor_timeline(entries, describe=describe, aged=curve), width="stretch", config=charts.PLOT_CONFIG
+        )
         if curve:
-            st.caption("The dashed line is how sure the current answer counts as time passes since it was last said; "
-                       "confirming it or saying it again brings it back.")  # fmt: skip
+            st.caption(
+                "The dashed line is how sure the current answer counts as time passes since it was last said; "
+                "confirming it or saying it again brings it back."
+            )
     elif said_on:
         st.caption(
             f"Everything below was said on {labels.day(min(said_on))}: the chart begins when a second day adds to it."
@@ -124,10 +127,14 @@ def render() -> None:
             f"{len(then.capabilities.can_evaluate)} project types evaluable."
         )
         rows = [
-            {"Factor": store.graph.name(fid), "Value": s.current_value, "Confidence": f"{s.current_confidence:.0%}",
-             "Status": labels.status_label(s.inference_status)}
+            {
+                "Factor": store.graph.name(fid),
+                "Value": s.current_value,
+                "Confidence": f"{s.current_confidence:.0%}",
+                "Status": labels.status_label(s.inference_status),
+            }
             for fid, s in assessed_states(then)
-        ]  # fmt: skip
+        ]
         if rows:
             st.dataframe(rows, hide_index=True, width="stretch")
         else:

@@ -40,10 +40,13 @@ def render() -> None:
     )
     stored = assessment.stored.overall.avg_confidence
     columns[1].metric(
-        "Confidence", f"{overall.avg_confidence:.0%}",
+        "Confidence",
+        f"{overall.avg_confidence:.0%}",
         f"{stored:.0%} when said" if shown_apart(stored, overall.avg_confidence) else None,
-        delta_color="off", delta_arrow="off", help="How sure we are today: what was said long ago counts for less.",
-    )  # fmt: skip
+        delta_color="off",
+        delta_arrow="off",
+        help="How sure we are today: what was said long ago counts for less.",
+    )
     columns[2].metric(
         "Decision tier", overall.decision_tier_name, overall.decision_budget, delta_color="off", delta_arrow="off"
     )
@@ -122,13 +125,18 @@ def to_recheck(store, subject, assessment: FreshAssessment) -> None:
         f"{due} answer{'s' if due != 1 else ''} said long ago "
         f"{'count' if due != 1 else 'counts'} for less now: things change. Nothing is lost — confirm what still "
         "holds, or talk about it again."
-        if due else "Confirming these keeps your decision tier."
-    )  # fmt: skip
+        if due
+        else "Confirming these keeps your decision tier."
+    )
     note = assessment.tier_note
     if note is not None and len(note.confirm) > 1 and not subject.read_only:
         label = f"All {len(note.confirm)} answers the tier rests on still hold"
-        if st.button(label, key="recheck-confirm-tier", icon=":material/done_all:",
-                     help="Confirm each of the answers listed first, as it is: each counts as said today"):  # fmt: skip
+        if st.button(
+            label,
+            key="recheck-confirm-tier",
+            icon=":material/done_all:",
+            help="Confirm each of the answers listed first, as it is: each counts as said today",
+        ):
             _confirm_all(store, subject, note.confirm, note.reached_name)
     for item in listed.shown:
         fid = item.factor_id
@@ -146,8 +154,12 @@ def to_recheck(store, subject, assessment: FreshAssessment) -> None:
             if subject.read_only:
                 continue
             confirm, talk = st.columns(2)
-            if confirm.button("Still holds", key=f"recheck-confirm-{fid}", icon=":material/check:",
-                              help="Confirm it as it is: it counts as said today"):  # fmt: skip
+            if confirm.button(
+                "Still holds",
+                key=f"recheck-confirm-{fid}",
+                icon=":material/check:",
+                help="Confirm it as it is: it counts as said today",
+            ):
                 try:
                     store.confirm(subject.user_id, fid)
                 except FactorJournalError as error:

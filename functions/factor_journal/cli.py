@@ -136,8 +136,10 @@ def _main(argv: Sequence[str] | None) -> int:
         if args.inline:
             result: dict[str, Any] = runtime.daily_jobs_inline()
             done = result["progress"]
-            print(f"run {result['run_id']}: {result['tasks']} tasks, {done['organisations']} organisations recorded, "
-                  f"{done['reminders_sent']} reminders queued")  # fmt: skip
+            print(
+                f"run {result['run_id']}: {result['tasks']} tasks, {done['organisations']} organisations recorded, "
+                f"{done['reminders_sent']} reminders queued"
+            )
             return 0
         started: dict[str, Any] = runtime.daily_jobs()
         result = started

@@ -276,9 +276,15 @@ def tier_note(
             f"takes it down to {dropped_to.name}. Confirm the {count} below to keep it."
         )
     return TierNote(
-        reached=reached.id, reached_name=reached.name, now=current.id, now_name=current.name,
-        lapsed=lapsed, lapses_at=lapses_at, confirm=confirm, message=message,
-    )  # fmt: skip
+        reached=reached.id,
+        reached_name=reached.name,
+        now=current.id,
+        now_name=current.name,
+        lapsed=lapsed,
+        lapses_at=lapses_at,
+        confirm=confirm,
+        message=message,
+    )
 
 
 def assess(catalog: Catalog, graph: FactorGraph, summary: AssessmentSummary, now: datetime) -> FreshAssessment:
@@ -308,9 +314,13 @@ def assess(catalog: Catalog, graph: FactorGraph, summary: AssessmentSummary, now
         key=lambda item: (-item.unlocks, item.said_at or now, item.factor_id),
     )
     return FreshAssessment(
-        at=now, summary=effective, stored=summary, factors=factors, to_recheck=to_recheck,
+        at=now,
+        summary=effective,
+        stored=summary,
+        factors=factors,
+        to_recheck=to_recheck,
         tier_note=tier_note(catalog, summary, now),
-    )  # fmt: skip
+    )
 
 
 def decay_curve(

@@ -115,9 +115,13 @@ def link_secret(secret: str | None = None) -> str:
 
 class LinkSigner:
     def __init__(
-        self, records: LinkRecords, secret: str | None = None, *,
-        clock: Clock | None = None, record_ttl: timedelta = RECORD_TTL,
-    ) -> None:  # fmt: skip
+        self,
+        records: LinkRecords,
+        secret: str | None = None,
+        *,
+        clock: Clock | None = None,
+        record_ttl: timedelta = RECORD_TTL,
+    ) -> None:
         """``records``: where links are recorded (``FactorJournalStore.links``); ``clock`` gives the current
         time (UTC) for signing, expiry and the record cache."""
         self.records = records
@@ -150,9 +154,13 @@ class LinkSigner:
         if ttl <= timedelta(0):
             raise LinkError("a link's lifetime must be positive")
         claims = LinkClaims(
-            link_id=secrets.token_urlsafe(12), user_id=user_id, session_id=session_id, kind=kind,
-            ttl_seconds=int(ttl.total_seconds()), org_id=org_id,
-        )  # fmt: skip
+            link_id=secrets.token_urlsafe(12),
+            user_id=user_id,
+            session_id=session_id,
+            kind=kind,
+            ttl_seconds=int(ttl.total_seconds()),
+            org_id=org_id,
+        )
         now = self.clock()
         self.records.create(LinkRecord(**claims.model_dump(), created_at=now, expires_at=now + ttl))
         return self.serializer.dumps(claims.model_dump())

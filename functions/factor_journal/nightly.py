@@ -75,15 +75,18 @@ class NightlySettings(BaseModel):
         """This run's knobs, from the product's settings (read from the environment)."""
         configured = Settings.from_env()
         return cls(
-            page_size=configured.nightly_page_size, org_page_size=configured.nightly_org_page_size,
-            inactive_days=configured.reminder_inactive_days, window_days=configured.reminder_window_days,
-        )  # fmt: skip
+            page_size=configured.nightly_page_size,
+            org_page_size=configured.nightly_org_page_size,
+            inactive_days=configured.reminder_inactive_days,
+            window_days=configured.reminder_window_days,
+        )
 
     def policy(self) -> ReminderPolicy:
         return ReminderPolicy(
-            inactive_after=timedelta(days=self.inactive_days), window=timedelta(days=self.window_days),
+            inactive_after=timedelta(days=self.inactive_days),
+            window=timedelta(days=self.window_days),
             page_size=self.page_size,
-        )  # fmt: skip
+        )
 
 
 class NightlyTask(BaseModel):
@@ -188,9 +191,12 @@ def default_run_id(now: datetime) -> str:
 
 
 def start_run(
-    runs: NightlyRuns, sink: TaskSink, now: datetime | None = None, run_id: str | None = None,
+    runs: NightlyRuns,
+    sink: TaskSink,
+    now: datetime | None = None,
+    run_id: str | None = None,
     settings: NightlySettings | None = None,
-) -> list[NightlyTask]:  # fmt: skip
+) -> list[NightlyTask]:
     """What the scheduled function does: record the run and enqueue its first three tasks.
 
     ``runs``: where the run is recorded (``FactorJournalStore.nightly_runs``).  The run id defaults to the

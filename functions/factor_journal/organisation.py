@@ -187,8 +187,9 @@ class OrganisationDirectory:
             try:
                 people.append(PersonRow.model_validate(row))
             except ValidationError as damage:
-                log.warning("roll-up row of %s in %s was damaged (%s): rewritten", user_id, org_id,
-                            damage.errors()[0]["loc"])  # fmt: skip
+                log.warning(
+                    "roll-up row of %s in %s was damaged (%s): rewritten", user_id, org_id, damage.errors()[0]["loc"]
+                )
                 rebuilt = self._rewritten_row(org_id, user_id)
                 if rebuilt is not None:
                     people.append(rebuilt)
@@ -203,9 +204,13 @@ class OrganisationDirectory:
             return None
 
     def team(
-        self, manager_id: str, org_id: str, now: datetime | None = None, quiet_after: timedelta = QUIET_AFTER,
+        self,
+        manager_id: str,
+        org_id: str,
+        now: datetime | None = None,
+        quiet_after: timedelta = QUIET_AFTER,
         load_rows: Callable[[Organisation], list[PersonRow]] | None = None,
-    ) -> TeamView:  # fmt: skip
+    ) -> TeamView:
         """The team page's data for a manager of ``org_id`` (NotAManagerError before anything else is read).
 
         ``load_rows(organisation)`` gives the organisation's rows when the caller keeps them for a while (the
@@ -219,14 +224,14 @@ class OrganisationDirectory:
         people = [row for row in rows if row.user_id not in organisation.managers]
         now = now or datetime.now(UTC)
         quiet = [
-            row for row in people
+            row
+            for row in people
             if row.completeness < 1.0 and (row.last_active is None or now - row.last_active > quiet_after)
-        ]  # fmt: skip
+        ]
         catalog = self.store.catalog
         fresh = {row.user_id: row_freshness(row, catalog, now) for row in people}
         tiers = [tier.id for tier in catalog.decision_tiers]
-        return TeamView(organisation=organisation, people=people, tiers=tiers, quiet=quiet,
-                        freshness=fresh, at=now)  # fmt: skip
+        return TeamView(organisation=organisation, people=people, tiers=tiers, quiet=quiet, freshness=fresh, at=now)
 
     def in_organisation(self, org_id: str, user_id: str) -> UserProfile | None:
         """The member's profile when they belong to ``org_id`` (a manager's drill-down check)."""
@@ -264,8 +269,12 @@ class OrganisationDirectory:
             try:
                 figures.append(OrgDay.model_validate(document))
             except ValidationError as damage:
-                log.warning("daily figures %s of %s were damaged (%s): left out", document.get("date"), org_id,
-                            damage.errors()[0]["loc"])  # fmt: skip
+                log.warning(
+                    "daily figures %s of %s were damaged (%s): left out",
+                    document.get("date"),
+                    org_id,
+                    damage.errors()[0]["loc"],
+                )
         return sorted(figures, key=lambda d: d.date)
 
     def organisation_page(self, after: str | None = None, page_size: int = 100) -> tuple[list[str], str | None]:
@@ -303,7 +312,7 @@ def blockers(catalog: Catalog, people: list[PersonRow]) -> Blockers:
             name=catalog.archetype(aid).name,
             blocked_people=blocked_people[aid],
             factors=dict(by_archetype[aid].most_common()),
-        )  # fmt: skip
+        )
         for aid in blocked_people
     ]
     archetypes.sort(key=lambda item: (-item.blocked_people, item.archetype_id))
@@ -326,12 +335,13 @@ def filter_people(team: TeamView, chosen: TeamFilter) -> list[PersonRow]:
     needle = chosen.search.strip().casefold()
     quiet = {row.user_id for row in team.quiet} if chosen.quiet_only else set()
     return [
-        row for row in team.people
+        row
+        for row in team.people
         if (not chosen.tiers or team.fresh(row).decision_tier in chosen.tiers)
         and (not chosen.quiet_only or row.user_id in quiet)
         and (not chosen.stale_only or (team.fresh(row).due > 0 and team.fresh(row).share >= chosen.min_stale_share))
         and (not needle or any(needle in text.casefold() for text in (row.display_name, row.email, row.user_id)))
-    ]  # fmt: skip
+    ]
 
 
 def _by_name(row: PersonRow) -> str:
@@ -376,8 +386,20 @@ def people_held_back(people: list[PersonRow]) -> list[tuple[str, int]]:
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
 
-CSV_COLUMNS = ["user_id", "display_name", "email", "completeness", "avg_confidence", "assessed", "total",
-               "decision_tier", "unconfirmed", "conflicts", "needs_attention", "last_active"]  # fmt: skip
+CSV_COLUMNS = [
+    "user_id",
+    "display_name",
+    "email",
+    "completeness",
+    "avg_confidence",
+    "assessed",
+    "total",
+    "decision_tier",
+    "unconfirmed",
+    "conflicts",
+    "needs_attention",
+    "last_active",
+]
 FRESHNESS_COLUMNS = ["to_recheck", "to_recheck_share"]
 
 
@@ -402,8 +424,12 @@ def team_csv(people: list[PersonRow], team: TeamView | None = None) -> str:
         data = row.model_dump()
         if team is not None:
             fresh = team.fresh(row)
-            data |= {"avg_confidence": fresh.avg_confidence, "decision_tier": fresh.decision_tier,
-                     "to_recheck": fresh.due, "to_recheck_share": fresh.share}  # fmt: skip
+            data |= {
+                "avg_confidence": fresh.avg_confidence,
+                "decision_tier": fresh.decision_tier,
+                "to_recheck": fresh.due,
+                "to_recheck_share": fresh.share,
+            }
         data["last_active"] = row.last_active.isoformat() if row.last_active else ""
         writer.writerow({key: _as_cell(value) for key, value in data.items()})
     return buffer.getvalue()

@@ -149,10 +149,17 @@ class TurnProcessor:
         if ExtractionOutcome.of(self.store.ledger.data(ref)) is None:
             now = self.clock()
             self.store.ledger.record_failure(
-                ref, None,
-                ExtractionOutcome(status=TurnStatus.failed, error=reason, error_kind="parked",
-                                  next_attempt_at=now, retry_at=now, failed_at=now),
-            )  # fmt: skip
+                ref,
+                None,
+                ExtractionOutcome(
+                    status=TurnStatus.failed,
+                    error=reason,
+                    error_kind="parked",
+                    next_attempt_at=now,
+                    retry_at=now,
+                    failed_at=now,
+                ),
+            )
 
     def _analyse(self, ref: TurnRef, turn: Turn, claim: Claim) -> TurnOutcome:
         user_id, session_id = ref.user_id, ref.session_id
@@ -246,9 +253,13 @@ class TurnProcessor:
         assert claim.outcome is not None
         now = self.clock()
         outcome = ExtractionOutcome(
-            status=status, attempts=claim.outcome.attempts, error=error, error_kind=kind,
-            extractor=self.extractor.name if status != TurnStatus.context else None, processed_at=now,
-        )  # fmt: skip
+            status=status,
+            attempts=claim.outcome.attempts,
+            error=error,
+            error_kind=kind,
+            extractor=self.extractor.name if status != TurnStatus.context else None,
+            processed_at=now,
+        )
         self.store.ledger.settle(ref, outcome)
         self._unlist_if_it_needed_attention(ref, claim)
         return TurnOutcome(str(status), error=error)
@@ -262,9 +273,14 @@ class TurnProcessor:
         next_attempt = None if exhausted else now + self.config.retry_delay(attempts)
         outcome = ExtractionOutcome(
             status=TurnStatus.needs_attention if exhausted else TurnStatus.failed,
-            attempts=attempts, error=error, error_kind=kind, extractor=self.extractor.name,
-            next_attempt_at=next_attempt, retry_at=next_attempt, failed_at=now,
-        )  # fmt: skip
+            attempts=attempts,
+            error=error,
+            error_kind=kind,
+            extractor=self.extractor.name,
+            next_attempt_at=next_attempt,
+            retry_at=next_attempt,
+            failed_at=now,
+        )
         log.error(
             "turn %s/%s/%s %s after attempt %d: %s",
             ref.user_id,

@@ -322,9 +322,16 @@ def plan_change(
             graph, inputs.session or SessionDocument(session_id=turn.session_id), turn, own_entries
         )
     return ChangeSet(
-        entries=entries, rewritten=rewritten, states={fid: states[fid] for fid in written}, summary=summary,
-        last_active=last_active, guarded=guarded, outcome=outcome, session=progress, removed=removed,
-    )  # fmt: skip
+        entries=entries,
+        rewritten=rewritten,
+        states={fid: states[fid] for fid in written},
+        summary=summary,
+        last_active=last_active,
+        guarded=guarded,
+        outcome=outcome,
+        session=progress,
+        removed=removed,
+    )
 
 
 def _timelines(stored: dict[str, list[JournalEntry]], written: list[JournalEntry]) -> dict[str, list[JournalEntry]]:

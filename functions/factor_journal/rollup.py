@@ -175,9 +175,11 @@ def row_freshness(row: PersonRow, catalog: Catalog, now: datetime) -> RowFreshne
         return RowFreshness(due=0, share=0.0, avg_confidence=row.avg_confidence, decision_tier=row.decision_tier)
     average = round(sum(confidences) / len(confidences), 4)
     return RowFreshness(
-        due=due, share=round(due / len(confidences), 4), avg_confidence=average,
+        due=due,
+        share=round(due / len(confidences), 4),
+        avg_confidence=average,
         decision_tier=decision_tier(catalog, row.completeness, average).id,
-    )  # fmt: skip
+    )
 
 
 class SnapshotFactor(DocumentModel):

@@ -20,9 +20,10 @@ ENV_PREFIX = "FJ_"
 class Settings(BaseModel):
     extractor: str = Field("semantic", description="semantic (embedded model) | rules (alias offline) | gemini")
     embedder: str = Field(
-        "local", pattern="^(local|gemini|none)$",
+        "local",
+        pattern="^(local|gemini|none)$",
         description="embeds what was said for 'ask': local (WordLlama, offline) | gemini (Vertex AI) | none",
-    )  # fmt: skip
+    )
     firestore_database: str = "(default)"
     app_url: str = "http://localhost:8501"
     # Links and reminders

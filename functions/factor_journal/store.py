@@ -227,9 +227,15 @@ class FactorJournalStore:
         return self._people.start_session(user_id, session_id, started_at=started_at)
 
     def add_turn(
-        self, user_id: str, session_id: str, role: str, text: str, *,
-        created_at: datetime | None = None, turn_id: str | None = None,
-    ) -> str:  # fmt: skip
+        self,
+        user_id: str,
+        session_id: str,
+        role: str,
+        text: str,
+        *,
+        created_at: datetime | None = None,
+        turn_id: str | None = None,
+    ) -> str:
         """Write a conversation turn where the trigger listens; returns its id."""
         return self._people.add_turn(user_id, session_id, role, text, created_at=created_at, turn_id=turn_id)
 
@@ -267,10 +273,13 @@ class FactorJournalStore:
         )
         return update.model_copy(
             update={
-                "value": value, "confidence": confidence, "rationale": rationale, "inferred_from": sources,
+                "value": value,
+                "confidence": confidence,
+                "rationale": rationale,
+                "inferred_from": sources,
                 "conversation_excerpt": update.conversation_excerpt[:EXCERPT_LIMIT],
             }
-        )  # fmt: skip
+        )
 
     def record_inferences(
         self,
@@ -320,9 +329,14 @@ class FactorJournalStore:
             if not state.is_assessed:
                 raise NotAssessedError(factor_id)
             return transitions.confirm(
-                state, user_id, entry_id_for(None, factor_id), now, where.session_id,
-                turn_id=where.turn_id, excerpt=where.words,
-            )  # fmt: skip
+                state,
+                user_id,
+                entry_id_for(None, factor_id),
+                now,
+                where.session_id,
+                turn_id=where.turn_id,
+                excerpt=where.words,
+            )
 
         return self._decide(user_id, factor_id, step)
 
@@ -334,12 +348,20 @@ class FactorJournalStore:
         checked = value_on_scale(self.catalog, factor_id, value)
         factor = self.catalog.factor(factor_id)
         return self._decide(
-            user_id, factor_id,
+            user_id,
+            factor_id,
             lambda state, now: transitions.confirm_reading(
-                factor, state, user_id, entry_id_for(None, factor_id), now, checked,
-                session_id=said.session_id, turn_id=said.turn_id, excerpt=said.words,
+                factor,
+                state,
+                user_id,
+                entry_id_for(None, factor_id),
+                now,
+                checked,
+                session_id=said.session_id,
+                turn_id=said.turn_id,
+                excerpt=said.words,
             ),
-        )  # fmt: skip
+        )
 
     def correct(
         self, user_id: str, factor_id: str, value: float, rationale: str, *, said: SaidIn | None = None
@@ -350,13 +372,21 @@ class FactorJournalStore:
         reason = rationale_given(rationale, f"the correction of {factor_id!r}")
         where = said or SaidIn()
         return self._decide(
-            user_id, factor_id,
+            user_id,
+            factor_id,
             lambda state, now: transitions.correct(
-                state, user_id, entry_id_for(None, factor_id), now, checked, reason, where.session_id,
-                turn_id=where.turn_id, excerpt=where.words,
+                state,
+                user_id,
+                entry_id_for(None, factor_id),
+                now,
+                checked,
+                reason,
+                where.session_id,
+                turn_id=where.turn_id,
+                excerpt=where.words,
             ),
             words=reason,
-        )  # fmt: skip
+        )
 
     def retract(
         self, user_id: str, factor_id: str, rationale: str, *, source: Source = Source.user, said: SaidIn | None = None
@@ -370,9 +400,16 @@ class FactorJournalStore:
             if not state.is_assessed:
                 raise NotAssessedError(factor_id)
             return transitions.retract(
-                state, user_id, entry_id_for(None, factor_id), now, reason, Source(source),
-                session_id=where.session_id, turn_id=where.turn_id, excerpt=where.words,
-            )  # fmt: skip
+                state,
+                user_id,
+                entry_id_for(None, factor_id),
+                now,
+                reason,
+                Source(source),
+                session_id=where.session_id,
+                turn_id=where.turn_id,
+                excerpt=where.words,
+            )
 
         return self._decide(user_id, factor_id, step, words=reason)
 
@@ -432,12 +469,15 @@ class FactorJournalStore:
             return self._blank(factor_id)
         return self._blank(factor_id).model_copy(
             update={
-                "current_value": entry.value_after, "current_confidence": entry.confidence_after,
-                "inference_status": entry.status_after, "observed_at": entry.observed_at,
-                "last_updated": entry.recorded_at, "inferred_from": entry.inferred_from,
+                "current_value": entry.value_after,
+                "current_confidence": entry.confidence_after,
+                "inference_status": entry.status_after,
+                "observed_at": entry.observed_at,
+                "last_updated": entry.recorded_at,
+                "inferred_from": entry.inferred_from,
                 "last_entry_id": entry.entry_id,
             }
-        )  # fmt: skip
+        )
 
     def summary_as_of(self, user_id: str, at: datetime) -> AssessmentSummary:
         """The whole summary as it stood at ``at``: one small query per factor ever assessed."""
@@ -460,10 +500,12 @@ class FactorJournalStore:
             journal = self.journal.entry(user_id, latest.factor_id, latest.last_entry_id)  # type: ignore[arg-type]
             if journal is not None:
                 last = LastConversation(
-                    topic=self.graph.name(latest.factor_id), factor_id=latest.factor_id,
-                    session_id=journal.session_id, timestamp=journal.observed_at,
+                    topic=self.graph.name(latest.factor_id),
+                    factor_id=latest.factor_id,
+                    session_id=journal.session_id,
+                    timestamp=journal.observed_at,
                     excerpt=(journal.conversation_excerpt or journal.change_rationale)[-LAST_EXCERPT_CHARS:],
-                )  # fmt: skip
+                )
         return build_summary(self.catalog, self.graph, states, last, at)
 
     def explain(self, user_id: str, factor_id: str, *, history_limit: int = 5) -> FactorExplanation:
@@ -477,10 +519,11 @@ class FactorJournalStore:
         def reference(fid: str) -> FactorReference:
             other = summary.factors.get(fid)
             return FactorReference(
-                factor_id=fid, factor_name=self.graph.name(fid),
+                factor_id=fid,
+                factor_name=self.graph.name(fid),
                 value=other.current_value if other else None,
                 confidence=other.current_confidence if other else 0.0,
-            )  # fmt: skip
+            )
 
         return FactorExplanation(
             state=state,
@@ -498,7 +541,7 @@ class FactorJournalStore:
                     met=state.current_value is not None
                     and state.current_value >= p.min_value
                     and state.current_confidence >= p.min_confidence,
-                )  # fmt: skip
+                )
                 for aid, p in self.graph.archetypes_needing(factor_id)
             ],
         )

@@ -70,20 +70,32 @@ def infer(store: FactorJournalStore, user: str, factor: str, value: float, confi
     store.record_inference(
         user,
         InferredUpdate(
-            factor_id=factor, value=value, confidence=confidence,
+            factor_id=factor,
+            value=value,
+            confidence=confidence,
             rationale=extra.pop("rationale", f"User described {factor.replace('_', ' ')}"),
             conversation_excerpt=extra.pop("excerpt", "User: our data is all over the place, 5 different systems"),
-            session_id="kickoff", observed_at=datetime.now(UTC) - timedelta(days=days_ago), **extra,
+            session_id="kickoff",
+            observed_at=datetime.now(UTC) - timedelta(days=days_ago),
+            **extra,
         ),
-    )  # fmt: skip
+    )
 
 
 @pytest.fixture
 def assessed_user(store, make_user) -> str:
     user = make_user(store, display_name="Anna Berg", email="anna@example.com")
     infer(store, user, "data_governance", 15, 0.7, 20, rationale="No data catalog and nobody owns the data")
-    infer(store, user, "data_quality", 20, 0.75, 19, inferred_from=["data_governance"],
-          rationale="Data scattered across 5 systems")  # fmt: skip
+    infer(
+        store,
+        user,
+        "data_quality",
+        20,
+        0.75,
+        19,
+        inferred_from=["data_governance"],
+        rationale="Data scattered across 5 systems",
+    )
     infer(store, user, "sensor_data", 60, 0.8, 18, rationale="Telemetry from the newest presses")
     infer(store, user, "ml_expertise", 50, 0.7, 17, rationale="Two data scientists in BI")
     infer(store, user, "data_infrastructure", 35, 0.7, 16, rationale="Spreadsheets and an ERP")

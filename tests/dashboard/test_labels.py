@@ -37,15 +37,34 @@ def test_tiers_statuses_and_missing_dates_have_human_labels():
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [(0, "low"), (20, "low"), (36, "low"), (39.99, "low"), (40, "mid"), (66, "mid"), (69.9, "mid"), (70, "high"),
-     (100, "high")],
-)  # fmt: skip
+    [
+        (0, "low"),
+        (20, "low"),
+        (36, "low"),
+        (39.99, "low"),
+        (40, "mid"),
+        (66, "mid"),
+        (69.9, "mid"),
+        (70, "high"),
+        (100, "high"),
+    ],
+)
 def test_band_is_the_band_the_extractors_and_the_eval_use(value, expected):
     assert labels.band(CATALOG, "data_quality", value) == expected
 
 
-@pytest.mark.parametrize(("value", "shown"), [(20, "20"), (39.96, "39.9"), (39.99999999, "39.9"), (40, "40"),
-                                              (69.95, "69.9"), (70.0000001, "70"), (55.25, "55.2")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (20, "20"),
+        (39.96, "39.9"),
+        (39.99999999, "39.9"),
+        (40, "40"),
+        (69.95, "69.9"),
+        (70.0000001, "70"),
+        (55.25, "55.2"),
+    ],
+)
 def test_a_value_is_shown_without_reading_across_a_band_edge(value, shown):
     assert labels.amount(value) == shown
     assert labels.band(CATALOG, "data_quality", float(shown)) == labels.band(CATALOG, "data_quality", value)
@@ -74,11 +93,23 @@ def test_every_turn_status_has_a_plain_message_and_failures_say_when_they_are_re
 
 def _entry(observed: datetime, value: float, recorded: datetime | None = None) -> JournalEntry:
     return JournalEntry(
-        entry_id=f"e{observed.timestamp()}-{value}", user_id="u", factor_id="data_quality", kind=EntryKind.inferred,
-        source=Source.llm, previous_value=None, new_value=value, change_rationale="Recomputed from data_governance",
-        confidence=0.7, observed_at=observed, recorded_at=recorded or observed, applied=True, effective=True,
-        value_after=value, confidence_after=0.7, status_after="unconfirmed",
-    )  # fmt: skip
+        entry_id=f"e{observed.timestamp()}-{value}",
+        user_id="u",
+        factor_id="data_quality",
+        kind=EntryKind.inferred,
+        source=Source.llm,
+        previous_value=None,
+        new_value=value,
+        change_rationale="Recomputed from data_governance",
+        confidence=0.7,
+        observed_at=observed,
+        recorded_at=recorded or observed,
+        applied=True,
+        effective=True,
+        value_after=value,
+        confidence_after=0.7,
+        status_after="unconfirmed",
+    )
 
 
 def test_the_timeline_has_one_point_per_day_of_observation_on_a_day_axis():

@@ -28,10 +28,17 @@ def signer(firestore_client) -> LinkSigner:
 
 def said(store, user: str, factor: str, days_ago: float, value: float = 30, confidence: float = 0.7) -> None:
     store.record_inference(
-        user, InferredUpdate(factor_id=factor, value=value, confidence=confidence, rationale=f"about {factor}",
-                             conversation_excerpt="User: …", session_id="kickoff",
-                             observed_at=NOW - timedelta(days=days_ago)),
-    )  # fmt: skip
+        user,
+        InferredUpdate(
+            factor_id=factor,
+            value=value,
+            confidence=confidence,
+            rationale=f"about {factor}",
+            conversation_excerpt="User: …",
+            session_id="kickoff",
+            observed_at=NOW - timedelta(days=days_ago),
+        ),
+    )
 
 
 def quiet_person(store, org_id: str | None = None, name: str = "Pat Doe") -> str:

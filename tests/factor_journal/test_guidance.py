@@ -38,10 +38,17 @@ def test_next_tier_statement_says_exactly_what_is_missing(small_catalog):
 def summary_of(catalog, states: dict[str, tuple[float, float, InferenceStatus]]):
     now = datetime(2026, 11, 20, tzinfo=UTC)
     built = {
-        fid: FactorState(factor_id=fid, category=catalog.factor(fid).category, current_value=value,
-                         current_confidence=confidence, inference_status=status, observed_at=now, evidence_count=1)
+        fid: FactorState(
+            factor_id=fid,
+            category=catalog.factor(fid).category,
+            current_value=value,
+            current_confidence=confidence,
+            inference_status=status,
+            observed_at=now,
+            evidence_count=1,
+        )
         for fid, (value, confidence, status) in states.items()
-    }  # fmt: skip
+    }
     return build_summary(catalog, graph_for(catalog), built, None, now)
 
 

@@ -42,8 +42,14 @@ def test_a_link_opens_exactly_its_user_and_session(signer, small_store, make_use
 def test_tampered_and_malformed_links_are_invalid(signer, small_store, make_user):
     token = signer.issue(make_user(small_store))
     payload, signature = token.rsplit(".", 1)
-    for bad in [token[:-2] + ("xx" if not token.endswith("xx") else "yy"), "nonsense", "", None, "a" * 5000,
-                payload.replace(payload[5], "Z" if payload[5] != "Z" else "Y", 1) + "." + signature]:  # fmt: skip
+    for bad in [
+        token[:-2] + ("xx" if not token.endswith("xx") else "yy"),
+        "nonsense",
+        "",
+        None,
+        "a" * 5000,
+        payload.replace(payload[5], "Z" if payload[5] != "Z" else "Y", 1) + "." + signature,
+    ]:
         with pytest.raises(InvalidLinkError):
             signer.verify(bad)
 
@@ -174,9 +180,10 @@ def test_every_function_that_signs_or_checks_links_declares_the_secret_and_no_ot
     endpoints = {name: f.__firebase_endpoint__ for name, f in vars(main).items() if hasattr(f, "__firebase_endpoint__")}
     assert set(endpoints) == SIGNING_FUNCTIONS | OTHER_FUNCTIONS  # a new function must be sorted into one of the two
     declared = {
-        name for name, endpoint in endpoints.items()
+        name
+        for name, endpoint in endpoints.items()
         if any(s["key"] == "FJ_LINK_SECRET" for s in endpoint.secretEnvironmentVariables or [])
-    }  # fmt: skip
+    }
     assert declared == SIGNING_FUNCTIONS
     example = (path.parent / ".secret.local.example").read_text()
     assert f"FJ_LINK_SECRET={DEMO_SECRET}" in example  # the emulators' value is the refused-in-production demo one

@@ -181,8 +181,10 @@ def test_making_someone_a_manager_never_undoes_their_move(store, catalog, firest
         person = f"race-{uuid.uuid4().hex[:8]}"
         store.register_user(UserProfile(user_id=person, org_id=a, email="p@example.com"))
 
-        _race(partial(_assign_unless_refused, directory, a, person),
-              partial(other.register_user, UserProfile(user_id=person, org_id=b, email="p@example.com")))  # fmt: skip
+        _race(
+            partial(_assign_unless_refused, directory, a, person),
+            partial(other.register_user, UserProfile(user_id=person, org_id=b, email="p@example.com")),
+        )
         assert store.get_user(person).org_id == b  # type: ignore[union-attr]
         assert person not in directory.get(a).managers  # type: ignore[union-attr]
         assert person not in {row.user_id for row in directory.rows(a)}

@@ -64,8 +64,9 @@ def seed(store, year: int, people: int, organisations: int = 2) -> tuple[datetim
     """``people`` members quiet since ``year`` (six in ten due at the returned ``now``)."""
     now = datetime(year, 6, 1, tzinfo=UTC)
     prefix = f"n{uuid.uuid4().hex[:8]}"
-    population = seed_population(store.client, store.catalog, people=people, organisations=organisations, now=now,
-                                 prefix=prefix)  # fmt: skip
+    population = seed_population(
+        store.client, store.catalog, people=people, organisations=organisations, now=now, prefix=prefix
+    )
     return now, population
 
 
@@ -150,8 +151,10 @@ def test_the_nightly_tasks_cover_every_organisation_and_person_and_are_idempoten
         assert figures.people == sum(1 for member_org in population["org_of"].values() if member_org == org)
 
     # The same tasks again (a retried or duplicated delivery): they run, and write nothing twice.
-    replay = [NightlyTask(kind="reminders", run_id=run_id, now=now, settings=settings, scan="quiet"),
-              NightlyTask(kind="organisations", run_id=run_id, now=now, settings=settings)]  # fmt: skip
+    replay = [
+        NightlyTask(kind="reminders", run_id=run_id, now=now, settings=settings, scan="quiet"),
+        NightlyTask(kind="organisations", run_id=run_id, now=now, settings=settings),
+    ]
     for task in replay:
         worker.run(task.model_dump(mode="json"))
     assert mail_counts(store, members) == dict.fromkeys(population["due"], 1)

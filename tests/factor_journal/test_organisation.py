@@ -86,9 +86,11 @@ def test_team_reads_stay_constant_for_two_thousand_people(small_store, make_user
     for index in range(2000):
         uid = f"{org}-{index:04d}"
         shards.setdefault(shard_of(uid), {})[uid] = PersonRow(
-            user_id=uid, display_name=f"P{index:04d}", completeness=(index % 10) / 10,
+            user_id=uid,
+            display_name=f"P{index:04d}",
+            completeness=(index % 10) / 10,
             decision_tier="low_risk" if index % 4 else "exploratory",
-        ).to_document()  # fmt: skip
+        ).to_document()
     for shard, rows in shards.items():
         writer.set(small_store.org_ref(org).collection("rollup").document(shard), {"rows": rows}, merge=True)
     writer.close()

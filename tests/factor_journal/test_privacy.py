@@ -78,8 +78,10 @@ def person(client, catalog):
 
     processor = TurnProcessor(store, runtime.make_extractor("offline"))
     session = store.start_session(uid)
-    for text in [f"Honestly our data is all over the place, 5 different systems and a {SECRET_WORDS}.",
-                 "We have two data scientists in BI."]:  # fmt: skip
+    for text in [
+        f"Honestly our data is all over the place, 5 different systems and a {SECRET_WORDS}.",
+        "We have two data scientists in BI.",
+    ]:
         turn = store.add_turn(uid, session, "user", text, created_at=datetime.now(UTC))
         processor.process(uid, session, turn)
     colleague_session = store.start_session(colleague)

@@ -24,9 +24,16 @@ def person(store, *, days_quiet: float | None, opt_out: bool = False, email: str
     user = f"rem-{uuid.uuid4().hex[:10]}"
     store.register_user(UserProfile(user_id=user, display_name="Pat Doe (Ops)", email=email, reminders_opt_out=opt_out))
     store.record_inference(
-        user, InferredUpdate(factor_id="quality", value=30, confidence=0.7, rationale="spreadsheets everywhere",
-                             conversation_excerpt="User: our data is in spreadsheets", session_id="kickoff"),
-    )  # fmt: skip
+        user,
+        InferredUpdate(
+            factor_id="quality",
+            value=30,
+            confidence=0.7,
+            rationale="spreadsheets everywhere",
+            conversation_excerpt="User: our data is in spreadsheets",
+            session_id="kickoff",
+        ),
+    )
     last = None if days_quiet is None else datetime.now(UTC) - timedelta(days=days_quiet)
     store.client.document(f"users/{user}").update(
         {"last_active": last, "created_at": datetime.now(UTC) - timedelta(days=30)}

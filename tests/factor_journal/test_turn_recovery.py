@@ -171,8 +171,15 @@ def test_a_turn_committed_after_its_takeover_failed_is_no_longer_listed_as_needi
     assert recover_due_turns(failing) == {"needs_attention": 1}
     assert store.get_user(user).attention_turns == [f"{session}/{turn}"]
     created = store.turn_data(user, session, turn)["created_at"]
-    late = InferredUpdate(factor_id="data_quality", value=25, confidence=0.7, rationale="scattered data",
-                          session_id=session, turn_id=turn, observed_at=created)  # fmt: skip
+    late = InferredUpdate(
+        factor_id="data_quality",
+        value=25,
+        confidence=0.7,
+        rationale="scattered data",
+        session_id=session,
+        turn_id=turn,
+        observed_at=created,
+    )
     store.record_inferences(user, [late], turn=TurnContext(session, turn, created), idempotency_key=f"{session}/{turn}")
     assert status(store, user, session, turn) == "processed"
     assert store.get_user(user).attention_turns == []

@@ -51,11 +51,19 @@ def test_training_refuses_the_held_out_splits(tmp_path, split):
 
 def test_validation_scores_the_trained_model_on_turns_it_never_saw(tmp_path, catalog):
     turns = [
-        {"question": "Who owns your key data?", "answer": "Every domain has a named owner and a current catalog.",
-         "expected": [{"factor_id": "data_governance", "value": 85}], "kind": "factor"},
-        {"question": "Who owns your key data?", "answer": "My car is due its service next week.",
-         "expected": [], "kind": "off_topic"},
-    ]  # fmt: skip
+        {
+            "question": "Who owns your key data?",
+            "answer": "Every domain has a named owner and a current catalog.",
+            "expected": [{"factor_id": "data_governance", "value": 85}],
+            "kind": "factor",
+        },
+        {
+            "question": "Who owns your key data?",
+            "answer": "My car is due its service next week.",
+            "expected": [],
+            "kind": "off_topic",
+        },
+    ]
     corpus = tmp_path / "validation.jsonl"
     corpus.write_text("".join(json.dumps(t) + "\n" for t in turns), encoding="utf-8")
     figures = training.validate(load_model_artefact(), corpus, catalog)

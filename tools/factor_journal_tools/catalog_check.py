@@ -30,8 +30,11 @@ def similar_pairs(catalog: Catalog, top: int | None = None) -> list[tuple[float,
     factors = catalog.assessable_factors
     vectors = embed([factor_text(f) for f in factors])
     sims = vectors @ vectors.T
-    pairs = [(round(float(sims[i, j]), 4), factors[i].id, factors[j].id)
-             for i in range(len(factors)) for j in range(i + 1, len(factors))]  # fmt: skip
+    pairs = [
+        (round(float(sims[i, j]), 4), factors[i].id, factors[j].id)
+        for i in range(len(factors))
+        for j in range(i + 1, len(factors))
+    ]
     pairs.sort(key=lambda p: -p[0])
     return pairs[:top] if top else pairs
 

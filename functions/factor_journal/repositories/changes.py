@@ -73,9 +73,12 @@ class ChangeResult:
 
 
 def write_row(
-    transaction: firestore.Transaction, paths: Paths, profile: UserProfile, summary: AssessmentSummary,
+    transaction: firestore.Transaction,
+    paths: Paths,
+    profile: UserProfile,
+    summary: AssessmentSummary,
     last_active: datetime | None,
-) -> None:  # fmt: skip
+) -> None:
     """Replace the person's row in their organisation's roll-up shard (a blind write: no read)."""
     if not profile.org_id:
         return
@@ -87,9 +90,10 @@ def write_row(
 def drop_row(transaction: firestore.Transaction, paths: Paths, org_id: str, user_id: str) -> None:
     """Delete the person's row from ``org_id``'s roll-up shard (a blind write: no read)."""
     transaction.set(
-        paths.rollup_shard(org_id, shard_of(user_id)), {"rows": {user_id: firestore.DELETE_FIELD}},
+        paths.rollup_shard(org_id, shard_of(user_id)),
+        {"rows": {user_id: firestore.DELETE_FIELD}},
         merge=[FieldPath("rows", user_id)],
-    )  # fmt: skip
+    )
 
 
 def roster_changed(writer: firestore.Transaction | firestore.WriteBatch, paths: Paths, org_id: str) -> None:
@@ -173,8 +177,12 @@ class FactorChanges(Repository):
                 if read.duplicate:
                     return ChangeResult(entries=[], summary=None, duplicate=True, previous_outcome=read.outcome)
                 if read.session_damage:  # rewritten whole by this change, from what still reads
-                    log.warning("session %s of user %s was damaged (%s): rewritten", turn.session_id, user_id,
-                                ", ".join(read.session_damage))  # fmt: skip
+                    log.warning(
+                        "session %s of user %s was damaged (%s): rewritten",
+                        turn.session_id,
+                        user_id,
+                        ", ".join(read.session_damage),
+                    )
             now = datetime.now(UTC)
             old_summary, _ = self.reads.summary_from(  # a damaged one is rebuilt here and rewritten by this change
                 user_id, snapshots[refs[1].path].to_dict(), now, transaction
@@ -196,10 +204,16 @@ class FactorChanges(Repository):
             }
             user_data = user_snapshot.to_dict() or {}
             inputs = ChangeInputs(
-                user_id=user_id, summary=old_summary, states=states, journals=journals,
-                last_active=user_data.get("last_active"), session=read.session if read else None, now=now,
-                timelines=timelines, outcome=read.outcome if read else None,
-            )  # fmt: skip
+                user_id=user_id,
+                summary=old_summary,
+                states=states,
+                journals=journals,
+                last_active=user_data.get("last_active"),
+                session=read.session if read else None,
+                now=now,
+                timelines=timelines,
+                outcome=read.outcome if read else None,
+            )
             plan = plan_change(self.catalog, self.graph, inputs, readings=list(readings), step=step, turn=turn)
             profile = UserProfile.model_validate(user_data)
             repaired = read.session if read is not None and read.session_damage else None
@@ -240,9 +254,15 @@ class FactorChanges(Repository):
             self.vectors.write(transaction, entry, vector, embedder, said)
 
     def _write(
-        self, transaction: firestore.Transaction, user_id: str, profile: UserProfile, plan: ChangeSet, now: datetime,
-        turn: TurnContext | None, repaired: SessionDocument | None = None,
-    ) -> None:  # fmt: skip
+        self,
+        transaction: firestore.Transaction,
+        user_id: str,
+        profile: UserProfile,
+        plan: ChangeSet,
+        now: datetime,
+        turn: TurnContext | None,
+        repaired: SessionDocument | None = None,
+    ) -> None:
         """The change's writes; ``repaired`` (what still read of a damaged session) makes the session
         document be written whole instead of merged into."""
         paths = self.paths

@@ -48,9 +48,12 @@ class JournalReads(Repository):
     graph: FactorGraph
 
     def summary_from(
-        self, user_id: str, document: Mapping[str, Any] | None, now: datetime,
+        self,
+        user_id: str,
+        document: Mapping[str, Any] | None,
+        now: datetime,
         transaction: firestore.Transaction | None = None,
-    ) -> tuple[AssessmentSummary | None, bool]:  # fmt: skip
+    ) -> tuple[AssessmentSummary | None, bool]:
         """The summary a summary document holds (``None`` when there is none yet), and whether it had to be
         rebuilt from the user's factor documents (read in ``transaction``) because the stored one was damaged."""
         try:
@@ -61,9 +64,12 @@ class JournalReads(Repository):
             return build_summary(self.catalog, self.graph, states, damage.last_conversation, now), True
 
     def state_from(
-        self, user_id: str, factor_id: str, document: Mapping[str, Any] | None,
+        self,
+        user_id: str,
+        factor_id: str,
+        document: Mapping[str, Any] | None,
         transaction: firestore.Transaction | None = None,
-    ) -> FactorState | None:  # fmt: skip
+    ) -> FactorState | None:
         """The state a factor document holds (``None`` when there is none yet); a damaged one is folded again
         from the factor's journal (read in ``transaction``, see ``refolded``)."""
         try:
@@ -72,9 +78,14 @@ class JournalReads(Repository):
             return self.refolded(user_id, factor_id, damage, transaction)
 
     def refolded(
-        self, user_id: str, factor_id: str, damage: DamagedFactorError,
-        transaction: firestore.Transaction | None = None, *, kept: FactorState | None = None,
-    ) -> FactorState | None:  # fmt: skip
+        self,
+        user_id: str,
+        factor_id: str,
+        damage: DamagedFactorError,
+        transaction: firestore.Transaction | None = None,
+        *,
+        kept: FactorState | None = None,
+    ) -> FactorState | None:
         """A damaged factor document's state: its journal (read in ``transaction``) folded again, dated when
         that journal was last written, with the re-check flag of ``kept`` (the summary's copy: another factor's
         correction set it, not this journal); ``None`` when the document is not a catalog factor's.  A change
@@ -85,8 +96,11 @@ class JournalReads(Repository):
         journal = self.journal(user_id, factor_id, transaction)
         log.warning(
             "factor %s of user %s was damaged (%s): folded again from %d journal entries",
-            factor_id, user_id, damage, len(journal),
-        )  # fmt: skip
+            factor_id,
+            user_id,
+            damage,
+            len(journal),
+        )
         return refold_damaged(self.catalog, factor_id, journal, kept, user_id, datetime.now(UTC))
 
     def summary_document(self, user_id: str) -> dict[str, Any] | None:
@@ -161,6 +175,7 @@ def _entry_or_none(user_id: str, factor_id: str, snapshot: firestore.DocumentSna
     try:
         return JournalEntry.model_validate(snapshot.to_dict())
     except ValidationError as error:
-        log.warning("journal entry %s of factor %s of user %s was damaged (%s)", snapshot.id, factor_id, user_id,
-                    _reason(error))  # fmt: skip
+        log.warning(
+            "journal entry %s of factor %s of user %s was damaged (%s)", snapshot.id, factor_id, user_id, _reason(error)
+        )
         return None

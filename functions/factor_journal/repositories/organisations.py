@@ -35,9 +35,11 @@ class OrganisationRecords:
     def days(self, org_id: str, limit: int) -> list[dict[str, Any]]:
         """The newest ``limit`` daily figures."""
         query = (
-            self.paths.organisation(org_id).collection("daily")
-            .order_by("date", direction=firestore.Query.DESCENDING).limit(limit)
-        )  # fmt: skip
+            self.paths.organisation(org_id)
+            .collection("daily")
+            .order_by("date", direction=firestore.Query.DESCENDING)
+            .limit(limit)
+        )
         return [snapshot.to_dict() or {} for snapshot in query.stream()]
 
     def id_page(self, after: str | None, page_size: int) -> list[str]:

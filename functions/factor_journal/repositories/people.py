@@ -193,9 +193,15 @@ class People(Repository):
         return ref.id
 
     def add_turn(
-        self, user_id: str, session_id: str, role: str, text: str, *,
-        created_at: datetime | None = None, turn_id: str | None = None,
-    ) -> str:  # fmt: skip
+        self,
+        user_id: str,
+        session_id: str,
+        role: str,
+        text: str,
+        *,
+        created_at: datetime | None = None,
+        turn_id: str | None = None,
+    ) -> str:
         collection = self.paths.turns(user_id, session_id)
         ref = collection.document(turn_id) if turn_id else collection.document()
         ref.set({"role": role, "text": text, "created_at": created_at or firestore.SERVER_TIMESTAMP})
@@ -259,9 +265,14 @@ class People(Repository):
     # Claims and outcomes -----------------------------------------------------------------
 
     def claim_turn(
-        self, ref: TurnRef, *, lease: timedelta, now: datetime | None = None, force: bool = False,
+        self,
+        ref: TurnRef,
+        *,
+        lease: timedelta,
+        now: datetime | None = None,
+        force: bool = False,
         max_attempts: int | None = None,
-    ) -> Claim:  # fmt: skip
+    ) -> Claim:
         """Claim the turn for analysis, unless it is settled, claimed under a live lease, or failed and not
         yet due again.  ``force`` (a person asking to reprocess) also claims turns that need attention,
         were rate limited or are waiting for their next attempt.  A turn whose holder died (its lease ran
@@ -285,10 +296,13 @@ class People(Repository):
             if claim_abandoned(previous, max_attempts, force):
                 assert previous is not None
                 given_up = ExtractionOutcome(
-                    status=TurnStatus.needs_attention, attempts=previous.attempts, error_kind="abandoned",
+                    status=TurnStatus.needs_attention,
+                    attempts=previous.attempts,
+                    error_kind="abandoned",
                     error=f"the analysis never finished: {previous.attempts} attempts each stopped their instance "
-                    "(a timeout or a crash)", failed_at=moment,
-                )  # fmt: skip
+                    "(a timeout or a crash)",
+                    failed_at=moment,
+                )
                 written = self.record_failure(ref, previous.claim_id, given_up)
                 return Claim(won=False, outcome=written or given_up, data=data)
             outcome = ExtractionOutcome(
@@ -428,9 +442,13 @@ def _turn_ref(path: str) -> TurnRef | None:
 
 
 def _write_attention(
-    writer: firestore.Transaction | firestore.WriteBatch, paths: Paths, ref: TurnRef, profile: dict[str, Any],
-    needs_attention: bool, option: Any = None,
-) -> bool:  # fmt: skip
+    writer: firestore.Transaction | firestore.WriteBatch,
+    paths: Paths,
+    ref: TurnRef,
+    profile: dict[str, Any],
+    needs_attention: bool,
+    option: Any = None,
+) -> bool:
     """List (or unlist) the turn among the person's turns needing attention, on the profile (``option``: its
     write precondition) and on their roll-up row; False when the list already says so (nothing written)."""
     listed = set(profile.get("attention_turns") or [])

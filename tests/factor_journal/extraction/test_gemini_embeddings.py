@@ -99,10 +99,16 @@ def test_a_change_of_model_is_detected_and_reembed_fixes_it_resumably(cli_databa
     start = datetime.now(UTC) - timedelta(days=3)
     for index, (factor, asked, said) in enumerate(SAID):
         store.record_inference(
-            user, InferredUpdate(factor_id=factor, value=25, confidence=0.7, rationale=f"reads as low ({factor})",
-                                 conversation_excerpt=f"Assistant: {asked}\nUser: {said}",
-                                 observed_at=start + timedelta(hours=index))
-        )  # fmt: skip
+            user,
+            InferredUpdate(
+                factor_id=factor,
+                value=25,
+                confidence=0.7,
+                rationale=f"reads as low ({factor})",
+                conversation_excerpt=f"Assistant: {asked}\nUser: {said}",
+                observed_at=start + timedelta(hours=index),
+            ),
+        )
     question = "Why are the quarterly numbers always late?"
     assert answer_question(store, user, question).found_by == "journal"
 
