@@ -41,7 +41,7 @@ emulators: ## Start the emulators alone (Ctrl-C stops them)
 	  scripts/supervise.py --config "$$CONFIG" -- firebase emulators:start --config "$$CONFIG" --only "$$FJ_EMULATORS" \
 	  --project demo-factor-journal'
 
-deploy-dashboard: ## Deploy the dashboard to Cloud Run (the functions deploy with `firebase deploy`; see README, Deploy)
+deploy-dashboard: ## Deploy the dashboard to Cloud Run (the functions deploy with `firebase deploy`; see docs/deploy.md)
 	scripts/deploy-dashboard.sh
 
 lint: ## Static checks: ruff (style, imports, line length), the formatting, mypy; needs only the Python environment

@@ -3,8 +3,8 @@
     streamlit run dashboard/app.py      (``make demo`` does this against the emulators)
 
 A resume link opens the user's pages; a manager link opens the organisation's
-pages and, read-only, each member's progress (never their own words: see README,
-"Security").  A link may name any page (``/team?t=…``): that page opens once the
+pages and, read-only, each member's progress (never their own words: see
+docs/security.md).  A link may name any page (``/team?t=…``): that page opens once the
 link is verified, and the token leaves the address bar.  Every page renders from
 the precomputed summary and the journal kept by the Cloud Functions.
 """

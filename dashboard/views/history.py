@@ -102,7 +102,7 @@ def render() -> None:
                 f"**{entry.observed_at:%d %b %Y %H:%M}** · {before} → {after} · "
                 f"confidence {entry.confidence:.0%} · {kind}{flags}"
             )
-            if not subject.read_only:  # rationales and excerpts quote the person: theirs alone (README, Security)
+            if not subject.read_only:  # rationales and excerpts quote the person: theirs alone (docs/security.md)
                 quote(humane(entry.change_rationale))
                 if entry.conversation_excerpt:
                     quote(entry.conversation_excerpt)

@@ -54,7 +54,7 @@ def render() -> None:
         "Can evaluate", len(summary.capabilities.can_evaluate), "project types", delta_color="off", delta_arrow="off"
     )
     st.progress(min(1.0, overall.completeness))
-    if assessment.tier_note is not None:  # a decision never flips silently (README, Freshness)
+    if assessment.tier_note is not None:  # a decision never flips silently (docs/freshness.md)
         st.warning(assessment.tier_note.message, icon=":material/history:")
     st.markdown(f"**Next decision tier.** {next_tier_statement(summary)}")
     to_recheck(store, subject, assessment)
@@ -72,7 +72,7 @@ def render() -> None:
         else:
             with st.container(border=True):
                 st.markdown(f"**{md(last.topic)}** · {last.timestamp:%d %b %Y}")
-                if not subject.read_only:  # the excerpt is the person's own words (README, Security)
+                if not subject.read_only:  # the excerpt is the person's own words (docs/security.md)
                     quote(last.excerpt)
         st.subheader("Next best questions")
         suggestions = next_best_questions(store.catalog, store.graph, summary, stale=context.stale_of(assessment))

@@ -219,7 +219,7 @@ def _rank(catalog: Catalog, tier_id: str) -> int:
 def tier_note(
     catalog: Catalog, stored: AssessmentSummary, now: datetime, warning: timedelta = TIER_WARNING
 ) -> TierNote | None:
-    """The rule (README, Freshness): the tier counted is the one the aged answers support; when that is below
+    """The rule (docs/freshness.md): the tier counted is the one the aged answers support; when that is below
     the tier the answers reach as stored (or will be within ``warning``), the note says so, names the answers
     to confirm, and confirming them (a confirmation observes the answer anew) keeps the tier."""
     states = _known(stored.factors, catalog)

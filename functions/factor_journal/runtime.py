@@ -1,7 +1,7 @@
 """Wiring for entry points: the store, the configured extractor, the turn processor.
 
 Configuration: every FJ_* knob is a field of ``factor_journal.settings.Settings`` (read once; the
-README's configuration table lists them); the Gemini extractor's own FJ_GEMINI_* variables are read by
+configuration table in docs/configuration.md lists them); the Gemini extractor's own FJ_GEMINI_* variables are read by
 ``extraction.gemini.GeminiSettings``; the link secret by ``links.link_secret`` (Secret Manager in
 production).  Set by the platform: GCLOUD_PROJECT, FIRESTORE_EMULATOR_HOST and CLOUD_TASKS_EMULATOR_HOST
 under the emulators.

@@ -1,6 +1,6 @@
 """Settings in one place: read once from the environment, typed, with the product's defaults.
 
-Every knob an operator may turn lives here (the README's configuration table
+Every knob an operator may turn lives here (the configuration table in docs/configuration.md
 lists them).  Secrets are not settings: the link secret comes from Secret
 Manager through firebase-functions params in the functions (``.secret.local``
 under the emulators) and from the environment for the dashboard.

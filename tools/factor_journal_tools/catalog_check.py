@@ -1,6 +1,6 @@
 """Catalog check: factor pairs whose descriptions mean nearly the same thing, by the embedded model.
 
-    python -m factor_journal.extraction.catalog_check [--threshold 0.9] [--top 10]
+    python -m factor_journal_tools.catalog_check [--threshold 0.9] [--top 10]
 
 Two factors a person cannot tell apart get each other's evidence (``ml_infrastructure`` vs
 ``mlops_maturity``).  Each factor is embedded from its name, description and rubric; pairs whose
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from factor_journal.catalog.models import Catalog, Factor, load_catalog
 from factor_journal.extraction.embeddings import embed
 
-THRESHOLD = 0.75  # near-duplicates; the packaged catalog's closest pair is far below (see README)
+THRESHOLD = 0.75  # near-duplicates; the packaged catalog's closest pair is far below (see docs/extraction.md)
 
 
 def factor_text(factor: Factor) -> str:
@@ -45,7 +45,7 @@ def too_similar(catalog: Catalog, threshold: float = THRESHOLD) -> list[tuple[fl
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m factor_journal.extraction.catalog_check")
+    parser = argparse.ArgumentParser(prog="python -m factor_journal_tools.catalog_check")
     parser.add_argument("--threshold", type=float, default=THRESHOLD)
     parser.add_argument("--top", type=int, default=10)
     args = parser.parse_args(argv)
