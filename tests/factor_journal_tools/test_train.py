@@ -29,6 +29,8 @@ def small_corpus(tmp_path_factory):
     return path
 
 
+@pytest.mark.training
+@pytest.mark.timeout(1200)  # minutes of CPU alone; far more on a shared machine
 def test_training_writes_an_artefact_that_loads_and_reads(small_corpus, tmp_path, catalog):
     out = tmp_path / "semantic.json"
     assert training.main(["--corpus", str(small_corpus), "--out", str(out)]) == 0
