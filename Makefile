@@ -19,7 +19,7 @@ test: lint ## Static checks, then the whole test suite against the Firebase Emul
 	$(RUN) .venv/bin/python -m pytest $(PYTEST_ARGS)
 
 test-fast: ## The tests that need no emulator and train no model (pure code); needs only the Python environment
-	@bash -c 'source scripts/python-env.sh && python -m pytest -m "not emulator and not training" -q $(PYTEST_ARGS)'
+	@bash -c 'source scripts/python-env.sh && python -m pytest -m "not emulator and not training" -n 2 -q $(PYTEST_ARGS)'
 
 demo: ## Start the emulators, seed demo conversations and open the dashboard
 	$(RUN) scripts/demo.sh
