@@ -4,10 +4,10 @@ SHELL := /bin/bash
 RUN := scripts/with-emulators.sh
 PYTEST_ARGS ?=
 BENCH_ARGS ?=
-CODE := functions dashboard tests bench demo scripts eval
+CODE := functions tools dashboard tests bench demo scripts eval
 EVAL_ARGS ?=
 
-.PHONY: help setup test test-fast demo bench eval train-extractor lint format emulators deploy-dashboard
+.PHONY: help setup test test-fast demo bench eval train-extractor catalog-check lint format emulators deploy-dashboard
 
 help: ## Show the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -18,8 +18,8 @@ setup: ## Install Python environments, firebase-tools and the Java 21 runtime
 test: lint ## Static checks, then the whole test suite against the Firebase Emulator Suite
 	$(RUN) .venv/bin/python -m pytest $(PYTEST_ARGS)
 
-test-fast: ## The tests that need no emulator (pure domain code); needs only the Python environment
-	@bash -c 'source scripts/python-env.sh && python -m pytest -m "not emulator" -q $(PYTEST_ARGS)'
+test-fast: ## The tests that need no emulator and train no model (pure code); needs only the Python environment
+	@bash -c 'source scripts/python-env.sh && python -m pytest -m "not emulator and not training" -n 2 -q $(PYTEST_ARGS)'
 
 demo: ## Start the emulators, seed demo conversations and open the dashboard
 	$(RUN) scripts/demo.sh
@@ -28,17 +28,20 @@ bench: ## Run the benchmarks against the emulators; results go to bench/results.
 	$(RUN) .venv/bin/python -m bench $(BENCH_ARGS)
 
 eval: ## Run the labelled corpus through the pipeline on the emulators; eval/results.json + eval/REPORT.md
-	$(RUN) .venv/bin/python -m factor_journal.extraction.evaluate $(EVAL_ARGS)
+	$(RUN) .venv/bin/python -m factor_journal_tools.evaluate $(EVAL_ARGS)
 
 train-extractor: ## Retrain the semantic extractor on the dev split (after a catalog or corpus change)
-	@bash -c 'source scripts/toolchain.sh && python -m factor_journal.extraction.train'
+	@bash -c 'source scripts/toolchain.sh && python -m factor_journal_tools.train'
+
+catalog-check: ## List the catalog's closest factor pairs by the embedded model; fails on near-duplicates
+	@bash -c 'source scripts/python-env.sh && python -m factor_journal_tools.catalog_check'
 
 emulators: ## Start the emulators alone (Ctrl-C stops them)
 	@bash -c 'source scripts/toolchain.sh && CONFIG="$$(.venv/bin/python scripts/firebase_config.py)" && exec .venv/bin/python \
 	  scripts/supervise.py --config "$$CONFIG" -- firebase emulators:start --config "$$CONFIG" --only "$$FJ_EMULATORS" \
 	  --project demo-factor-journal'
 
-deploy-dashboard: ## Deploy the dashboard to Cloud Run (the functions deploy with `firebase deploy`; see README, Deploy)
+deploy-dashboard: ## Deploy the dashboard to Cloud Run (the functions deploy with `firebase deploy`; see docs/deploy.md)
 	scripts/deploy-dashboard.sh
 
 lint: ## Static checks: ruff (style, imports, line length), the formatting, mypy; needs only the Python environment

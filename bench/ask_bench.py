@@ -104,8 +104,12 @@ def document_size(path: str, data: dict[str, Any]) -> int:
 
 
 def _excerpt(asked: str, said: str, at: datetime) -> str:
-    return format_excerpt([Turn(turn_id="a", role="assistant", text=asked, created_at=at),
-                           Turn(turn_id="u", role="user", text=said, created_at=at)])  # fmt: skip
+    return format_excerpt(
+        [
+            Turn(turn_id="a", role="assistant", text=asked, created_at=at),
+            Turn(turn_id="u", role="user", text=said, created_at=at),
+        ]
+    )
 
 
 def _seed(store: FactorJournalStore, user: str) -> None:
@@ -135,7 +139,7 @@ def _seed(store: FactorJournalStore, user: str) -> None:
                 rationale=f'User said "{said}": reads as mid.',
                 conversation_excerpt=_excerpt(asked, said, at),
                 observed_at=at,
-            )  # fmt: skip
+            )
         )
     if batch:
         store.record_inferences(user, batch)
@@ -168,14 +172,22 @@ def _ask(store: FactorJournalStore, user: str) -> dict[str, Any]:
         started = time.perf_counter()
         store.changes.vectors.nearest(user, vector, embedder.model_id, SEARCH_LIMIT)  # type: ignore[union-attr]
         search.append((time.perf_counter() - started) * 1000)
-    parts = {"catalog_ranking": percentiles(ranking), "embed_question": percentiles(embedding),
-             "find_nearest": percentiles(search)}  # fmt: skip
+    parts = {
+        "catalog_ranking": percentiles(ranking),
+        "embed_question": percentiles(embedding),
+        "find_nearest": percentiles(search),
+    }
     return {
         "parts": parts,
-        "questions": len(HELD_OUT["questions"]), "rounds": ROUNDS, **percentiles(latencies),
-        "reads_mean": round(sum(reads) / len(reads), 1), "reads_max": ordered[-1], "reads_min": ordered[0],
-        "cited_expected_factor_at_1000_entries": f"{cited}/{len(HELD_OUT['questions'])}", "found_by": found,
-    }  # fmt: skip
+        "questions": len(HELD_OUT["questions"]),
+        "rounds": ROUNDS,
+        **percentiles(latencies),
+        "reads_mean": round(sum(reads) / len(reads), 1),
+        "reads_max": ordered[-1],
+        "reads_min": ordered[0],
+        "cited_expected_factor_at_1000_entries": f"{cited}/{len(HELD_OUT['questions'])}",
+        "found_by": found,
+    }
 
 
 def _writes(store: FactorJournalStore, user: str) -> dict[str, Any]:
@@ -189,9 +201,13 @@ def _writes(store: FactorJournalStore, user: str) -> dict[str, Any]:
         store.changes.embedder = embedder if label == "with_vector" else None
         said = f"{SUBJECTS[index % len(SUBJECTS)]} {ACTIONS[index % len(ACTIONS)]} {OBJECTS[index % len(OBJECTS)]}."
         update = InferredUpdate(
-            factor_id="staff_capacity", value=40.0, confidence=0.6, rationale=f'User said "{said}"',
-            conversation_excerpt=_excerpt("Anything else?", said, at), observed_at=at + timedelta(seconds=index),
-        )  # fmt: skip
+            factor_id="staff_capacity",
+            value=40.0,
+            confidence=0.6,
+            rationale=f'User said "{said}"',
+            conversation_excerpt=_excerpt("Anything else?", said, at),
+            observed_at=at + timedelta(seconds=index),
+        )
         store.stats.reset()
         started = time.perf_counter()
         store.record_inferences(user, [update])
@@ -220,10 +236,11 @@ def _sizes(store: FactorJournalStore, user: str) -> dict[str, Any]:
     mean_vector = sum(vector_sizes) / len(vector_sizes)
     mean_entry = sum(entries) / len(entries)
     return {
-        "vector_document_bytes_mean": round(mean_vector), "journal_entry_bytes_mean": round(mean_entry),
+        "vector_document_bytes_mean": round(mean_vector),
+        "journal_entry_bytes_mean": round(mean_entry),
         "extra_bytes_per_entry_percent": round(100 * mean_vector / mean_entry),
         "note": "by Firestore's storage-size rules; the vector index's own entries are not counted",
-    }  # fmt: skip
+    }
 
 
 def run() -> dict[str, Any]:

@@ -62,6 +62,7 @@ def app_on_fresh_database(database: str) -> firestore.Client:
     client = fresh_database(database)
     runtime.reset()  # the client takes its database from the cached settings: forget them too
     st.cache_resource.clear()
+    st.cache_data.clear()  # the team's rows kept a minute
     return client
 
 

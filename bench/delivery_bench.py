@@ -46,8 +46,12 @@ class SlowModel:
             index = self.calls
         time.sleep(MODEL_SECONDS)
         factors = ["data_quality", "data_governance", "sensor_data", "ml_expertise", "cloud_adoption", "ai_strategy"]
-        reading = {"factor_id": factors[index % len(factors)], "value": 20 + 7 * (index % 9), "confidence": 0.7,
-                   "rationale": "bench reading"}  # fmt: skip
+        reading = {
+            "factor_id": factors[index % len(factors)],
+            "value": 20 + 7 * (index % 9),
+            "confidence": 0.7,
+            "rationale": "bench reading",
+        }
         return ExtractionResult(raw_updates=[reading], extractor="bench-model")
 
 
@@ -91,10 +95,15 @@ def _duplicates(client) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     for thread in threads:
         thread.join()
     return {
-        "deliveries": DELIVERIES, "instances": INSTANCES, "model_calls": model.calls, "errors": len(errors),
-        "error_examples": errors[:3], "statuses": statuses, "wall_s": round(time.perf_counter() - started, 2),
+        "deliveries": DELIVERIES,
+        "instances": INSTANCES,
+        "model_calls": model.calls,
+        "errors": len(errors),
+        "error_examples": errors[:3],
+        "statuses": statuses,
+        "wall_s": round(time.perf_counter() - started, 2),
         "per_duplicate": percentiles(samples),
-    }  # fmt: skip
+    }
 
 
 def _concurrent_turns(client) -> dict[str, Any]:  # type: ignore[no-untyped-def]
@@ -133,9 +142,13 @@ def _concurrent_turns(client) -> dict[str, Any]:  # type: ignore[no-untyped-def]
         thread.join()
     failures = [status for status, _ in results if status not in ("processed", "no_update")]
     return {
-        "turns": INSTANCES, "instances": INSTANCES, "failures": len(failures), "failure_statuses": failures,
-        "model_calls": model.calls, "turn_to_done": percentiles([ms for _, ms in results]),
-    }  # fmt: skip
+        "turns": INSTANCES,
+        "instances": INSTANCES,
+        "failures": len(failures),
+        "failure_statuses": failures,
+        "model_calls": model.calls,
+        "turn_to_done": percentiles([ms for _, ms in results]),
+    }
 
 
 def run() -> dict[str, Any]:

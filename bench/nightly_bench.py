@@ -39,6 +39,8 @@ from factor_journal.models import UserProfile
 from factor_journal.nightly import NightlySettings, progress, start_run
 from factor_journal.organisation import OrganisationDirectory
 from factor_journal.reminders import MAIL_COLLECTION, ReminderPolicy, remind
+from factor_journal.repositories.links import LinkRecords
+from factor_journal.repositories.nightly_runs import NightlyRuns
 from factor_journal.repositories.paths import SUMMARY_FIELD
 from factor_journal.rollup import PersonRow, shard_of
 from factor_journal.store import FactorJournalStore
@@ -51,8 +53,14 @@ DUE_SLOTS = {0, 1, 2, 3, 4, 5}  # of every ten people (see seed_population)
 
 
 def seed_population(
-    client: firestore.Client, catalog: Catalog, *, people: int, organisations: int, now: datetime, prefix: str,
-) -> dict[str, Any]:  # fmt: skip
+    client: firestore.Client,
+    catalog: Catalog,
+    *,
+    people: int,
+    organisations: int,
+    now: datetime,
+    prefix: str,
+) -> dict[str, Any]:
     """Write ``people`` members (and a manager per organisation) in bulk; returns the ids, organisations
     and who is due a reminder at ``now`` under the default policy (7 days quiet, 7-day window)."""
     summary = {SUMMARY_FIELD: build_summary(catalog, graph_for(catalog), {}, None, now).to_document()}
@@ -95,15 +103,26 @@ def seed_population(
             fields["reminders_opt_out"] = True
         elif slot == 9:
             fields["email"] = ""
-        profile = UserProfile(user_id=user, display_name=f"Person {index}", org_id=org,
-                              created_at=now - timedelta(days=30, seconds=index), **fields)  # fmt: skip
+        profile = UserProfile(
+            user_id=user,
+            display_name=f"Person {index}",
+            org_id=org,
+            created_at=now - timedelta(days=30, seconds=index),
+            **fields,
+        )
         writer.set(client.document(f"users/{user}"), profile.to_document())
         writer.set(client.document(f"users/{user}/metadata/assessment"), summary)
         shards[(org, shard_of(user))][user] = PersonRow(
-            user_id=user, display_name=profile.display_name, email=profile.email, completeness=(index % 7) / 10,
-            avg_confidence=0.5, assessed=index % 7, total=44, decision_tier=tiers[index % len(tiers)],
+            user_id=user,
+            display_name=profile.display_name,
+            email=profile.email,
+            completeness=(index % 7) / 10,
+            avg_confidence=0.5,
+            assessed=index % 7,
+            total=44,
+            decision_tier=tiers[index % len(tiers)],
             last_active=profile.last_active,
-        ).to_document()  # fmt: skip
+        ).to_document()
         members.append(user)
         org_of[user] = org
         if profile.last_active is None:
@@ -140,19 +159,24 @@ def legacy_single_loop(store: FactorJournalStore, signer: LinkSigner, now: datet
     quiet = users.where(filter=FieldFilter("last_active", "<", cutoff)).limit(LEGACY_LIMIT)
     silent = (
         users.where(filter=FieldFilter("last_active", "==", None))
-        .where(filter=FieldFilter("created_at", "<", cutoff)).limit(LEGACY_LIMIT)
-    )  # fmt: skip
+        .where(filter=FieldFilter("created_at", "<", cutoff))
+        .limit(LEGACY_LIMIT)
+    )
     found = {s.id: UserProfile.model_validate(s.to_dict()) for q in (quiet, silent) for s in q.stream()}
     mail = remind(store, signer, "https://app.example", list(found.values()), now, ReminderPolicy())
-    return {"seconds": round(time.perf_counter() - started, 1), "organisations": len(days),
-            "people_seen": len(found), "reminders_written": len(mail)}  # fmt: skip
+    return {
+        "seconds": round(time.perf_counter() - started, 1),
+        "organisations": len(days),
+        "people_seen": len(found),
+        "reminders_written": len(mail),
+    }
 
 
 def wait_for_run(client: firestore.Client, run_id: str, timeout: float) -> tuple[float, Any]:
     started = time.perf_counter()
     deadline = started + timeout
     while True:
-        state = progress(client, run_id)
+        state = progress(NightlyRuns(client), run_id)
         if state.complete or time.perf_counter() > deadline:
             return time.perf_counter() - started, state
         time.sleep(1.0)
@@ -171,32 +195,42 @@ def run() -> dict[str, Any]:
         legacy_client, catalog, people=people, organisations=ORGANISATIONS, now=now, prefix=prefix
     )
     seed_seconds = round(time.perf_counter() - seeded_at, 1)
-    print(f"  nightly: seeded {people} people in {ORGANISATIONS} organisations in {seed_seconds} s "
-          f"({len(population['due'])} due a reminder)", flush=True)  # fmt: skip
+    print(
+        f"  nightly: seeded {people} people in {ORGANISATIONS} organisations in {seed_seconds} s "
+        f"({len(population['due'])} due a reminder)",
+        flush=True,
+    )
     legacy_store = FactorJournalStore(legacy_client, catalog)
-    legacy = legacy_single_loop(legacy_store, LinkSigner(legacy_client, secret="bench"), now)
+    legacy = legacy_single_loop(legacy_store, LinkSigner(LinkRecords(legacy_client), secret="bench"), now)
     legacy_mail = mail_per_person(legacy_client, prefix)
     legacy["duplicates"] = sum(count - 1 for count in legacy_mail.values())
     legacy["due_never_reminded"] = len(population["due"] - set(legacy_mail))
-    print(f"  nightly: single loop (today): {legacy['seconds']} s, {legacy['reminders_written']} reminders, "
-          f"{legacy['due_never_reminded']} due people never reached", flush=True)  # fmt: skip
+    print(
+        f"  nightly: single loop (today): {legacy['seconds']} s, {legacy['reminders_written']} reminders, "
+        f"{legacy['due_never_reminded']} due people never reached",
+        flush=True,
+    )
     fresh_database("fj-bench-nightly")
 
     # 2. The fan-out through the emulators, on the default database.
     client = fresh_database("(default)")
     os.environ.pop("FJ_FIRESTORE_DATABASE", None)
-    runtime.firestore_client.cache_clear()
     runtime.store.cache_clear()
     seed_population(client, catalog, people=people, organisations=ORGANISATIONS, now=now, prefix=prefix)
     settings = NightlySettings.from_env()
-    figures: dict[str, Any] = {"people": people, "organisations": ORGANISATIONS, "due": len(population["due"]),
-                               "seed_seconds": seed_seconds, "page_size": settings.page_size,
-                               "single_loop_today": legacy}  # fmt: skip
+    figures: dict[str, Any] = {
+        "people": people,
+        "organisations": ORGANISATIONS,
+        "due": len(population["due"]),
+        "seed_seconds": seed_seconds,
+        "page_size": settings.page_size,
+        "single_loop_today": legacy,
+    }
     runs = []
     for attempt in ("first", "again the same day"):
         run_id = f"{prefix}-{len(runs)}"
         started = time.perf_counter()
-        enqueued = start_run(client, runtime.task_sink(), now, run_id, settings)
+        enqueued = start_run(NightlyRuns(client), runtime.task_sink(), now, run_id, settings)
         enqueue_ms = round((time.perf_counter() - started) * 1000, 1)
         waited, state = wait_for_run(client, run_id, timeout=3600)
         runs.append(
@@ -208,8 +242,11 @@ def run() -> dict[str, Any]:
                 **state.model_dump(exclude={"run_id"}),
             }
         )
-        print(f"  nightly: fan-out ({attempt}): {runs[-1]['wall_seconds']} s, {state.tasks} tasks, "
-              f"{state.reminders_sent} reminders, complete={state.complete}", flush=True)  # fmt: skip
+        print(
+            f"  nightly: fan-out ({attempt}): {runs[-1]['wall_seconds']} s, {state.tasks} tasks, "
+            f"{state.reminders_sent} reminders, complete={state.complete}",
+            flush=True,
+        )
     mail = mail_per_person(client, prefix)
     days = sum(
         1 for org in population["organisations"] for _ in client.collection(f"organisations/{org}/daily").stream()

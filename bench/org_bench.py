@@ -26,6 +26,7 @@ from factor_journal.catalog import load_catalog
 from factor_journal.links import LinkSigner
 from factor_journal.models import UserProfile
 from factor_journal.organisation import OrganisationDirectory
+from factor_journal.repositories.links import LinkRecords
 from factor_journal.rollup import PersonRow, encode_said, shard_of
 from factor_journal.store import FactorJournalStore
 
@@ -51,9 +52,15 @@ def _seed_org(store: FactorJournalStore, people: int) -> tuple[str, str]:
         user = f"{org}-p{index:04d}"
         completeness = (index * 37 % 100) / 100
         shards[shard_of(user)][user] = PersonRow(
-            user_id=user, display_name=f"Person {index:04d}", email=f"p{index}@example.com",
-            completeness=completeness, avg_confidence=0.5 + (index % 40) / 100, assessed=int(completeness * 44),
-            total=44, decision_tier=tiers[index % len(tiers)], unconfirmed=index % 5,
+            user_id=user,
+            display_name=f"Person {index:04d}",
+            email=f"p{index}@example.com",
+            completeness=completeness,
+            avg_confidence=0.5 + (index % 40) / 100,
+            assessed=int(completeness * 44),
+            total=44,
+            decision_tier=tiers[index % len(tiers)],
+            unconfirmed=index % 5,
             last_active=now - timedelta(days=index % 30),
             categories={c: ((index + i * 13) % 100) / 100 for i, c in enumerate(categories)},
             # each answer's confidence and when it was said (up to ~16 months ago), aged by the page on read
@@ -61,7 +68,7 @@ def _seed_org(store: FactorJournalStore, people: int) -> tuple[str, str]:
                 (fid, 0.55 + (index + k) % 40 / 100, now - timedelta(days=(index * 7 + k * 31) % 500))
                 for k, fid in enumerate(answerable[: int(completeness * 44)])
             ),
-        ).to_document()  # fmt: skip
+        ).to_document()
     writer = store.client.bulk_writer()
     for shard, rows in shards.items():
         writer.set(store.org_ref(org).collection("rollup").document(shard), {"rows": rows})
@@ -75,7 +82,7 @@ def _team_pages() -> list[dict[str, Any]]:
     rows = []
     for people in SIZES:
         org, manager = _seed_org(store, people)
-        token = LinkSigner(client).issue(manager, kind="manager", org_id=org)
+        token = LinkSigner(LinkRecords(client)).issue(manager, kind="manager", org_id=org)
         from dashboard.views import manager  # the app keeps rows a minute for filter reruns: measure a first view
 
         measured = [measure_page(token, before=manager._rows.clear) for _ in range(RENDERS)]

@@ -32,6 +32,7 @@ from factor_journal.extraction.base import ExtractionRequest, ExtractionResult
 from factor_journal.links import LinkSigner
 from factor_journal.models import InferredUpdate, UserProfile
 from factor_journal.pipeline import TurnProcessor
+from factor_journal.repositories.links import LinkRecords
 from factor_journal.store import FactorJournalStore, entry_id_for
 
 ASSESSED = 50
@@ -120,19 +121,25 @@ def _team_view(token: str, prepare: Callable[[Any], None], first_view: bool = Fa
 def _team_page(client) -> dict[str, Any]:
     store = runtime.store()
     org, manager = _seed_org(store, TEAM_PEOPLE)
-    token = LinkSigner(client).issue(manager, kind="manager", org_id=org)
+    token = LinkSigner(LinkRecords(client)).issue(manager, kind="manager", org_id=org)
     views = {}
-    for name, prepare, first_view in [("first view (rows read)", TEAM_VIEWS["unfiltered"], True),
-                                      *((n, p, False) for n, p in TEAM_VIEWS.items())]:  # fmt: skip
+    for name, prepare, first_view in [
+        ("first view (rows read)", TEAM_VIEWS["unfiltered"], True),
+        *((n, p, False) for n, p in TEAM_VIEWS.items()),
+    ]:
         reads, samples = _team_view(token, prepare, first_view)
         views[name] = {"reads": reads, **percentiles(samples)}
-        print(f"  pages: team page, {TEAM_PEOPLE} people, {name}: render p50 {views[name]['p50_ms']} ms "
-              f"(p95 {views[name]['p95_ms']} ms), {reads} reads")  # fmt: skip
+        print(
+            f"  pages: team page, {TEAM_PEOPLE} people, {name}: render p50 {views[name]['p50_ms']} ms "
+            f"(p95 {views[name]['p95_ms']} ms), {reads} reads"
+        )
     return {
-        "people": TEAM_PEOPLE, "views": views, "target_ms": 300,
+        "people": TEAM_PEOPLE,
+        "views": views,
+        "target_ms": 300,
         "note": "first view reads the organisation's 64 roll-up shards; filter, sort and paging reruns within a "
-                "minute reuse the rows (2 reads: the manager check and the organisation document)",
-    }  # fmt: skip
+        "minute reuse the rows (2 reads: the manager check and the organisation document)",
+    }
 
 
 def _first_content(token: str) -> dict[str, Any]:
@@ -149,12 +156,22 @@ def _first_content(token: str) -> dict[str, Any]:
     root = Path(APP).resolve().parents[1]
     server = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", APP, "--server.headless", "true", "--server.port", str(port)],
-        cwd=root, env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+        cwd=root,
+        env=dict(os.environ),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium")  # type: ignore[assignment]
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-dev-shm-usage", "--window-size=1280,1000"):  # fmt: skip
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-dev-shm-usage",
+        "--window-size=1280,1000",
+    ):
         options.add_argument(flag)
     driver = None
     try:
@@ -183,11 +200,16 @@ def _first_content(token: str) -> dict[str, Any]:
                 if "What we know" in text:
                     ready = (time.perf_counter() - started) * 1000
                 time.sleep(0.05)
-            visits[visit] = {"first_paint_ms": round(painted or -1, 1), "first_content_ms": round(first or -1, 1),
-                             "page_ready_ms": round(ready or -1, 1)}  # fmt: skip
+            visits[visit] = {
+                "first_paint_ms": round(painted or -1, 1),
+                "first_content_ms": round(first or -1, 1),
+                "page_ready_ms": round(ready or -1, 1),
+            }
             figures = visits[visit]
-            print(f"  pages: overview in Chromium ({visit} server): skeleton {figures['first_paint_ms']} ms, "
-                  f"first text {figures['first_content_ms']} ms, page ready {figures['page_ready_ms']} ms")  # fmt: skip
+            print(
+                f"  pages: overview in Chromium ({visit} server): skeleton {figures['first_paint_ms']} ms, "
+                f"first text {figures['first_content_ms']} ms, page ready {figures['page_ready_ms']} ms"
+            )
         return visits
     finally:
         if driver is not None:
@@ -228,12 +250,17 @@ def _conversation(client) -> dict[str, Any]:  # type: ignore[no-untyped-def]
             store.add_turn(
                 user, session, "assistant", f"Question {index}?", created_at=start + timedelta(minutes=index)
             )
-            turn = store.add_turn(user, session, "user", f"Answer number {index} about our data.",
-                                  created_at=start + timedelta(minutes=index, seconds=30))  # fmt: skip
+            turn = store.add_turn(
+                user,
+                session,
+                "user",
+                f"Answer number {index} about our data.",
+                created_at=start + timedelta(minutes=index, seconds=30),
+            )
             processor.process(user, session, turn)
             turns.append(turn)
         store.add_turn(user, session, "assistant", "Next question?", created_at=start + timedelta(minutes=answers))
-        token = LinkSigner(client).issue(user, session)
+        token = LinkSigner(LinkRecords(client)).issue(user, session)
         with_sayback, _ = measure_page(token, "conversation")
         for turn in turns:
             store.turns(user, session).document(turn).update({"extraction.readings": []})
@@ -254,7 +281,7 @@ def run() -> dict[str, Any]:
     client = app_on_fresh_database("fj-bench")
     store = runtime.store()
     user = _seed(store)
-    token = LinkSigner(client).issue(user)
+    token = LinkSigner(LinkRecords(client)).issue(user)
     reads = {}
     for page in ("overview", "capabilities", "history", "review", "ask", "conversation"):
         reads[page], _ = measure_page(token, page)

@@ -46,9 +46,14 @@ MEASURED_FACTOR = "data_quality"
 
 def _update(factor_id: str, value: float, observed_at: datetime | None = None) -> InferredUpdate:
     return InferredUpdate(
-        factor_id=factor_id, value=value, confidence=0.7, rationale="benchmark reading",
-        conversation_excerpt="User: benchmark", session_id="bench", observed_at=observed_at,
-    )  # fmt: skip
+        factor_id=factor_id,
+        value=value,
+        confidence=0.7,
+        rationale="benchmark reading",
+        conversation_excerpt="User: benchmark",
+        session_id="bench",
+        observed_at=observed_at,
+    )
 
 
 def _seed_user(store: FactorJournalStore, assessed: int, journal_entries: int) -> str:

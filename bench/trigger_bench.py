@@ -128,14 +128,20 @@ def _whole_catalog_prompt() -> int:
 
 def run() -> dict[str, Any]:
     results: dict[str, Any] = {"end_to_end_latency": _end_to_end()}
-    print(f"  trigger: turn written -> analysed p50 {results['end_to_end_latency']['p50_ms']} ms, "
-          f"p95 {results['end_to_end_latency']['p95_ms']} ms")  # fmt: skip
+    print(
+        f"  trigger: turn written -> analysed p50 {results['end_to_end_latency']['p50_ms']} ms, "
+        f"p95 {results['end_to_end_latency']['p95_ms']} ms"
+    )
     results["firestore_per_analysed_turn"] = _cost_per_turn()
-    print(f"  trigger: {results['firestore_per_analysed_turn']['reads_per_turn']} reads, "
-          f"{results['firestore_per_analysed_turn']['writes_per_turn']} writes per analysed turn")  # fmt: skip
+    print(
+        f"  trigger: {results['firestore_per_analysed_turn']['reads_per_turn']} reads, "
+        f"{results['firestore_per_analysed_turn']['writes_per_turn']} writes per analysed turn"
+    )
     results["prompt_size"] = [_prompt_size(5), _prompt_size(200)]
     results["prompt_size_if_whole_catalog_sent"] = _whole_catalog_prompt()
-    print(f"  trigger: prompt ~{results['prompt_size'][0]['prompt_tokens_estimate']} tokens (5 turns), "
-          f"~{results['prompt_size'][1]['prompt_tokens_estimate']} tokens (200 turns); "
-          f"whole catalog would be ~{results['prompt_size_if_whole_catalog_sent']}")  # fmt: skip
+    print(
+        f"  trigger: prompt ~{results['prompt_size'][0]['prompt_tokens_estimate']} tokens (5 turns), "
+        f"~{results['prompt_size'][1]['prompt_tokens_estimate']} tokens (200 turns); "
+        f"whole catalog would be ~{results['prompt_size_if_whole_catalog_sent']}"
+    )
     return results

@@ -3,8 +3,8 @@
     streamlit run dashboard/app.py      (``make demo`` does this against the emulators)
 
 A resume link opens the user's pages; a manager link opens the organisation's
-pages and, read-only, each member's progress (never their own words: see README,
-"Security").  A link may name any page (``/team?t=…``): that page opens once the
+pages and, read-only, each member's progress (never their own words: see
+docs/security.md).  A link may name any page (``/team?t=…``): that page opens once the
 link is verified, and the token leaves the address bar.  Every page renders from
 the precomputed summary and the journal kept by the Cloud Functions.
 """
@@ -77,23 +77,28 @@ def export_offer(viewer: context.Viewer) -> None:
     """A person's own data as JSON (profile, factors, journals, conversations, ...), built when downloaded."""
 
     def build() -> str:
-        from factor_journal.privacy import PersonalData
-
-        return PersonalData(context.store().client).export_json(viewer.user_id)
+        return context.store().personal_data.export_json(viewer.user_id)
 
     st.sidebar.download_button(
-        "Download my data (JSON)", build, file_name="factor-journal-my-data.json", mime="application/json",
-        key="export_my_data", help="Everything Factor Journal holds about you.", on_click="ignore",
-    )  # fmt: skip
+        "Download my data (JSON)",
+        build,
+        file_name="factor-journal-my-data.json",
+        mime="application/json",
+        key="export_my_data",
+        help="Everything Factor Journal holds about you.",
+        on_click="ignore",
+    )
 
 
 if "u" in st.query_params:  # a one-click unsubscribe link from a reminder email: honoured without signing in
     loading.empty()
     st.navigation(
-        [st.Page("screens/unsubscribe.py", title="Reminder emails", url_path="reminders", default=True),
-         st.Page("screens/unsubscribe.py", title="Reminder emails", url_path="unsubscribe")],  # /unsubscribe?u=…
+        [
+            st.Page("screens/unsubscribe.py", title="Reminder emails", url_path="reminders", default=True),
+            st.Page("screens/unsubscribe.py", title="Reminder emails", url_path="unsubscribe"),
+        ],  # /unsubscribe?u=…
         position="hidden",
-    ).run()  # fmt: skip
+    ).run()
     st.stop()
 
 viewer = context.sign_in()

@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 
 from dashboard.safe_text import plot
 from factor_journal.models import AssessmentSummary, BlockedCapability, JournalEntry
+from factor_journal.page_models import categories_by_progress, day_ends
 
 PLOT_CONFIG = {"displayModeBar": False}  # a reading view: no zoom/pan toolbar over the charts
 PALETTE = {"value": "#2563eb", "confidence": "#f59e0b", "gap": "#ef4444", "met": "#10b981", "muted": "#cbd5e1"}
@@ -20,23 +21,32 @@ PALETTE = {"value": "#2563eb", "confidence": "#f59e0b", "gap": "#ef4444", "met":
 
 def category_progress(summary: AssessmentSummary) -> go.Figure:
     """Completeness and average confidence per category, side by side; the best-mapped category first."""
-    categories = sorted(summary.categories.values(), key=lambda c: (-c.completeness, -c.avg_confidence, c.name))
+    categories = categories_by_progress(summary)
     names = [c.name for c in categories]
     figure = go.Figure()
     figure.add_bar(
-        name="Mapped", y=names, x=[c.completeness * 100 for c in categories], orientation="h",
-        marker_color=PALETTE["value"], text=[f"{c.factor_count}/{c.total_factors}" for c in categories],
-    )  # fmt: skip
+        name="Mapped",
+        y=names,
+        x=[c.completeness * 100 for c in categories],
+        orientation="h",
+        marker_color=PALETTE["value"],
+        text=[f"{c.factor_count}/{c.total_factors}" for c in categories],
+    )
     figure.add_bar(
-        name="Confidence", y=names, x=[c.avg_confidence * 100 for c in categories], orientation="h",
+        name="Confidence",
+        y=names,
+        x=[c.avg_confidence * 100 for c in categories],
+        orientation="h",
         marker_color=PALETTE["confidence"],
-    )  # fmt: skip
+    )
     figure.update_layout(
-        barmode="group", height=60 + 55 * len(names), margin={"l": 10, "r": 30, "t": 30, "b": 10},
+        barmode="group",
+        height=60 + 55 * len(names),
+        margin={"l": 10, "r": 30, "t": 30, "b": 10},
         xaxis={"range": [0, 100], "autorange": False, "ticksuffix": "%", "dtick": 25},
         legend={"orientation": "h", "y": 1.1, "x": 0},
         yaxis={"categoryorder": "array", "categoryarray": names, "autorange": "reversed"},
-    )  # fmt: skip
+    )
     return figure
 
 
@@ -46,19 +56,30 @@ def capability_gaps(capability: BlockedCapability) -> go.Figure:
     values = [b.value or 0 for b in capability.blockers]
     figure = go.Figure()
     figure.add_bar(
-        y=names, x=values, orientation="h", name="Now", marker_color=PALETTE["value"],
+        y=names,
+        x=values,
+        orientation="h",
+        name="Now",
+        marker_color=PALETTE["value"],
         text=["not assessed" if b.value is None else f"{b.value:g} @ {b.confidence:.0%}" for b in capability.blockers],
         textposition="auto",
-    )  # fmt: skip
+    )
     figure.add_scatter(
-        y=names, x=[b.min_value for b in capability.blockers], mode="markers", name="Needed",
+        y=names,
+        x=[b.min_value for b in capability.blockers],
+        mode="markers",
+        name="Needed",
         marker={"symbol": "line-ns-open", "size": 26, "line": {"width": 3}, "color": PALETTE["gap"]},
-        text=[f"needs {b.min_value:g} @ {b.min_confidence:.0%}" for b in capability.blockers], hoverinfo="text",
-    )  # fmt: skip
+        text=[f"needs {b.min_value:g} @ {b.min_confidence:.0%}" for b in capability.blockers],
+        hoverinfo="text",
+    )
     figure.update_layout(
-        height=50 + 45 * len(names), margin={"l": 10, "r": 10, "t": 10, "b": 10}, showlegend=False,
-        xaxis={"range": [0, 100], "autorange": False}, yaxis={"autorange": "reversed"},
-    )  # fmt: skip
+        height=50 + 45 * len(names),
+        margin={"l": 10, "r": 10, "t": 10, "b": 10},
+        showlegend=False,
+        xaxis={"range": [0, 100], "autorange": False},
+        yaxis={"autorange": "reversed"},
+    )
     return figure
 
 
@@ -77,10 +98,14 @@ def day_axis(days: Sequence[date]) -> dict:
         step = "M1"
     pad = timedelta(hours=12)
     return {
-        "type": "date", "tickformat": "%d %b %Y" if span > 120 else "%d %b", "dtick": step,
-        "range": [datetime.combine(first, datetime.min.time()) - pad,
-                  datetime.combine(last, datetime.min.time()) + pad],
-    }  # fmt: skip
+        "type": "date",
+        "tickformat": "%d %b %Y" if span > 120 else "%d %b",
+        "dtick": step,
+        "range": [
+            datetime.combine(first, datetime.min.time()) - pad,
+            datetime.combine(last, datetime.min.time()) + pad,
+        ],
+    }
 
 
 def count_axis(largest: int) -> dict:
@@ -89,53 +114,64 @@ def count_axis(largest: int) -> dict:
     return {"tickformat": ",d", "dtick": step, "rangemode": "tozero", "range": [0, max(1, largest) * 1.08]}
 
 
-def by_day(entries: Sequence[JournalEntry]) -> list[JournalEntry]:
-    """The factor's state at the end of each day something was said (observed time), oldest first."""
-    last: dict[date, JournalEntry] = {}
-    for entry in sorted((e for e in entries if e.effective), key=lambda e: (e.observed_at, e.recorded_at)):
-        last[entry.observed_at.date()] = entry
-    return [last[d] for d in sorted(last)]
-
-
 def factor_timeline(
-    entries: Sequence[JournalEntry], describe: Callable[[str], str] | None = None,
+    entries: Sequence[JournalEntry],
+    describe: Callable[[str], str] | None = None,
     aged: Sequence[tuple[datetime, float]] = (),
-) -> go.Figure:  # fmt: skip
+) -> go.Figure:
     """Value and confidence of one factor by day of observation (the last state of each day), and ``aged``:
     the current answer's confidence as time wears it down since it was last said (freshness), to today.
 
     ``describe`` turns a rationale into display text (ids into names) for a hover text that says why; the
     rationale quotes the person, so without it (a manager's read-only view) the chart carries no words at
     all, not even in the figure sent to the browser.  Words are shown as text, never as Plotly markup."""
-    timeline = by_day(entries)
+    timeline = day_ends(entries)
     days = [e.observed_at.date() for e in timeline]
     figure = go.Figure()
-    words = {} if describe is None else {
-        "text": [plot(describe(e.change_rationale)) for e in timeline],
-        "hovertemplate": "%{x|%d %b %Y}: %{y}<br>%{text}<extra></extra>",
-    }  # fmt: skip
+    words = (
+        {}
+        if describe is None
+        else {
+            "text": [plot(describe(e.change_rationale)) for e in timeline],
+            "hovertemplate": "%{x|%d %b %Y}: %{y}<br>%{text}<extra></extra>",
+        }
+    )
     figure.add_scatter(
-        x=days, y=[e.value_after for e in timeline], mode="lines+markers",
-        name="Value", line={"shape": "hv", "color": PALETTE["value"]}, marker={"size": 9},
+        x=days,
+        y=[e.value_after for e in timeline],
+        mode="lines+markers",
+        name="Value",
+        line={"shape": "hv", "color": PALETTE["value"]},
+        marker={"size": 9},
         **({"hovertemplate": "%{x|%d %b %Y}: %{y}<extra></extra>"} | words),
-    )  # fmt: skip
+    )
     figure.add_scatter(
-        x=days, y=[e.confidence_after * 100 for e in timeline], mode="lines+markers",
-        name="Confidence %", yaxis="y2", line={"shape": "hv", "dash": "dot", "color": PALETTE["confidence"]},
-    )  # fmt: skip
+        x=days,
+        y=[e.confidence_after * 100 for e in timeline],
+        mode="lines+markers",
+        name="Confidence %",
+        yaxis="y2",
+        line={"shape": "hv", "dash": "dot", "color": PALETTE["confidence"]},
+    )
     if aged:
         figure.add_scatter(
-            x=[at for at, _ in aged], y=[confidence * 100 for _, confidence in aged], mode="lines",
-            name="Confidence as it ages %", yaxis="y2", line={"color": PALETTE["gap"], "dash": "dash"},
+            x=[at for at, _ in aged],
+            y=[confidence * 100 for _, confidence in aged],
+            mode="lines",
+            name="Confidence as it ages %",
+            yaxis="y2",
+            line={"color": PALETTE["gap"], "dash": "dash"},
             hovertemplate="%{x|%d %b %Y}: %{y:.0f}%<extra></extra>",
-        )  # fmt: skip
+        )
         days = [*days, aged[-1][0].date()]
     figure.update_layout(
-        height=320, margin={"l": 10, "r": 10, "t": 30, "b": 10}, legend={"orientation": "h", "y": 1.12},
+        height=320,
+        margin={"l": 10, "r": 10, "t": 30, "b": 10},
+        legend={"orientation": "h", "y": 1.12},
         yaxis={"range": [0, 100], "title": "value"},
         yaxis2={"range": [0, 100], "overlaying": "y", "side": "right", "title": "confidence %"},
         xaxis=day_axis(days) if days else {},
-    )  # fmt: skip
+    )
     return figure
 
 
@@ -144,26 +180,42 @@ def progress_over_time(days: Sequence[tuple[date, float, float | None]]) -> go.F
     on a day nobody had assessed anything: a gap in the line, not a 0%)."""
     figure = go.Figure()
     x = [d for d, _, _ in days]
-    figure.add_scatter(x=x, y=[m * 100 for _, m, _ in days], mode="lines+markers", name="Mapped %",
-                       line={"color": PALETTE["value"]})  # fmt: skip
-    figure.add_scatter(x=x, y=[None if c is None else c * 100 for _, _, c in days], mode="lines+markers",
-                       name="Confidence %",
-                       line={"color": PALETTE["confidence"], "dash": "dot"})  # fmt: skip
+    figure.add_scatter(
+        x=x, y=[m * 100 for _, m, _ in days], mode="lines+markers", name="Mapped %", line={"color": PALETTE["value"]}
+    )
+    figure.add_scatter(
+        x=x,
+        y=[None if c is None else c * 100 for _, _, c in days],
+        mode="lines+markers",
+        name="Confidence %",
+        line={"color": PALETTE["confidence"], "dash": "dot"},
+    )
     figure.update_layout(
-        height=300, margin={"l": 10, "r": 10, "t": 30, "b": 10}, legend={"orientation": "h", "y": 1.12},
-        yaxis={"range": [0, 100], "ticksuffix": "%"}, xaxis=day_axis(x) if x else {},
-    )  # fmt: skip
+        height=300,
+        margin={"l": 10, "r": 10, "t": 30, "b": 10},
+        legend={"orientation": "h", "y": 1.12},
+        yaxis={"range": [0, 100], "ticksuffix": "%"},
+        xaxis=day_axis(x) if x else {},
+    )
     return figure
 
 
 def tier_distribution(counts: Mapping[str, int]) -> go.Figure:
     """People per decision tier (tier names as labels); the count axis has whole numbers only."""
-    figure = go.Figure(go.Bar(x=list(counts), y=list(counts.values()), marker_color=PALETTE["value"],
-                              text=list(counts.values()), textposition="auto"))  # fmt: skip
+    figure = go.Figure(
+        go.Bar(
+            x=list(counts),
+            y=list(counts.values()),
+            marker_color=PALETTE["value"],
+            text=list(counts.values()),
+            textposition="auto",
+        )
+    )
     figure.update_layout(
-        height=300, margin={"l": 10, "r": 10, "t": 10, "b": 10},
+        height=300,
+        margin={"l": 10, "r": 10, "t": 10, "b": 10},
         yaxis={"title": "people", **count_axis(max(counts.values(), default=0))},
-    )  # fmt: skip
+    )
     return figure
 
 
@@ -180,28 +232,48 @@ def mapped_distribution(
     figure = go.Figure()
     for j, bucket in enumerate(buckets):
         figure.add_bar(
-            y=list(categories), x=[row[j] for row in counts], orientation="h", name=bucket,
+            y=list(categories),
+            x=[row[j] for row in counts],
+            orientation="h",
+            name=bucket,
             marker_color=BUCKET_COLOURS[j % len(BUCKET_COLOURS)],
             hovertemplate="%{y}: %{x} people mapped " + bucket + "<extra></extra>",
-        )  # fmt: skip
+        )
     largest = max((sum(row) for row in counts), default=0)
     figure.update_layout(
-        barmode="stack", height=110 + 40 * len(categories), margin={"l": 10, "r": 10, "t": 60, "b": 10},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0, "title": {"text": "mapped "},
-                "traceorder": "normal"},
+        barmode="stack",
+        height=110 + 40 * len(categories),
+        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        legend={
+            "orientation": "h",
+            "yanchor": "bottom",
+            "y": 1.02,
+            "x": 0,
+            "title": {"text": "mapped "},
+            "traceorder": "normal",
+        },
         yaxis={"autorange": "reversed"},
         xaxis={"title": "people", **count_axis(largest)},
-    )  # fmt: skip
+    )
     return figure
 
 
 def held_back(items: Sequence[tuple[str, int]], label: str = "people held back") -> go.Figure:
     """Horizontal bars of (name, people), largest first; whole-number axis."""
-    figure = go.Figure(go.Bar(y=[n for n, _ in items], x=[c for _, c in items], orientation="h",
-                              marker_color=PALETTE["gap"], text=[c for _, c in items],
-                              textposition="auto"))  # fmt: skip
+    figure = go.Figure(
+        go.Bar(
+            y=[n for n, _ in items],
+            x=[c for _, c in items],
+            orientation="h",
+            marker_color=PALETTE["gap"],
+            text=[c for _, c in items],
+            textposition="auto",
+        )
+    )
     figure.update_layout(
-        height=60 + 32 * len(items), margin={"l": 10, "r": 10, "t": 10, "b": 10}, yaxis={"autorange": "reversed"},
+        height=60 + 32 * len(items),
+        margin={"l": 10, "r": 10, "t": 10, "b": 10},
+        yaxis={"autorange": "reversed"},
         xaxis={"title": label, **count_axis(max((c for _, c in items), default=0))},
-    )  # fmt: skip
+    )
     return figure

@@ -27,15 +27,30 @@ from factor_journal.questions import Writer
 from factor_journal.store import FactorJournalStore
 
 __all__ = [
-    "Subject", "Viewer", "access", "current_subject", "fresh", "open_fresh_page", "open_page", "require_subject",
-    "sign_in", "signer", "stale_of", "store",
-]  # fmt: skip
+    "Subject",
+    "Viewer",
+    "access",
+    "current_subject",
+    "fresh",
+    "open_fresh_page",
+    "open_page",
+    "require_subject",
+    "sign_in",
+    "signer",
+    "stale_of",
+    "store",
+]
 
 NO_LINK = "Open Factor Journal through the link in your email."
 # What belongs to one signed-in person and must not leak into the next link opened in the same tab.
 _PER_VIEWER_KEYS = (
-    "viewer", "drill_user", "drill_choice", "conversation_session", "conversation_notice", "review_limit",
-)  # fmt: skip
+    "viewer",
+    "drill_user",
+    "drill_choice",
+    "conversation_session",
+    "conversation_notice",
+    "review_limit",
+)
 
 
 class Subject(BaseModel):
@@ -59,7 +74,7 @@ def writer() -> Writer | None:
 
 @st.cache_resource(show_spinner=False)
 def signer() -> LinkSigner:
-    return LinkSigner(runtime.firestore_client())
+    return LinkSigner(store().links)
 
 
 @st.cache_resource(show_spinner=False)
@@ -131,7 +146,7 @@ def fresh(summary: AssessmentSummary, at: datetime | None = None) -> freshness.F
 
 def stale_of(assessment: freshness.FreshAssessment) -> dict[str, datetime | None]:
     """The answers due for a re-check and when each was last said (``next_best_questions(stale=…)``)."""
-    return {item.factor_id: item.said_at for item in assessment.to_recheck}
+    return assessment.stale
 
 
 def open_page(title: str) -> tuple[Subject, FactorJournalStore, AssessmentSummary]:

@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from datetime import UTC, date, datetime
 
 from factor_journal.catalog import Catalog
-from factor_journal.models import FactorState
 
 NOT_YET = "not yet"
 
@@ -116,19 +115,6 @@ def names_in(text: str, names: Mapping[str, str]) -> str:
 
 def factor_names(catalog: Catalog) -> dict[str, str]:
     return {factor.id: factor.name for factor in catalog.factors}
-
-
-def most_recently_changed(catalog: Catalog, factors: Mapping[str, FactorState]) -> str | None:
-    """The factor the person changed last: the latest said (``observed_at``; a confirmation or correction
-    counts), then the latest updated; derived composites and system-only changes such as re-check flags do
-    not count.  None when no factor has a history."""
-    never = datetime.min.replace(tzinfo=UTC)
-    touched = [
-        (state.observed_at or never, state.last_updated or never, fid)
-        for fid, state in factors.items()
-        if (state.evidence_count or state.last_entry_id) and not catalog.factor(fid).is_composite
-    ]
-    return max(touched)[2] if touched else None
 
 
 def shortfall(missing: list[str]) -> str:

@@ -37,10 +37,12 @@ def seed(store: FactorJournalStore, script: dict[str, Any], timeout: float = 60.
     directory.create(organisation["id"], organisation["name"])
     store.register_user(
         UserProfile(
-            user_id=manager["user_id"], display_name=manager["display_name"], email=manager["email"],
+            user_id=manager["user_id"],
+            display_name=manager["display_name"],
+            email=manager["email"],
             org_id=organisation["id"],
         )
-    )  # fmt: skip
+    )
     directory.assign_manager(organisation["id"], manager["user_id"])
     now = datetime.now(UTC)
     seeded = []

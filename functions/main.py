@@ -61,18 +61,24 @@ NIGHTLY_RETRY = options.RetryConfig(max_attempts=5, min_backoff_seconds=10, max_
 
 
 @tasks_fn.on_task_dispatched(
-    region=nightly.REGION, timeout_sec=540, retry_config=NIGHTLY_RETRY, secrets=[LINK_SECRET],
+    region=nightly.REGION,
+    timeout_sec=540,
+    retry_config=NIGHTLY_RETRY,
+    secrets=[LINK_SECRET],
     rate_limits=options.RateLimits(max_concurrent_dispatches=4, max_dispatches_per_second=10),
-)  # fmt: skip
+)
 def nightlyOrganisations(request: tasks_fn.CallableRequest[Any]) -> dict[str, Any]:  # noqa: N802
     """A page of organisations: enqueues the next page, then records each one's daily figures."""
     return runtime.nightly_task(request.data)
 
 
 @tasks_fn.on_task_dispatched(
-    region=nightly.REGION, timeout_sec=540, retry_config=NIGHTLY_RETRY, secrets=[LINK_SECRET],
+    region=nightly.REGION,
+    timeout_sec=540,
+    retry_config=NIGHTLY_RETRY,
+    secrets=[LINK_SECRET],
     rate_limits=options.RateLimits(max_concurrent_dispatches=8, max_dispatches_per_second=20),
-)  # fmt: skip
+)
 def nightlyReminders(request: tasks_fn.CallableRequest[Any]) -> dict[str, Any]:  # noqa: N802
     """A page of people who went quiet: enqueues the next page, then queues their reminder emails."""
     return runtime.nightly_task(request.data)

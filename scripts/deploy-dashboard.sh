@@ -19,7 +19,7 @@ if [ -f functions/.env ]; then
     case "$line" in FJ_*=*) SETTINGS="$SETTINGS,$line" ;; esac
   done < functions/.env
 fi
-# Public: the app's own authorisation is the signed link in every address (see README, "Security").
+# Public: the app's own authorisation is the signed link in every address (see docs/security.md).
 exec gcloud run deploy "${1:-factor-journal-app}" --source . --project "$PROJECT" \
   --region "${FJ_REGION:-europe-west1}" --allow-unauthenticated --memory 1Gi \
   --set-secrets FJ_LINK_SECRET=FJ_LINK_SECRET:latest --set-env-vars "$SETTINGS"

@@ -134,9 +134,14 @@ def fire(origin: str, project: str, job: Job, scheduled_for: datetime) -> str:
 
 
 def run(
-    origin: str, project: str, jobs: list[Job], *,
-    clock: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep, rounds: int | None = None,
-) -> None:  # fmt: skip
+    origin: str,
+    project: str,
+    jobs: list[Job],
+    *,
+    clock: Callable[[], float] = time.time,
+    sleep: Callable[[float], None] = time.sleep,
+    rounds: int | None = None,
+) -> None:
     """Call every job at each of its scheduled times, in time order, until stopped (or ``rounds`` calls).
 
     A call that fails is logged and the job fires again at its next time (Cloud Scheduler without retries)."""

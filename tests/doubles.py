@@ -37,9 +37,12 @@ class ScriptedExtractor:
         if isinstance(output, Exception):
             raise output
         return ExtractionResult(
-            raw_updates=output, extractor="scripted", model="scripted-1",
-            prompt_tokens=self.prompt_tokens, response_tokens=self.response_tokens,
-        )  # fmt: skip
+            raw_updates=output,
+            extractor="scripted",
+            model="scripted-1",
+            prompt_tokens=self.prompt_tokens,
+            response_tokens=self.response_tokens,
+        )
 
 
 class ReadingsByText:

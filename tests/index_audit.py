@@ -80,8 +80,9 @@ def vector_shape_of(query: vector_query_module.VectorQuery) -> QueryShape:
     """A nearest-neighbour query's shape: its pre-filter's, with the vector field and dimension."""
     inner = shape_of(query._nested_query)
     dimension = len(query._query_vector.to_map_value()["value"]) if query._query_vector is not None else 0
-    return QueryShape(inner.collection, inner.collection_group, inner.equalities, inner.ordered,
-                      (str(query._vector_field), dimension))  # fmt: skip
+    return QueryShape(
+        inner.collection, inner.collection_group, inner.equalities, inner.ordered, (str(query._vector_field), dimension)
+    )
 
 
 def needs_composite(shape: QueryShape) -> bool:

@@ -1,7 +1,7 @@
 """The dashboard's deployment (Cloud Run, from the Dockerfile): what is uploaded and the command run.
 
 Cloud Build cannot be reached from here; the image's steps (copy, ``pip install .[dashboard]``, the
-Streamlit command on $PORT) were run by hand from the upload set against the emulators (README, Deploy).
+Streamlit command on $PORT) were run by hand from the upload set against the emulators (docs/deploy.md).
 """
 
 from __future__ import annotations

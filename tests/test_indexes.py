@@ -39,8 +39,8 @@ def test_every_query_path_of_the_code_has_its_index(small_store, make_user):
         directory.organisation_ids()
         for scan in SCANS:
             due_page(store, scan, now + timedelta(days=1), None, 10)
-        store.people.due_turns(now)
-        store.people.unclaimed_turns(now - timedelta(minutes=30), now)
+        store.ledger.due(now)
+        store.ledger.unclaimed(now - timedelta(minutes=30), now)
     finally:
         recorder.uninstall()
     shapes = recorder.shapes

@@ -16,6 +16,7 @@ from factor_journal import runtime
 from factor_journal.catalog import Catalog
 from factor_journal.nightly import CloudTasksSink, NightlySettings, NightlyTask, callable_body, progress, start_run
 from factor_journal.reminders import mail_id_for
+from factor_journal.repositories.nightly_runs import NightlyRuns
 from waiting import wait_for
 
 pytestmark = pytest.mark.functions
@@ -33,11 +34,11 @@ def population(trigger_client: firestore.Client, catalog: Catalog) -> dict:
 
 def test_the_nightly_run_fans_out_through_cloud_tasks_and_reminds_each_due_person_once(trigger_client, population):
     sink = CloudTasksSink(runtime.admin_app())
-    run_id = f"e2e-{uuid.uuid4().hex[:8]}"
-    first = start_run(trigger_client, sink, NOW, run_id, SETTINGS)
+    run_id, runs = f"e2e-{uuid.uuid4().hex[:8]}", NightlyRuns(trigger_client)
+    first = start_run(runs, sink, NOW, run_id, SETTINGS)
     assert len(first) == 3  # the scheduler's whole job: a page of organisations, a page of each scan
-    assert start_run(trigger_client, sink, NOW, run_id, SETTINGS) == []  # the queue refuses the same tasks
-    state = wait_for(lambda: (s := progress(trigger_client, run_id)).complete and s, 240.0, "the nightly tasks", 0.5)
+    assert start_run(runs, sink, NOW, run_id, SETTINGS) == []  # the queue refuses the same tasks
+    state = wait_for(lambda: (s := progress(runs, run_id)).complete and s, 240.0, "the nightly tasks", 0.5)
     assert state.tasks > 10  # 150 people in pages of 15, 5 organisations in pages of 2
     mail = mail_per_person(trigger_client, population["prefix"])
     assert set(mail) == population["due"] and set(mail.values()) == {1}
@@ -48,8 +49,8 @@ def test_the_nightly_run_fans_out_through_cloud_tasks_and_reminds_each_due_perso
 
     # Started again the same day (another run id, so the queue accepts every task): nothing new is written.
     again = f"e2e-{uuid.uuid4().hex[:8]}"
-    start_run(trigger_client, sink, NOW, again, SETTINGS)
-    state = wait_for(lambda: (s := progress(trigger_client, again)).complete and s, 240.0, "the nightly tasks", 0.5)
+    start_run(runs, sink, NOW, again, SETTINGS)
+    state = wait_for(lambda: (s := progress(runs, again)).complete and s, 240.0, "the nightly tasks", 0.5)
     assert state.reminders_sent == 0 and state.people_seen == len(population["scans"]["quiet"]) + len(
         population["scans"]["silent"]
     )

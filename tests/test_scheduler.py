@@ -17,6 +17,7 @@ import pytest
 
 from bench.nightly_bench import mail_per_person, seed_population
 from factor_journal.nightly import default_run_id, progress
+from factor_journal.repositories.nightly_runs import NightlyRuns
 from factor_journal.store import FactorJournalStore
 from waiting import wait_for
 
@@ -83,8 +84,14 @@ def test_run_calls_each_job_in_time_order_with_cloud_schedulers_headers_and_goes
     clock = [datetime(2026, 11, 26, 5, 58, tzinfo=UTC).timestamp()]
     Recorder.fail = {"recover_turns"}  # a failing call is logged; the job fires again at its next time
 
-    scheduler.run(endpoint, "demo-p", [NIGHTLY, SWEEP], clock=lambda: clock[0],
-                  sleep=lambda seconds: clock.__setitem__(0, clock[0] + seconds), rounds=4)  # fmt: skip
+    scheduler.run(
+        endpoint,
+        "demo-p",
+        [NIGHTLY, SWEEP],
+        clock=lambda: clock[0],
+        sleep=lambda seconds: clock.__setitem__(0, clock[0] + seconds),
+        rounds=4,
+    )
 
     paths = [path for path, _ in Recorder.calls]
     assert paths == [
@@ -127,12 +134,22 @@ def test_the_scheduled_sweep_heals_a_failed_turn_without_a_person(trigger_client
     session = store.start_session(user)
     due = datetime.now(UTC) + timedelta(seconds=20)  # the trigger's delivery comes well before (a cold start: ~6 s)
     failed = {  # as an attempt that hit a model outage left it: failed, due again in 20 seconds
-        "status": "failed", "attempts": 1, "error": "model unavailable", "error_kind": "transient",
-        "next_attempt_at": due, "retry_at": due,
-    }  # fmt: skip
+        "status": "failed",
+        "attempts": 1,
+        "error": "model unavailable",
+        "error_kind": "transient",
+        "next_attempt_at": due,
+        "retry_at": due,
+    }
     turn = store.turns(user, session).document()
-    turn.set({"role": "user", "text": "Our data is all over the place, 5 different systems",
-              "created_at": datetime.now(UTC), "extraction": failed})  # fmt: skip
+    turn.set(
+        {
+            "role": "user",
+            "text": "Our data is all over the place, 5 different systems",
+            "created_at": datetime.now(UTC),
+            "extraction": failed,
+        }
+    )
     wait_for(lambda: datetime.now(UTC) > due + timedelta(seconds=1), 30, "the retry time", 0.5)
     assert turn.get().get("extraction.status") == "failed"  # the trigger left it for its retry time
 
@@ -151,8 +168,8 @@ def test_the_scheduled_nightly_run_works_for_the_day_it_was_scheduled_for(trigge
 
     scheduler.fire(functions_origin, "demo-factor-journal", NIGHTLY, scheduled_for)
 
-    run_id = default_run_id(scheduled_for)
-    state = wait_for(lambda: (s := progress(trigger_client, run_id)).complete and s, 240.0, "the nightly run", 0.5)
+    run_id, runs = default_run_id(scheduled_for), NightlyRuns(trigger_client)
+    state = wait_for(lambda: (s := progress(runs, run_id)).complete and s, 240.0, "the nightly run", 0.5)
     assert state.reminders_sent >= len(population["due"]) > 0  # earlier years' people are quiet in 1917 too
     mail = mail_per_person(trigger_client, prefix)  # no other run: the emulator's readiness probe starts none
     assert set(mail) == population["due"] and set(mail.values()) == {1}

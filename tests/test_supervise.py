@@ -74,8 +74,12 @@ def test_what_the_run_leaves_behind_is_stopped_and_the_run_keeps_its_exit_code(t
 def test_the_run_fails_when_an_emulator_port_is_still_bound_afterwards(tmp_path):
     port = free_port()
     command = "touch started; while [ ! -e go ]; do sleep 0.1; done"
-    run = subprocess.Popen([sys.executable, str(SUPERVISE), "--config", str(config_with(tmp_path, port)), "--", "sh",
-                            "-c", command], cwd=tmp_path, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    run = subprocess.Popen(
+        [sys.executable, str(SUPERVISE), "--config", str(config_with(tmp_path, port)), "--", "sh", "-c", command],
+        cwd=tmp_path,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 20
         while not (tmp_path / "started").exists() and time.monotonic() < deadline:
@@ -96,8 +100,13 @@ def test_a_port_taken_before_the_run_is_reported_not_blamed_on_it(tmp_path):
     with socket.socket() as other:
         other.bind(("127.0.0.1", port))
         other.listen()
-        done = subprocess.run([sys.executable, str(SUPERVISE), "--config", str(config_with(tmp_path, port)), "--",
-                               "true"], cwd=tmp_path, capture_output=True, text=True, timeout=30)  # fmt: skip
+        done = subprocess.run(
+            [sys.executable, str(SUPERVISE), "--config", str(config_with(tmp_path, port)), "--", "true"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
     assert done.returncode == 0, done.stderr
     assert f"127.0.0.1:{port} is already in use" in done.stderr
 

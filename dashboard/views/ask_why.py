@@ -22,7 +22,7 @@ def render() -> None:
     subject = context.require_subject()
     store = context.store()
     st.title("Ask why")
-    if subject.read_only:  # answers quote the person's own words: theirs alone (README, Security)
+    if subject.read_only:  # answers quote the person's own words: theirs alone (docs/security.md)
         st.info("Ask why answers from a person's own words, so only they can ask it.")
         return
     st.caption(

@@ -24,8 +24,12 @@ def render() -> None:
         )
         with st.expander(label, expanded=rank <= 2):
             st.caption(store.catalog.archetype(capability.archetype_id).description)
-            st.plotly_chart(charts.capability_gaps(capability), width="stretch", key=f"gap-{capability.archetype_id}",
-                            config=charts.PLOT_CONFIG)  # fmt: skip
+            st.plotly_chart(
+                charts.capability_gaps(capability),
+                width="stretch",
+                key=f"gap-{capability.archetype_id}",
+                config=charts.PLOT_CONFIG,
+            )
             for blocker in capability.blockers:
                 now = (
                     "not assessed yet"

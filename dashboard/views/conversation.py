@@ -16,16 +16,22 @@ from collections.abc import Callable
 from functools import partial
 
 import streamlit as st
-from pydantic import ValidationError
 
 from dashboard import context, labels
 from dashboard.safe_text import md, quote
 from factor_journal.conversation import MAX_TURN_TEXT_CHARS, turn_text_problem
-from factor_journal.documents import DONE, ExtractionOutcome, TurnStatus
+from factor_journal.documents import TurnStatus
 from factor_journal.extraction.base import ExtractionError
 from factor_journal.guidance import next_best_questions
 from factor_journal.models import AssessmentSummary, SaidIn
-from factor_journal.sayback import LineState, SayBackLine, heard_factors, nothing_understood, say_back
+from factor_journal.page_models import (
+    awaiting_analysis,
+    may_change_yet,
+    next_question_bounds,
+    status_worth_saying,
+    turn_outcome,
+)
+from factor_journal.sayback import LineState, SayBackLine, nothing_understood, say_back
 
 WAIT_FOR_ANALYSIS_SECONDS = 8.0
 SHOWN_TURNS = 12
@@ -43,16 +49,13 @@ def _session_id(store, subject, viewer) -> str:
     return chosen
 
 
-PENDING = (None, "processing")
-
-
 def _wait_until_settled(store, user_id: str, session_id: str, turn_id: str) -> None:
     """Wait (at most WAIT_FOR_ANALYSIS_SECONDS) until the trigger has finished with the turn, whatever the outcome."""
     deadline = time.monotonic() + WAIT_FOR_ANALYSIS_SECONDS
     with st.spinner("Reading your answer…"):
         while time.monotonic() < deadline:
             extraction = (store.turn_data(user_id, session_id, turn_id) or {}).get("extraction") or {}
-            if extraction.get("status") not in PENDING:
+            if not awaiting_analysis(extraction.get("status")):
                 return
             time.sleep(0.25)
 
@@ -69,7 +72,7 @@ def _show(turns: list[tuple[str, dict]], summary: AssessmentSummary | None, *, c
             quote(data["text"])
             if data.get("role") == "assistant":
                 continue
-            outcome = _outcome(data)
+            outcome = turn_outcome(data)
             status = outcome.status if outcome else None
             if outcome is not None and outcome.readings:
                 lines = say_back(store.catalog, outcome.readings, factors)
@@ -77,17 +80,9 @@ def _show(turns: list[tuple[str, dict]], summary: AssessmentSummary | None, *, c
                     _say_back_line(turn_id, line, can_act=can_act)
             elif outcome is not None and status == TurnStatus.no_update:
                 st.caption(nothing_understood(outcome.screened))
-            elif turn_id == latest or status not in DONE:
+            elif status_worth_saying(status, latest=turn_id == latest):
                 next_attempt = outcome.next_attempt_at if outcome else None
                 st.caption(labels.turn_status_message(status, next_attempt))
-
-
-def _outcome(data: dict) -> ExtractionOutcome | None:
-    """The turn's stored outcome; None when it has none yet, or one this page cannot read (shown as pending)."""
-    try:
-        return ExtractionOutcome.of(data)
-    except ValidationError:
-        return None
 
 
 def _say_back_line(turn_id: str, line: SayBackLine, *, can_act: bool) -> None:
@@ -128,9 +123,12 @@ def _correction_form(turn_id: str, line: SayBackLine, key: str) -> None:
     meanings = [choice.meaning for choice in line.choices] + [f"Remove what was read about {line.factor_name}."]
     with st.form(key=f"form-{key}", border=False):
         picked = st.radio(
-            f"What is right for {line.factor_name}?", options, key=f"level-{key}",
-            captions=meanings, index=None,
-        )  # fmt: skip
+            f"What is right for {line.factor_name}?",
+            options,
+            key=f"level-{key}",
+            captions=meanings,
+            index=None,
+        )
         save, cancel = st.columns(2)
         saved = save.form_submit_button("Save", type="primary")
         cancelled = cancel.form_submit_button("Cancel")
@@ -203,12 +201,17 @@ def render() -> None:
 
     _show(turns, summary, can_act=True)
     pending = [
-        d for _, d in turns[-SHOWN_TURNS:]
-        if d.get("role") != "assistant" and (d.get("extraction") or {}).get("status") in (*PENDING, "failed")
-    ]  # fmt: skip
+        d
+        for _, d in turns[-SHOWN_TURNS:]
+        if d.get("role") != "assistant" and may_change_yet((d.get("extraction") or {}).get("status"))
+    ]
     if pending:
-        st.button("Check again", key="conversation_refresh", icon=":material/refresh:",
-                  help="Answers being analysed or waiting for a retry: see whether they are done")  # fmt: skip
+        st.button(
+            "Check again",
+            key="conversation_refresh",
+            icon=":material/refresh:",
+            help="Answers being analysed or waiting for a retry: see whether they are done",
+        )
 
     answer = st.chat_input("Your answer", max_chars=MAX_TURN_TEXT_CHARS)
     if answer is not None:
@@ -227,15 +230,17 @@ def _next_question(turns: list[tuple[str, dict]], summary: AssessmentSummary | N
     if summary is None:
         return None
     store = context.store()
-    asked = {data["text"] for _, data in turns if data.get("role") == "assistant"}
-    last_answer = next((data for _, data in reversed(turns) if data.get("role") != "assistant"), None)
-    outcome = _outcome(last_answer) if last_answer else None
-    heard = heard_factors(outcome.readings) if outcome else set()
+    bounds = next_question_bounds([data for _, data in turns])
     fresh = context.fresh(summary)  # aged: answers due for a re-check are asked first
     suggestions = next_best_questions(
-        store.catalog, store.graph, fresh.summary, limit=1, asked=asked, just_heard=heard,
+        store.catalog,
+        store.graph,
+        fresh.summary,
+        limit=1,
+        asked=bounds.asked,
+        just_heard=bounds.just_heard,
         stale=context.stale_of(fresh),
-    )  # fmt: skip
+    )
     if not suggestions:
         return None
     question = suggestions[0].question

@@ -10,16 +10,30 @@ import streamlit as st
 from dashboard import charts, context, labels
 from dashboard.safe_text import quote
 from factor_journal import freshness
+from factor_journal.page_models import (
+    COMPUTED,
+    EntryEffect,
+    answer_status,
+    assessed_states,
+    entry_effect,
+    history_factors,
+    history_opens_on,
+    said_days,
+    shown_apart,
+)
 
 HISTORY_PAGE = 25
+EFFECT_NOTES = {
+    EntryEffect.applied: "",
+    EntryEffect.held: " · held as a conflict",
+    EntryEffect.not_applied: " · recorded, not applied",
+}
 
 
 def render() -> None:
     subject, store, assessment = context.open_fresh_page("Factor history")
     summary = assessment.summary  # confidences as they count today
-    touched = [
-        fid for fid in summary.factors if summary.factors[fid].evidence_count or summary.factors[fid].last_entry_id
-    ]
+    touched = history_factors(summary.factors)
     if not touched:
         st.info("No factor has a history yet: histories begin with the first conversation.")
         return
@@ -29,9 +43,7 @@ def render() -> None:
     def humane(text: str) -> str:
         return labels.names_in(text, every_name)
 
-    chosen = st.query_params.get("factor")
-    if chosen not in touched:
-        chosen = labels.most_recently_changed(store.catalog, summary.factors)  # what the person changed last
+    chosen = history_opens_on(store.catalog, summary.factors, st.query_params.get("factor"))
     options = sorted(touched, key=lambda fid: names[fid])
     if chosen in options and st.session_state.get("history_factor_linked") != chosen:  # an "Inferred from" link
         st.session_state["history_factor_linked"] = st.session_state["history_factor"] = chosen
@@ -43,19 +55,17 @@ def render() -> None:
         shown = "not assessed"
     else:
         shown = f"{labels.amount(state.current_value)} ({labels.band(store.catalog, factor_id, state.current_value)})"
-    status = (
-        "computed from its parts"
-        if store.catalog.factor(factor_id).is_composite
-        else labels.status_label(state.inference_status)
-    )
+    status = answer_status(store.catalog, factor_id, state)
+    status = "computed from its parts" if status == COMPUTED else labels.status_label(status)
     fresh = assessment.factors.get(factor_id)
     aged = ""
-    if fresh is not None and round(fresh.stored_confidence, 2) != round(fresh.confidence, 2):
+    if fresh is not None and shown_apart(fresh.stored_confidence, fresh.confidence):
         aged = f" ({fresh.stored_confidence:.0%} when said, ageing with a half-life of {fresh.half_life})"
     due = " · **to re-check**" if fresh is not None and fresh.due else ""
+    said = fresh.said_at if fresh else freshness.last_said(store.catalog, summary.factors, factor_id)
     st.markdown(
         f"**Now:** {shown} · confidence {state.current_confidence:.0%}{aged} · {status} · "
-        f"last said {labels.day(fresh.said_at if fresh else state.observed_at)}{due}"
+        f"last said {labels.day(said)}{due}"
     )
     pages = st.session_state.setdefault("history_pages", {})
     shown = pages.get(factor_id, 1)
@@ -66,15 +76,18 @@ def render() -> None:
         cursor = page.next_cursor
         if cursor is None:
             break
-    said_on = {e.observed_at.date() for e in entries if e.effective}
+    said_on = said_days(entries)
     curve = freshness.decay_curve(assessment.stored.factors[factor_id], store.catalog, assessment.at)
     if len(said_on) > 1 or (said_on and curve):
         describe = None if subject.read_only else humane  # rationales quote the person: theirs alone
-        st.plotly_chart(charts.factor_timeline(entries, describe=describe, aged=curve), width="stretch",
-                        config=charts.PLOT_CONFIG)  # fmt: skip
+        st.plotly_chart(
+            charts.factor_timeline(entries, describe=describe, aged=curve), width="stretch", config=charts.PLOT_CONFIG
+        )
         if curve:
-            st.caption("The dashed line is how sure the current answer counts as time passes since it was last said; "
-                       "confirming it or saying it again brings it back.")  # fmt: skip
+            st.caption(
+                "The dashed line is how sure the current answer counts as time passes since it was last said; "
+                "confirming it or saying it again brings it back."
+            )
     elif said_on:
         st.caption(
             f"Everything below was said on {labels.day(min(said_on))}: the chart begins when a second day adds to it."
@@ -82,18 +95,14 @@ def render() -> None:
     for entry in entries:
         before = "—" if entry.previous_value is None else f"{entry.previous_value:g}"
         after = "unassessed" if entry.new_value is None else f"{entry.new_value:g}"
-        flags = (
-            ""
-            if entry.applied
-            else (" · held as a conflict" if entry.kind == "conflict" else " · recorded, not applied")
-        )
+        flags = EFFECT_NOTES[entry_effect(entry)]
         with st.container(border=True):
             kind = labels.KIND_LABELS.get(str(entry.kind), str(entry.kind))
             st.markdown(
                 f"**{entry.observed_at:%d %b %Y %H:%M}** · {before} → {after} · "
                 f"confidence {entry.confidence:.0%} · {kind}{flags}"
             )
-            if not subject.read_only:  # rationales and excerpts quote the person: theirs alone (README, Security)
+            if not subject.read_only:  # rationales and excerpts quote the person: theirs alone (docs/security.md)
                 quote(humane(entry.change_rationale))
                 if entry.conversation_excerpt:
                     quote(entry.conversation_excerpt)
@@ -118,10 +127,14 @@ def render() -> None:
             f"{len(then.capabilities.can_evaluate)} project types evaluable."
         )
         rows = [
-            {"Factor": store.graph.name(fid), "Value": s.current_value, "Confidence": f"{s.current_confidence:.0%}",
-             "Status": labels.status_label(s.inference_status)}
-            for fid, s in sorted(then.factors.items()) if s.is_assessed
-        ]  # fmt: skip
+            {
+                "Factor": store.graph.name(fid),
+                "Value": s.current_value,
+                "Confidence": f"{s.current_confidence:.0%}",
+                "Status": labels.status_label(s.inference_status),
+            }
+            for fid, s in assessed_states(then)
+        ]
         if rows:
             st.dataframe(rows, hide_index=True, width="stretch")
         else:

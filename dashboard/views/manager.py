@@ -17,6 +17,7 @@ from dashboard.safe_text import md
 from factor_journal.errors import FactorJournalError
 from factor_journal.organisation import (
     MAPPED_BUCKETS,
+    TEAM_SORTS,
     Organisation,
     OrganisationDirectory,
     TeamFilter,
@@ -24,8 +25,9 @@ from factor_journal.organisation import (
     filter_people,
     mapped_distribution,
     people_held_back,
+    sort_people,
     team_csv,
-)  # fmt: skip
+)
 from factor_journal.rollup import PersonRow
 
 
@@ -36,9 +38,10 @@ def directory() -> OrganisationDirectory:
 ROWS_KEPT_SECONDS = 60
 
 
-@st.cache_resource(ttl=ROWS_KEPT_SECONDS, max_entries=64, show_spinner="Reading the team's figures…")
+@st.cache_data(ttl=ROWS_KEPT_SECONDS, max_entries=64, show_spinner="Reading the team's figures…")
 def _rows(org_id: str, roster: int) -> tuple[datetime, list[PersonRow]]:
-    """The organisation's roll-up rows, kept a minute for the filter, sort and paging reruns (read-only).
+    """The organisation's roll-up rows, kept a minute for the filter, sort and paging reruns (data: every run
+    gets its own copy, so nothing a run does to them reaches another session).
 
     Kept per roster number: a join, a move away or an erasure changes it, so who is listed is always current
     (the organisation document is read on every run anyway, for the manager check); the figures in the
@@ -66,15 +69,6 @@ def _team():
 
 TABLE_PAGE = 25
 QUIET_LISTED = 15
-SORTS = {
-    "Name": lambda p, team: ((p.display_name or p.user_id).casefold(),),
-    "Least mapped first": lambda p, team: (p.completeness, (p.display_name or p.user_id).casefold()),
-    "Longest quiet first": lambda p, team: (
-        p.last_active is not None, p.last_active or datetime.min.replace(tzinfo=UTC)
-    ),
-    "Most unconfirmed first": lambda p, team: (-p.unconfirmed, (p.display_name or p.user_id).casefold()),
-    "Most to re-check first": lambda p, team: (-team.fresh(p).share, (p.display_name or p.user_id).casefold()),
-}  # fmt: skip
 STALE_SHARES = {0.0: "any", 0.25: "a quarter or more", 0.5: "half or more"}
 
 
@@ -86,18 +80,30 @@ def _filters(team) -> TeamFilter:
     search, tiers, quiet, stale = st.columns([2, 2, 1, 1], vertical_alignment="bottom")
     text = search.text_input("Search by name", key="team_search", placeholder="Name or e-mail")
     chosen = tiers.multiselect(
-        "Decision tier", list(tier_names), format_func=lambda tid: tier_names[tid], key="team_tiers",
+        "Decision tier",
+        list(tier_names),
+        format_func=lambda tid: tier_names[tid],
+        key="team_tiers",
         placeholder="All tiers",
-    )  # fmt: skip
+    )
     quiet_only = quiet.toggle(f"Gone quiet ({len(team.quiet)})", key="team_quiet")
-    stale_only = stale.toggle(f"To re-check ({len(team.stale)})", key="team_stale",
-                              help="People with answers said so long ago that they are due for a re-check")  # fmt: skip
+    stale_only = stale.toggle(
+        f"To re-check ({len(team.stale)})",
+        key="team_stale",
+        help="People with answers said so long ago that they are due for a re-check",
+    )
     share = 0.0
     if stale_only:
-        share = st.radio("Share of their answers to re-check", list(STALE_SHARES), format_func=STALE_SHARES.get,
-                         horizontal=True, key="team_stale_share")  # fmt: skip
-    return TeamFilter(tiers=frozenset(chosen), quiet_only=quiet_only, stale_only=stale_only,
-                      min_stale_share=share, search=text)  # fmt: skip
+        share = st.radio(
+            "Share of their answers to re-check",
+            list(STALE_SHARES),
+            format_func=STALE_SHARES.get,
+            horizontal=True,
+            key="team_stale_share",
+        )
+    return TeamFilter(
+        tiers=frozenset(chosen), quiet_only=quiet_only, stale_only=stale_only, min_stale_share=share, search=text
+    )
 
 
 def _table(team, people: list, now: datetime) -> list:
@@ -105,8 +111,8 @@ def _table(team, people: list, now: datetime) -> list:
     people on the page shown."""
     catalog = context.store().catalog
     sort_col, page_col = st.columns([2, 1], vertical_alignment="bottom")
-    order = sort_col.selectbox("Sort", list(SORTS), key="team_sort")
-    ordered = sorted(people, key=lambda p: SORTS[order](p, team))
+    order = sort_col.selectbox("Sort", list(TEAM_SORTS), key="team_sort")
+    ordered = sort_people(team, people, order)
     pages = max(1, -(-len(ordered) // TABLE_PAGE))
     page = 1
     if pages > 1:
@@ -137,12 +143,14 @@ def _table(team, people: list, now: datetime) -> list:
             "Unconfirmed",
             "Needs attention",
             "Last active",
-        ],  # fmt: skip
+        ],
     )
     if not any(p.needs_attention for p in people):
         table = table.drop(columns=["Needs attention"])
     st.dataframe(
-        table, hide_index=True, width="stretch",
+        table,
+        hide_index=True,
+        width="stretch",
         column_config={
             "Mapped": st.column_config.ProgressColumn(format="%.0f%%", min_value=0, max_value=100),
             "Confidence": st.column_config.ProgressColumn(format="%.0f%%", min_value=0, max_value=100),
@@ -150,7 +158,7 @@ def _table(team, people: list, now: datetime) -> list:
                 format="%.0f%%", min_value=0, max_value=100, help="Share of their answers due for a re-check"
             ),
         },
-    )  # fmt: skip
+    )
     first = (page - 1) * TABLE_PAGE + 1 if shown else 0
     st.caption(f"People {first:,}–{first + len(shown) - 1:,} of {len(ordered):,}, sorted by {order.lower()}.")
     return shown
@@ -174,26 +182,36 @@ def team_progress() -> None:
     attention = sum(p.needs_attention for p in people)
     columns = st.columns(6 if attention else 5)
     columns[0].metric("People", f"{len(people):,}")
-    columns[1].metric("Average mapped", f"{sum(p.completeness for p in people) / len(people):.0%}")
-    confidence, started = team.avg_confidence(), sum(p.assessed > 0 for p in people)
-    columns[2].metric("Average confidence", "—" if confidence is None else f"{confidence:.0%}",
-                      help=f"Of the {started:,} people who have assessed something, as their answers count today "
-                      "(what was said long ago counts for less)")  # fmt: skip
+    columns[1].metric("Average mapped", f"{team.avg_completeness():.0%}")
+    confidence, started = team.avg_confidence(), team.started()
+    columns[2].metric(
+        "Average confidence",
+        "—" if confidence is None else f"{confidence:.0%}",
+        help=f"Of the {started:,} people who have assessed something, as their answers count today "
+        "(what was said long ago counts for less)",
+    )
     columns[3].metric("Gone quiet", f"{len(team.quiet):,}")
     stale_share, stale_people = team.stale_share(), len(team.stale)
-    columns[4].metric("To re-check", "—" if stale_share is None else f"{stale_share:.0%}",
-                      f"{stale_people:,} {'person' if stale_people == 1 else 'people'}", delta_color="off",
-                      delta_arrow="off",
-                      help="Of every answer given in the organisation, the share said so long ago that it is due "
-                      "for a re-check")  # fmt: skip
+    columns[4].metric(
+        "To re-check",
+        "—" if stale_share is None else f"{stale_share:.0%}",
+        f"{stale_people:,} {'person' if stale_people == 1 else 'people'}",
+        delta_color="off",
+        delta_arrow="off",
+        help="Of every answer given in the organisation, the share said so long ago that it is due for a re-check",
+    )
     if attention:
-        columns[5].metric("Answers needing attention", f"{attention:,}",
-                          help="Answers whose analysis failed after retries")  # fmt: skip
+        columns[5].metric(
+            "Answers needing attention", f"{attention:,}", help="Answers whose analysis failed after retries"
+        )
 
     chosen = _filters(team)
     selected = filter_people(team, chosen)
-    st.caption(f"Showing {len(selected):,} of {len(people):,} people." if len(selected) != len(people) else
-               f"Showing all {len(people):,} people.")  # fmt: skip
+    st.caption(
+        f"Showing {len(selected):,} of {len(people):,} people."
+        if len(selected) != len(people)
+        else f"Showing all {len(people):,} people."
+    )
     if not selected:
         st.info("Nobody matches these filters.")
         return
@@ -206,26 +224,31 @@ def team_progress() -> None:
     shown_names = {p.user_id: p.display_name or p.user_id for p in shown}
     with pick:
         member = st.selectbox(
-            "Open a person's pages (read-only)", [p.user_id for p in shown], index=None,
+            "Open a person's pages (read-only)",
+            [p.user_id for p in shown],
+            index=None,
             placeholder="Choose someone on this page",
-            format_func=lambda uid: shown_names[uid], key="drill_choice",
-        )  # fmt: skip
+            format_func=lambda uid: shown_names[uid],
+            key="drill_choice",
+        )
         if member and st.button("Open", key="drill_open"):
             st.session_state["drill_user"] = member
             st.switch_page("screens/overview.py")
-    export.download_button("Export (CSV)", lambda: team_csv(selected, team),
-                           file_name=f"{team.organisation.org_id}-team.csv", mime="text/csv",
-                           help="The people matching the filters, every column")  # fmt: skip
+    export.download_button(
+        "Export (CSV)",
+        lambda: team_csv(selected, team),
+        file_name=f"{team.organisation.org_id}-team.csv",
+        mime="text/csv",
+        help="The people matching the filters, every column",
+    )
 
     left, right = st.columns(2)
     with left:
         st.subheader("Decision tiers")
-        tiers = {labels.tier_name(catalog, t.id): 0 for t in catalog.decision_tiers}
-        for person in selected:
-            name = labels.tier_name(catalog, team.fresh(person).decision_tier)
-            tiers[name] = tiers.get(name, 0) + 1
-        st.plotly_chart(charts.tier_distribution(tiers), width="stretch", key="team_tiers_chart",
-                        config=charts.PLOT_CONFIG)  # fmt: skip
+        tiers = {labels.tier_name(catalog, tier): count for tier, count in team.tier_distribution(selected).items()}
+        st.plotly_chart(
+            charts.tier_distribution(tiers), width="stretch", key="team_tiers_chart", config=charts.PLOT_CONFIG
+        )
     with right:
         st.subheader("Mapped by category")
         counts = mapped_distribution(catalog, selected)
@@ -233,14 +256,20 @@ def team_progress() -> None:
             charts.mapped_distribution(
                 [catalog.category(c).name for c in counts], MAPPED_BUCKETS, list(counts.values())
             ),
-            width="stretch", key="team_mapped_chart", config=charts.PLOT_CONFIG,
-        )  # fmt: skip
+            width="stretch",
+            key="team_mapped_chart",
+            config=charts.PLOT_CONFIG,
+        )
     st.subheader("What holds people back")
     held = people_held_back(selected)[:10]
     if held:
         st.caption("How many people each factor keeps from evaluating at least one kind of AI project.")
-        st.plotly_chart(charts.held_back([(store.graph.name(f), n) for f, n in held]), width="stretch",
-                        key="team_held_chart", config=charts.PLOT_CONFIG)  # fmt: skip
+        st.plotly_chart(
+            charts.held_back([(store.graph.name(f), n) for f, n in held]),
+            width="stretch",
+            key="team_held_chart",
+            config=charts.PLOT_CONFIG,
+        )
     else:
         st.write("No capability is blocked for anyone shown.")
 
@@ -248,8 +277,9 @@ def team_progress() -> None:
     days = directory().history(team.organisation.org_id)
     if len(days) > 1:
         series = [(date.fromisoformat(d.date), d.avg_completeness, d.avg_confidence) for d in days]
-        st.plotly_chart(charts.progress_over_time(series), width="stretch", key="team_trend_chart",
-                        config=charts.PLOT_CONFIG)  # fmt: skip
+        st.plotly_chart(
+            charts.progress_over_time(series), width="stretch", key="team_trend_chart", config=charts.PLOT_CONFIG
+        )
     elif days:
         only = days[0]
         confidence = "no confidence yet" if only.avg_confidence is None else f"confidence {only.avg_confidence:.0%}"
@@ -268,8 +298,10 @@ def team_progress() -> None:
         when = f"last active {labels.ago(person.last_active, now)}" if person.last_active else "not active yet"
         st.markdown(f"- **{md(person.display_name or person.user_id)}**: {person.completeness:.0%} mapped, {when}")
     if len(team.quiet) > QUIET_LISTED:
-        st.caption(f"… and {len(team.quiet) - QUIET_LISTED:,} more: switch on “Gone quiet” above "
-                   "to list them all in the table.")  # fmt: skip
+        st.caption(
+            f"… and {len(team.quiet) - QUIET_LISTED:,} more: switch on “Gone quiet” above "
+            "to list them all in the table."
+        )
 
 
 def organisation_blockers() -> None:
@@ -284,8 +316,9 @@ def organisation_blockers() -> None:
     top = found.factors[:10]
     st.caption("How many times each factor blocks a person from a kind of AI project (person × project type).")
     top_named = [(store.graph.name(f), n) for f, n in top]
-    st.plotly_chart(charts.held_back(top_named, label="blocked (person × project type)"),
-                    width="stretch", config=charts.PLOT_CONFIG)  # fmt: skip
+    st.plotly_chart(
+        charts.held_back(top_named, label="blocked (person × project type)"), width="stretch", config=charts.PLOT_CONFIG
+    )
     for item in found.archetypes:
         factors = ", ".join(f"{store.graph.name(f)} ({n})" for f, n in list(item.factors.items())[:4])
         st.markdown(f"- **{item.name}** is blocked for {item.blocked_people:,} of {len(team.people):,}: {factors}")

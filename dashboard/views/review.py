@@ -81,8 +81,10 @@ def render() -> None:
                 value = st.slider("Correct value", 0, 100, int(item.value), key=f"value-{item.factor_id}")
                 reason = st.text_input("Why (a short reason)", key=f"reason-{item.factor_id}")
                 if st.form_submit_button("Save correction"):
-                    _act(partial(store.correct, subject.user_id, item.factor_id, value, reason),
-                         f"Saved your value for {item.factor_name}.")  # fmt: skip
+                    _act(
+                        partial(store.correct, subject.user_id, item.factor_id, value, reason),
+                        f"Saved your value for {item.factor_name}.",
+                    )
 
     remaining = len(summary.unconfirmed_inferences) - limit
     if remaining > 0 and st.button(f"Show {min(remaining, REVIEW_PAGE)} more", key="review_more"):

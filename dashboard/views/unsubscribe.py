@@ -20,8 +20,10 @@ def render() -> None:
     try:
         profile = unsubscribe(context.store(), UnsubscribeLinks.like(context.signer()), st.query_params.get("u"))
     except LinkError:
-        st.error("This unsubscribe link is not valid: it may have been copied incompletely. Copy the whole "
-                 "link from the email, or reply to the email and we will take you off the list.")  # fmt: skip
+        st.error(
+            "This unsubscribe link is not valid: it may have been copied incompletely. Copy the whole "
+            "link from the email, or reply to the email and we will take you off the list."
+        )
         return
     except UnknownUserError:
         st.info("This account no longer exists, so no reminders will be sent to it.")

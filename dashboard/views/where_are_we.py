@@ -11,11 +11,11 @@ import streamlit as st
 from dashboard import charts, context, labels
 from dashboard.safe_text import md, quote
 from factor_journal.errors import FactorJournalError
-from factor_journal.freshness import FactorFreshness, FreshAssessment
+from factor_journal.freshness import FreshAssessment
 from factor_journal.guidance import next_best_questions, next_tier_statement
-from factor_journal.models import AssessmentSummary
+from factor_journal.page_models import COMPUTED, recheck_list, shown_apart, what_we_know
 
-RECHECK_SHOWN = 8
+STATUS_ORDER = ["unconfirmed", "confirmed", "user_provided", COMPUTED]  # how the count of each is listed
 
 
 def render() -> None:
@@ -40,10 +40,13 @@ def render() -> None:
     )
     stored = assessment.stored.overall.avg_confidence
     columns[1].metric(
-        "Confidence", f"{overall.avg_confidence:.0%}",
-        f"{stored:.0%} when said" if round(stored, 2) != round(overall.avg_confidence, 2) else None,
-        delta_color="off", delta_arrow="off", help="How sure we are today: what was said long ago counts for less.",
-    )  # fmt: skip
+        "Confidence",
+        f"{overall.avg_confidence:.0%}",
+        f"{stored:.0%} when said" if shown_apart(stored, overall.avg_confidence) else None,
+        delta_color="off",
+        delta_arrow="off",
+        help="How sure we are today: what was said long ago counts for less.",
+    )
     columns[2].metric(
         "Decision tier", overall.decision_tier_name, overall.decision_budget, delta_color="off", delta_arrow="off"
     )
@@ -51,11 +54,11 @@ def render() -> None:
         "Can evaluate", len(summary.capabilities.can_evaluate), "project types", delta_color="off", delta_arrow="off"
     )
     st.progress(min(1.0, overall.completeness))
-    if assessment.tier_note is not None:  # a decision never flips silently (README, Freshness)
+    if assessment.tier_note is not None:  # a decision never flips silently (docs/freshness.md)
         st.warning(assessment.tier_note.message, icon=":material/history:")
     st.markdown(f"**Next decision tier.** {next_tier_statement(summary)}")
     to_recheck(store, subject, assessment)
-    what_we_know(store.catalog, summary, read_only=subject.read_only, assessment=assessment)
+    what_we_know_section(store.catalog, assessment, read_only=subject.read_only)
 
     left, right = st.columns([3, 2])
     with left:
@@ -69,7 +72,7 @@ def render() -> None:
         else:
             with st.container(border=True):
                 st.markdown(f"**{md(last.topic)}** · {last.timestamp:%d %b %Y}")
-                if not subject.read_only:  # the excerpt is the person's own words (README, Security)
+                if not subject.read_only:  # the excerpt is the person's own words (docs/security.md)
                     quote(last.excerpt)
         st.subheader("Next best questions")
         suggestions = next_best_questions(store.catalog, store.graph, summary, stale=context.stale_of(assessment))
@@ -77,14 +80,6 @@ def render() -> None:
             st.write("Every factor is assessed with good confidence.")
         for suggestion in suggestions:
             st.markdown(f"- **{suggestion.question}**  \n  _{suggestion.factor_name}: {suggestion.reason}_")
-
-
-def _recheck_items(assessment: FreshAssessment) -> list[FactorFreshness]:
-    """The answers the tier note asks to confirm first (due or not), then the others due for a re-check."""
-    note = assessment.tier_note
-    first = [assessment.factors[fid] for fid in (note.confirm if note else [])]
-    named = {item.factor_id for item in first}
-    return first + [item for item in assessment.to_recheck if item.factor_id not in named]
 
 
 def _talk_about(store, subject, factor_id: str, when: str) -> None:
@@ -120,8 +115,8 @@ def _confirm_all(store, subject, factor_ids: list[str], tier: str) -> None:
 def to_recheck(store, subject, assessment: FreshAssessment) -> None:
     """The answers said long ago that now count for little: when last said, how sure then and now, and one
     click to confirm each still holds (a confirmation through the store, one transaction) or to talk about it."""
-    items = _recheck_items(assessment)
-    if not items:
+    listed = recheck_list(assessment)
+    if not listed.shown:
         return
     catalog = store.catalog
     st.subheader("To re-check", anchor="to-re-check")
@@ -130,16 +125,20 @@ def to_recheck(store, subject, assessment: FreshAssessment) -> None:
         f"{due} answer{'s' if due != 1 else ''} said long ago "
         f"{'count' if due != 1 else 'counts'} for less now: things change. Nothing is lost — confirm what still "
         "holds, or talk about it again."
-        if due else "Confirming these keeps your decision tier."
-    )  # fmt: skip
+        if due
+        else "Confirming these keeps your decision tier."
+    )
     note = assessment.tier_note
     if note is not None and len(note.confirm) > 1 and not subject.read_only:
         label = f"All {len(note.confirm)} answers the tier rests on still hold"
-        if st.button(label, key="recheck-confirm-tier", icon=":material/done_all:",
-                     help="Confirm each of the answers listed first, as it is: each counts as said today"):  # fmt: skip
+        if st.button(
+            label,
+            key="recheck-confirm-tier",
+            icon=":material/done_all:",
+            help="Confirm each of the answers listed first, as it is: each counts as said today",
+        ):
             _confirm_all(store, subject, note.confirm, note.reached_name)
-    shown = max(RECHECK_SHOWN, len(note.confirm) if note else 0)
-    for item in items[:shown]:
+    for item in listed.shown:
         fid = item.factor_id
         state = assessment.stored.factors[fid]
         value = state.current_value or 0.0
@@ -155,8 +154,12 @@ def to_recheck(store, subject, assessment: FreshAssessment) -> None:
             if subject.read_only:
                 continue
             confirm, talk = st.columns(2)
-            if confirm.button("Still holds", key=f"recheck-confirm-{fid}", icon=":material/check:",
-                              help="Confirm it as it is: it counts as said today"):  # fmt: skip
+            if confirm.button(
+                "Still holds",
+                key=f"recheck-confirm-{fid}",
+                icon=":material/check:",
+                help="Confirm it as it is: it counts as said today",
+            ):
                 try:
                     store.confirm(subject.user_id, fid)
                 except FactorJournalError as error:
@@ -169,64 +172,44 @@ def to_recheck(store, subject, assessment: FreshAssessment) -> None:
             if talk.button("Talk about it", key=f"recheck-talk-{fid}", icon=":material/forum:"):
                 _talk_about(store, subject, fid, f"on {when}")
                 st.switch_page("screens/conversation.py")
-    if len(items) > shown:
-        st.caption(f"… and {len(items) - shown} more.")
+    if listed.more:
+        st.caption(f"… and {listed.more} more.")
 
 
-def what_we_know(
-    catalog, summary: AssessmentSummary, read_only: bool, assessment: FreshAssessment | None = None
-) -> None:
-    """Every assessed factor by category: name, band and value, confidence, who stands behind it, when said.
+def what_we_know_section(catalog, assessment: FreshAssessment, read_only: bool) -> None:
+    """Every assessed factor by category: name, band and value, confidence, who stands behind it, when said
+    (``page_models.what_we_know``: from the summary alone, no further reads).
 
-    From the summary alone (no further reads); the unconfirmed ones are one click from Review.  With an
-    ``assessment`` the confidence shown is today's (aged), with the stored one beside it when they differ, and
-    answers due for a re-check are marked."""
+    The confidence shown is today's (aged), with the stored one beside it when they differ, and answers due for
+    a re-check are marked; the unconfirmed ones are one click from Review."""
     st.subheader("What we know")
-    assessed = {fid: state for fid, state in summary.factors.items() if state.is_assessed}
-    if not assessed:
+    listing = what_we_know(catalog, assessment)
+    if not listing.assessed:
         st.write("Nothing yet: what you tell us in the conversation will be listed here, factor by factor.")
         return
-    by_status: dict[str, int] = {}
-    for fid, state in assessed.items():
-        label = "computed" if catalog.factor(fid).is_composite else labels.status_label(state.inference_status)
-        by_status[label] = by_status.get(label, 0) + 1
-    order = ["unconfirmed", "confirmed", "yours", "computed"]
-    st.caption(
-        f"{len(assessed)} factor{'s' if len(assessed) != 1 else ''} assessed: "
-        + ", ".join(f"{by_status[s]} {s}" for s in order if s in by_status)
-        + ". Unconfirmed means the assistant read it from the conversation and you have not checked it yet."
+    counts = ", ".join(
+        f"{listing.by_status[s]} {labels.status_label(s)}" for s in STATUS_ORDER if s in listing.by_status
     )
-    unconfirmed = len(summary.unconfirmed_inferences)
+    st.caption(
+        f"{listing.assessed} factor{'s' if listing.assessed != 1 else ''} assessed: {counts}."
+        " Unconfirmed means the assistant read it from the conversation and you have not checked it yet."
+    )
+    unconfirmed = len(assessment.summary.unconfirmed_inferences)
     if unconfirmed and not read_only:
         st.page_link("screens/review.py", label=f"Review the {unconfirmed} unconfirmed", icon=":material/task_alt:")
-    groups = [
-        (category, sorted((catalog.factor(fid).name, fid) for fid, s in assessed.items() if s.category == category.id))
-        for category in catalog.categories
-    ]
-    groups = [(category, factors) for category, factors in groups if factors]
     columns = st.columns(2)
-    for index, (category, factors) in enumerate(groups):
+    for index, category in enumerate(listing.categories):
         lines = []
-        for name, fid in factors:
-            state = assessed[fid]
-            composite = catalog.factor(fid).composite
-            value = state.current_value or 0.0
-            if composite:  # computed when its parts change: it was "said" when its latest part was
-                parts = [summary.factors[c] for c in composite if c in summary.factors]
-                said = max((p.observed_at for p in parts if p.is_assessed and p.observed_at), default=None)
-                status = "computed"
-            else:
-                said, status = state.observed_at, labels.status_label(state.inference_status)
-            sure = f"{state.current_confidence:.0%} sure"
-            fresh = assessment.factors.get(fid) if assessment else None
-            if fresh is not None and round(fresh.stored_confidence, 2) != round(fresh.confidence, 2):
-                sure += f" (was {fresh.stored_confidence:.0%})"
-            stale = " · **to re-check**" if fresh is not None and fresh.due else ""
+        for item in category.factors:
+            sure = f"{item.confidence:.0%} sure"
+            if item.stored_confidence is not None:
+                sure += f" (was {item.stored_confidence:.0%})"
+            stale = " · **to re-check**" if item.due else ""
+            band = labels.band(catalog, item.factor_id, item.value)
             lines.append(
-                f"- **{name}**: {labels.band(catalog, fid, value)} ({labels.amount(value)}) · "
-                f"{sure} · {status} · said {labels.day(said)}{stale}"
+                f"- **{item.name}**: {band} ({labels.amount(item.value)}) · "
+                f"{sure} · {labels.status_label(item.status)} · said {labels.day(item.said_at)}{stale}"
             )
         with columns[index % 2]:
-            st.markdown(f"**{category.name}** · {len(factors)} of "
-                        f"{sum(1 for f in catalog.factors if f.category == category.id)} assessed")  # fmt: skip
+            st.markdown(f"**{category.name}** · {len(category.factors)} of {category.total} assessed")
             st.markdown("\n".join(lines))

@@ -86,9 +86,12 @@ class AccessChecker:
                 raise AccessChangedError()
             profile, org_id = found, found.org_id
         return Viewer(
-            user_id=claims.user_id, kind=claims.kind, org_id=org_id, session_id=claims.session_id,
+            user_id=claims.user_id,
+            kind=claims.kind,
+            org_id=org_id,
+            session_id=claims.session_id,
             display_name=profile.display_name or claims.user_id,
-        )  # fmt: skip
+        )
 
     def forget(self) -> None:
         """Drop every cached check (the next call of each token re-verifies)."""

@@ -44,7 +44,7 @@ def reprocess(user_id: str, failed_only: bool, extractor: str | None) -> Counter
     processor = TurnProcessor(store, runtime.make_extractor(extractor))
     now = datetime.now(UTC)
     work = []
-    for ref, data in store.people.turns_of(user_id):
+    for ref, data in store.ledger.of_person(user_id):
         outcome = ExtractionOutcome.of(data)
         if data.get("role") != "user" or (failed_only and not _unsettled(outcome, now)):
             continue
@@ -123,7 +123,7 @@ def _main(argv: Sequence[str] | None) -> int:
         print(issue_link(args.user, args.session, timedelta(days=args.days), manager=args.manager))
         return 0
     if args.command == "revoke-link":
-        LinkSigner(runtime.firestore_client()).revoke(args.token)
+        LinkSigner(runtime.store().links).revoke(args.token)
         print("revoked")
         return 0
     if args.command == "recover":
@@ -136,8 +136,10 @@ def _main(argv: Sequence[str] | None) -> int:
         if args.inline:
             result: dict[str, Any] = runtime.daily_jobs_inline()
             done = result["progress"]
-            print(f"run {result['run_id']}: {result['tasks']} tasks, {done['organisations']} organisations recorded, "
-                  f"{done['reminders_sent']} reminders queued")  # fmt: skip
+            print(
+                f"run {result['run_id']}: {result['tasks']} tasks, {done['organisations']} organisations recorded, "
+                f"{done['reminders_sent']} reminders queued"
+            )
             return 0
         started: dict[str, Any] = runtime.daily_jobs()
         result = started
@@ -154,7 +156,7 @@ def _reembed(args: argparse.Namespace) -> int:
     if embedder is None:
         print("error: FJ_EMBEDDER=none: no embedding model to re-embed with", file=sys.stderr)
         return 2
-    vectors = runtime.store().changes.vectors
+    vectors = runtime.store().vectors
     report = ReembedReport()
     people = [args.user] if args.user else vectors.user_ids(after=args.after)
     for user_id in people:
@@ -171,9 +173,7 @@ def _reembed(args: argparse.Namespace) -> int:
 
 
 def _privacy(args: argparse.Namespace) -> int:
-    from factor_journal.privacy import PersonalData
-
-    data = PersonalData(runtime.firestore_client())
+    data = runtime.store().personal_data
     if args.command == "export":
         text = data.export_json(args.user)
         if args.out:
@@ -197,7 +197,7 @@ def issue_link(
     user_id: str, session_id: str | None = None, ttl: timedelta = DEFAULT_TTL, *, manager: bool = False
 ) -> str:
     """A signed link into the app for the user (a manager link opens their organisation)."""
-    signer = LinkSigner(runtime.firestore_client())
+    signer = LinkSigner(runtime.store().links)
     org_id = None
     if manager:
         profile = runtime.store().get_user(user_id)

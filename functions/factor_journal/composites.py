@@ -36,9 +36,15 @@ def derived_entry_id(catalog: Catalog, composite_id: str, states: dict[str, Fact
 
 
 def derive_composites(
-    catalog: Catalog, graph: FactorGraph, user_id: str, states: dict[str, FactorState], moved: set[str],
-    now: datetime, *, except_for: frozenset[str] = frozenset(),
-) -> list[Transition]:  # fmt: skip
+    catalog: Catalog,
+    graph: FactorGraph,
+    user_id: str,
+    states: dict[str, FactorState],
+    moved: set[str],
+    now: datetime,
+    *,
+    except_for: frozenset[str] = frozenset(),
+) -> list[Transition]:
     """Composites built on a moved factor (but ``except_for``), recomputed from their components' states."""
     derived: list[Transition] = []
     for cid in sorted({c for fid in moved for c in graph.composites_of(fid)} - except_for):
@@ -59,9 +65,12 @@ def derive_composites(
 
 
 def composites_to_rederive(
-    catalog: Catalog, graph: FactorGraph, states: dict[str, FactorState], refolded: Iterable[str],
+    catalog: Catalog,
+    graph: FactorGraph,
+    states: dict[str, FactorState],
+    refolded: Iterable[str],
     said: Iterable[tuple[str, datetime]],
-) -> frozenset[str]:  # fmt: skip
+) -> frozenset[str]:
     """The composites a change must derive again along their components' timelines: those built on a factor
     folded again from its journal (a late reading, damage), and those a reading arrives late for (``said``:
     (factor id, observed at) of the change's readings), i.e. not after every moment already derived."""
@@ -92,16 +101,24 @@ def _state_after(entry: JournalEntry, blank: FactorState) -> FactorState:
     """A component as its timeline stood right after ``entry``."""
     return blank.model_copy(
         update={
-            "current_value": entry.value_after, "current_confidence": entry.confidence_after,
-            "inference_status": entry.status_after, "observed_at": entry.observed_at, "last_entry_id": entry.entry_id,
+            "current_value": entry.value_after,
+            "current_confidence": entry.confidence_after,
+            "inference_status": entry.status_after,
+            "observed_at": entry.observed_at,
+            "last_entry_id": entry.entry_id,
         }
-    )  # fmt: skip
+    )
 
 
 def rederive_composite(
-    catalog: Catalog, graph: FactorGraph, composite_id: str, user_id: str,
-    timelines: dict[str, list[JournalEntry]], journal: list[JournalEntry], now: datetime,
-) -> Rederived:  # fmt: skip
+    catalog: Catalog,
+    graph: FactorGraph,
+    composite_id: str,
+    user_id: str,
+    timelines: dict[str, list[JournalEntry]],
+    journal: list[JournalEntry],
+    now: datetime,
+) -> Rederived:
     """The composite derived again along its components' ``timelines`` (each component's whole journal), one
     entry per observation moment that moves it; ``journal`` is the composite's stored journal, whose entries
     are kept where unchanged (their recording time too), rewritten where moved and removed where no longer
@@ -110,9 +127,7 @@ def rederive_composite(
     components = {
         fid: FactorState(factor_id=fid, category=catalog.factor(fid).category) for fid in composite.composite or {}
     }
-    effective = sorted(
-        (entry for fid in components for entry in timelines.get(fid, []) if entry.effective), key=key_of
-    )  # fmt: skip
+    effective = sorted((entry for fid in components for entry in timelines.get(fid, []) if entry.effective), key=key_of)
     stored = {entry.entry_id: entry for entry in journal}
     state = FactorState(factor_id=composite_id, category=composite.category)
     written: list[JournalEntry] = []

@@ -153,3 +153,32 @@ class SessionDocument(DocumentModel):
                 for name in sorted(names):
                     data.pop(name, None)
                 dropped += sorted(names)
+
+
+def claim_refused_by(outcome: ExtractionOutcome | None, now: datetime, force: bool = False) -> ExtractionOutcome | None:
+    """The turn's stored ``outcome`` when it forbids a new claim, else None: a claim under a live lease, a settled
+    turn, one needing attention, or a failed one not due again yet.  ``force`` (a person asking to reprocess)
+    is refused only by a done, invalid or context turn (and a live claim)."""
+    if outcome is None:
+        return None
+    if outcome.status == TurnStatus.processing:
+        return None if outcome.lease_expired(now) else outcome
+    if force:
+        return outcome if outcome.status in DONE | {TurnStatus.invalid, TurnStatus.context} else None
+    if outcome.status in SETTLED or outcome.status == TurnStatus.needs_attention:
+        return outcome
+    if outcome.status == TurnStatus.failed and outcome.next_attempt_at is not None and outcome.next_attempt_at > now:
+        return outcome
+    return None
+
+
+def claim_abandoned(previous: ExtractionOutcome | None, max_attempts: int | None, force: bool) -> bool:
+    """A claim whose holder died (a claimable ``processing`` outcome) with no attempt left: the turn is not
+    claimed again but needs attention (a person's ``force`` still claims it)."""
+    return (
+        not force
+        and max_attempts is not None
+        and previous is not None
+        and previous.status == TurnStatus.processing
+        and previous.attempts >= max_attempts
+    )

@@ -171,17 +171,22 @@ class GeminiEmbedder:
         self.dimensions = settings.dimensions
         self.tokens = 0
         retry = types.HttpRetryOptions(
-            attempts=settings.max_attempts, initial_delay=1.0, max_delay=20.0,
+            attempts=settings.max_attempts,
+            initial_delay=1.0,
+            max_delay=20.0,
             http_status_codes=list(RETRIED_STATUS_CODES),
-        )  # fmt: skip
+        )
         options = types.HttpOptions(
             timeout=max(1, round(settings.timeout_seconds * 1000)), retry_options=retry, base_url=settings.base_url
         )
         credentials = stand_in_credentials() if settings.base_url else None
         self.client = Client(
-            **vertex_mode(), project=settings.project, location=settings.location, credentials=credentials,
+            **vertex_mode(),
+            project=settings.project,
+            location=settings.location,
+            credentials=credentials,
             http_options=options,
-        )  # fmt: skip
+        )
 
     def _embed(self, text: str, task: str) -> list[float]:
         from google.genai import errors, types

@@ -70,10 +70,16 @@ def _reading_of(entry: JournalEntry) -> Reading:
     value = entry.reading_value if entry.reading_value is not None else entry.new_value
     confidence = entry.reading_confidence if entry.reading_confidence is not None else entry.confidence
     update = InferredUpdate(
-        factor_id=entry.factor_id, value=value if value is not None else 0.0, confidence=confidence,
-        rationale=rationale, conversation_excerpt=entry.conversation_excerpt, inferred_from=entry.inferred_from,
-        session_id=entry.session_id, turn_id=entry.turn_id, observed_at=entry.observed_at,
-    )  # fmt: skip
+        factor_id=entry.factor_id,
+        value=value if value is not None else 0.0,
+        confidence=confidence,
+        rationale=rationale,
+        conversation_excerpt=entry.conversation_excerpt,
+        inferred_from=entry.inferred_from,
+        session_id=entry.session_id,
+        turn_id=entry.turn_id,
+        observed_at=entry.observed_at,
+    )
     return Reading(update=update, entry_id=entry.entry_id, weigh=bool(entry.weighed))
 
 
@@ -94,10 +100,12 @@ def fold_reading(
     raw = reading.update
     entry = change.entry.model_copy(
         update={
-            "reading_value": raw.value, "reading_confidence": raw.confidence, "reading_rationale": raw.rationale,
+            "reading_value": raw.value,
+            "reading_confidence": raw.confidence,
+            "reading_rationale": raw.rationale,
             "weighed": reading.weigh,
         }
-    )  # fmt: skip
+    )
     observed_at, entry_id = reading.key
     return Transition(
         change.state.model_copy(update={"folded_through": observed_at, "folded_through_id": entry_id}), entry
@@ -167,3 +175,21 @@ def refold(
         update={"needs_recheck": current.needs_recheck, "recheck_reason": current.recheck_reason, "last_updated": now}
     )
     return state, changed
+
+
+def refold_damaged(
+    catalog: Catalog,
+    factor_id: str,
+    journal: list[JournalEntry],
+    kept: FactorState | None,
+    user_id: str,
+    now: datetime,
+) -> FactorState | None:
+    """The state of a factor whose document is damaged: its whole journal folded again, dated when that journal
+    was last written (``now`` when it is empty), with the re-check flag of ``kept`` (the summary's copy: another
+    factor's correction set it, not this journal); ``None`` when ``factor_id`` is not a catalog factor's."""
+    if not catalog.has_factor(factor_id):
+        return None
+    blank = FactorState(factor_id=factor_id, category=catalog.factor(factor_id).category)
+    dated = max((e.recorded_at for e in journal), default=None) or now
+    return refold(catalog, kept or blank, journal, [], user_id, dated, [])[0]

@@ -48,6 +48,17 @@ def said_at(state: FactorState) -> datetime | None:
     return said
 
 
+def last_said(catalog: Catalog, states: Mapping[str, FactorState], factor_id: str) -> datetime | None:
+    """When the factor's answer was last said: ``said_at`` of its state, but for a composite (computed whenever
+    its parts change, never said itself) when the latest of its assessed parts was; None when never."""
+    factor = catalog.factor(factor_id)
+    if factor.is_composite:
+        parts = [fid for fid in factor.composite or {} if fid in states and states[fid].is_assessed]
+        return max((at for fid in parts if (at := last_said(catalog, states, fid)) is not None), default=None)
+    state = states.get(factor_id)
+    return said_at(state) if state is not None else None
+
+
 def decay(age: timedelta, half_life: HalfLife) -> float:
     """The share of its confidence an answer keeps after ``age``: 0.5 ** (age / half-life); 1 for "never"
     and for an age not yet begun (an as-of date before it was said)."""
@@ -178,6 +189,11 @@ class FreshAssessment(BaseModel):
     to_recheck: list[FactorFreshness]
     tier_note: TierNote | None = None
 
+    @property
+    def stale(self) -> dict[str, datetime | None]:
+        """The answers due for a re-check and when each was last said (``next_best_questions(stale=…)``)."""
+        return {item.factor_id: item.said_at for item in self.to_recheck}
+
 
 def _avg_aged(
     catalog: Catalog, states: Mapping[str, FactorState], at: datetime, fresh: Mapping[str, datetime]
@@ -203,7 +219,7 @@ def _rank(catalog: Catalog, tier_id: str) -> int:
 def tier_note(
     catalog: Catalog, stored: AssessmentSummary, now: datetime, warning: timedelta = TIER_WARNING
 ) -> TierNote | None:
-    """The rule (README, Freshness): the tier counted is the one the aged answers support; when that is below
+    """The rule (docs/freshness.md): the tier counted is the one the aged answers support; when that is below
     the tier the answers reach as stored (or will be within ``warning``), the note says so, names the answers
     to confirm, and confirming them (a confirmation observes the answer anew) keeps the tier."""
     states = _known(stored.factors, catalog)
@@ -260,9 +276,15 @@ def tier_note(
             f"takes it down to {dropped_to.name}. Confirm the {count} below to keep it."
         )
     return TierNote(
-        reached=reached.id, reached_name=reached.name, now=current.id, now_name=current.name,
-        lapsed=lapsed, lapses_at=lapses_at, confirm=confirm, message=message,
-    )  # fmt: skip
+        reached=reached.id,
+        reached_name=reached.name,
+        now=current.id,
+        now_name=current.name,
+        lapsed=lapsed,
+        lapses_at=lapses_at,
+        confirm=confirm,
+        message=message,
+    )
 
 
 def assess(catalog: Catalog, graph: FactorGraph, summary: AssessmentSummary, now: datetime) -> FreshAssessment:
@@ -281,7 +303,7 @@ def assess(catalog: Catalog, graph: FactorGraph, summary: AssessmentSummary, now
             factor_id=fid,
             stored_confidence=state.current_confidence,
             confidence=aged[fid].current_confidence,
-            said_at=said_at(state),
+            said_at=last_said(catalog, states, fid),
             half_life="with its components" if composite else catalog.half_life(fid).text,
             due_at=due,
             due=due is not None and due <= now,
@@ -292,9 +314,13 @@ def assess(catalog: Catalog, graph: FactorGraph, summary: AssessmentSummary, now
         key=lambda item: (-item.unlocks, item.said_at or now, item.factor_id),
     )
     return FreshAssessment(
-        at=now, summary=effective, stored=summary, factors=factors, to_recheck=to_recheck,
+        at=now,
+        summary=effective,
+        stored=summary,
+        factors=factors,
+        to_recheck=to_recheck,
         tier_note=tier_note(catalog, summary, now),
-    )  # fmt: skip
+    )
 
 
 def decay_curve(

@@ -44,9 +44,15 @@ def opened_by(catalog: Catalog, graph: FactorGraph, heard: Collection[str]) -> d
 
 
 def next_best_questions(
-    catalog: Catalog, graph: FactorGraph, summary: AssessmentSummary, limit: int = 3, asked: set[str] | None = None,
-    *, just_heard: Collection[str] = (), stale: Mapping[str, datetime | None] | None = None,
-) -> list[SuggestedQuestion]:  # fmt: skip
+    catalog: Catalog,
+    graph: FactorGraph,
+    summary: AssessmentSummary,
+    limit: int = 3,
+    asked: set[str] | None = None,
+    *,
+    just_heard: Collection[str] = (),
+    stale: Mapping[str, datetime | None] | None = None,
+) -> list[SuggestedQuestion]:
     """Elicitation questions of missing, low-confidence or re-check factors, those unlocking the most first.
 
     A factor scores for every blocked capability it blocks (more for capabilities
@@ -106,10 +112,14 @@ def next_best_questions(
             reason = "not discussed yet"
         suggestions.append(
             SuggestedQuestion(
-                factor_id=factor.id, factor_name=factor.name, question=question, reason=reason,
-                score=round(score, 3), stale=aged,
+                factor_id=factor.id,
+                factor_name=factor.name,
+                question=question,
+                reason=reason,
+                score=round(score, 3),
+                stale=aged,
             )
-        )  # fmt: skip
+        )
     oldest = {fid: (when.timestamp() if when else float("-inf")) for fid, when in stale.items()}
     suggestions.sort(key=lambda s: (not s.stale, -s.score, oldest.get(s.factor_id, 0.0), s.factor_id))
     return suggestions[:limit]

@@ -37,7 +37,6 @@ from itsdangerous import BadSignature, TimestampSigner, URLSafeTimedSerializer
 from pydantic import BaseModel, ValidationError
 
 from factor_journal.errors import FactorJournalError
-from factor_journal.repositories.client import FirestoreClient
 from factor_journal.repositories.links import LINK_COLLECTION, LinkRecord, LinkRecords
 from factor_journal.settings import settings
 
@@ -116,12 +115,16 @@ def link_secret(secret: str | None = None) -> str:
 
 class LinkSigner:
     def __init__(
-        self, client: FirestoreClient, secret: str | None = None, *,
-        clock: Clock | None = None, record_ttl: timedelta = RECORD_TTL,
-    ) -> None:  # fmt: skip
-        """``clock`` gives the current time (UTC) for signing, expiry and the record cache."""
-        self.client = client
-        self.records = LinkRecords(client)
+        self,
+        records: LinkRecords,
+        secret: str | None = None,
+        *,
+        clock: Clock | None = None,
+        record_ttl: timedelta = RECORD_TTL,
+    ) -> None:
+        """``records``: where links are recorded (``FactorJournalStore.links``); ``clock`` gives the current
+        time (UTC) for signing, expiry and the record cache."""
+        self.records = records
         secret = link_secret(secret)
         if secret == DEMO_SECRET:
             warnings.warn("signing links with the demo secret (emulators only)", stacklevel=2)
@@ -151,9 +154,13 @@ class LinkSigner:
         if ttl <= timedelta(0):
             raise LinkError("a link's lifetime must be positive")
         claims = LinkClaims(
-            link_id=secrets.token_urlsafe(12), user_id=user_id, session_id=session_id, kind=kind,
-            ttl_seconds=int(ttl.total_seconds()), org_id=org_id,
-        )  # fmt: skip
+            link_id=secrets.token_urlsafe(12),
+            user_id=user_id,
+            session_id=session_id,
+            kind=kind,
+            ttl_seconds=int(ttl.total_seconds()),
+            org_id=org_id,
+        )
         now = self.clock()
         self.records.create(LinkRecord(**claims.model_dump(), created_at=now, expires_at=now + ttl))
         return self.serializer.dumps(claims.model_dump())

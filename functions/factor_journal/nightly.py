@@ -46,7 +46,6 @@ from factor_journal.reminders import (
     due_page,
     remind,
 )
-from factor_journal.repositories.client import FirestoreClient
 from factor_journal.repositories.nightly_runs import RUNS_COLLECTION as RUNS_COLLECTION  # re-exported
 from factor_journal.repositories.nightly_runs import NightlyRuns
 from factor_journal.settings import Settings
@@ -76,15 +75,18 @@ class NightlySettings(BaseModel):
         """This run's knobs, from the product's settings (read from the environment)."""
         configured = Settings.from_env()
         return cls(
-            page_size=configured.nightly_page_size, org_page_size=configured.nightly_org_page_size,
-            inactive_days=configured.reminder_inactive_days, window_days=configured.reminder_window_days,
-        )  # fmt: skip
+            page_size=configured.nightly_page_size,
+            org_page_size=configured.nightly_org_page_size,
+            inactive_days=configured.reminder_inactive_days,
+            window_days=configured.reminder_window_days,
+        )
 
     def policy(self) -> ReminderPolicy:
         return ReminderPolicy(
-            inactive_after=timedelta(days=self.inactive_days), window=timedelta(days=self.window_days),
+            inactive_after=timedelta(days=self.inactive_days),
+            window=timedelta(days=self.window_days),
             page_size=self.page_size,
-        )  # fmt: skip
+        )
 
 
 class NightlyTask(BaseModel):
@@ -189,12 +191,16 @@ def default_run_id(now: datetime) -> str:
 
 
 def start_run(
-    client: FirestoreClient, sink: TaskSink, now: datetime | None = None, run_id: str | None = None,
+    runs: NightlyRuns,
+    sink: TaskSink,
+    now: datetime | None = None,
+    run_id: str | None = None,
     settings: NightlySettings | None = None,
-) -> list[NightlyTask]:  # fmt: skip
+) -> list[NightlyTask]:
     """What the scheduled function does: record the run and enqueue its first three tasks.
 
-    The run id defaults to the day, so starting a day's run again enqueues nothing new.
+    ``runs``: where the run is recorded (``FactorJournalStore.nightly_runs``).  The run id defaults to the
+    day, so starting a day's run again enqueues nothing new.
     Returns the tasks this call enqueued.
     """
     now = (now or datetime.now(UTC)).astimezone(UTC)
@@ -202,7 +208,7 @@ def start_run(
     settings = settings or NightlySettings.from_env()
     first = [NightlyTask(kind="organisations", run_id=run_id, now=now, settings=settings)]
     first += [NightlyTask(kind="reminders", run_id=run_id, now=now, settings=settings, scan=scan) for scan in SCANS]
-    NightlyRuns(client).start(run_id, now, settings.model_dump())
+    runs.start(run_id, now, settings.model_dump())
     return [task for task in first if sink.enqueue(task)]
 
 
@@ -222,7 +228,7 @@ class NightlyWorker:
         }[task.kind]
         counts = handler(task)
         marker = {"kind": task.kind, "page": task.page, "scan": task.scan, **counts}
-        NightlyRuns(self.store.client).mark_done(task.run_id, task.key, marker)
+        self.store.nightly_runs.mark_done(task.run_id, task.key, marker)
         return marker
 
     def _organisations(self, task: NightlyTask) -> dict[str, Any]:
@@ -252,13 +258,13 @@ class RunProgress(BaseModel):
     reminders_sent: int
 
 
-def progress(client: FirestoreClient, run_id: str) -> RunProgress:
+def progress(runs: NightlyRuns, run_id: str) -> RunProgress:
     """How far a run got, from its task markers (one read per finished task).
 
     Complete when each chain of pages (organisations, every reminder scan) has a last
     page with every page before it.
     """
-    markers = NightlyRuns(client).markers(run_id)
+    markers = runs.markers(run_id)
     chains: dict[str, list[dict[str, Any]]] = {}
     for marker in markers:
         chains.setdefault(f"{marker['kind']}/{marker.get('scan')}", []).append(marker)

@@ -19,8 +19,14 @@ from pydantic import BaseModel, Field, ValidationError
 from factor_journal.catalog import Catalog
 from factor_journal.errors import FactorJournalError
 from factor_journal.models import UserProfile
-from factor_journal.repositories.organisations import OrganisationRecords
-from factor_journal.rollup import ROLLUP_SHARDS, PersonRow, RowFreshness, mean_confidence, row_freshness
+from factor_journal.rollup import (
+    ROLLUP_SHARDS,
+    PersonRow,
+    RowFreshness,
+    mean_completeness,
+    mean_confidence,
+    row_freshness,
+)
 from factor_journal.store import FactorJournalStore
 
 log = logging.getLogger(__name__)
@@ -49,7 +55,7 @@ class TeamView(BaseModel):
 
     organisation: Organisation
     people: list[PersonRow]
-    tier_distribution: dict[str, int]
+    tiers: list[str] = Field(default_factory=list)  # the catalog's decision tier ids, lowest first
     quiet: list[PersonRow]
     freshness: dict[str, RowFreshness] = Field(default_factory=dict)
     at: datetime | None = None
@@ -71,6 +77,20 @@ class TeamView(BaseModel):
         chosen = self.people if people is None else people
         given = sum(row.assessed for row in chosen)
         return round(sum(self.fresh(row).due for row in chosen) / given, 4) if given else None
+
+    def tier_distribution(self, people: list[PersonRow] | None = None) -> dict[str, int]:
+        """How many of the people (default: everyone) each decision tier holds, as their aged answers support it:
+        every catalog tier in order (none: 0), then any tier the catalog no longer has, so everyone is counted."""
+        counts = Counter(self.fresh(row).decision_tier for row in (self.people if people is None else people))
+        return {tier: counts.pop(tier, 0) for tier in self.tiers} | dict(counts)
+
+    def avg_completeness(self, people: list[PersonRow] | None = None) -> float:
+        """How much of the catalog the people (default: everyone) have mapped on average."""
+        return mean_completeness(self.people if people is None else people)
+
+    def started(self, people: list[PersonRow] | None = None) -> int:
+        """How many of the people (default: everyone) have assessed something (whose confidence is averaged)."""
+        return sum(row.assessed > 0 for row in (self.people if people is None else people))
 
     def avg_confidence(self, people: list[PersonRow] | None = None) -> float | None:
         """The aged average confidence of the people (default: everyone) who have assessed something."""
@@ -116,7 +136,7 @@ class OrganisationDirectory:
 
     def __init__(self, store: FactorJournalStore) -> None:
         self.store = store
-        self.records = OrganisationRecords(store.client)
+        self.records = store.organisations
 
     def create(self, org_id: str, name: str) -> Organisation:
         organisation = Organisation(org_id=org_id, name=name)
@@ -167,8 +187,9 @@ class OrganisationDirectory:
             try:
                 people.append(PersonRow.model_validate(row))
             except ValidationError as damage:
-                log.warning("roll-up row of %s in %s was damaged (%s): rewritten", user_id, org_id,
-                            damage.errors()[0]["loc"])  # fmt: skip
+                log.warning(
+                    "roll-up row of %s in %s was damaged (%s): rewritten", user_id, org_id, damage.errors()[0]["loc"]
+                )
                 rebuilt = self._rewritten_row(org_id, user_id)
                 if rebuilt is not None:
                     people.append(rebuilt)
@@ -183,9 +204,13 @@ class OrganisationDirectory:
             return None
 
     def team(
-        self, manager_id: str, org_id: str, now: datetime | None = None, quiet_after: timedelta = QUIET_AFTER,
+        self,
+        manager_id: str,
+        org_id: str,
+        now: datetime | None = None,
+        quiet_after: timedelta = QUIET_AFTER,
         load_rows: Callable[[Organisation], list[PersonRow]] | None = None,
-    ) -> TeamView:  # fmt: skip
+    ) -> TeamView:
         """The team page's data for a manager of ``org_id`` (NotAManagerError before anything else is read).
 
         ``load_rows(organisation)`` gives the organisation's rows when the caller keeps them for a while (the
@@ -199,15 +224,14 @@ class OrganisationDirectory:
         people = [row for row in rows if row.user_id not in organisation.managers]
         now = now or datetime.now(UTC)
         quiet = [
-            row for row in people
+            row
+            for row in people
             if row.completeness < 1.0 and (row.last_active is None or now - row.last_active > quiet_after)
-        ]  # fmt: skip
+        ]
         catalog = self.store.catalog
         fresh = {row.user_id: row_freshness(row, catalog, now) for row in people}
-        tiers = Counter(fresh[row.user_id].decision_tier for row in people)
-        ordered = {tier.id: tiers.get(tier.id, 0) for tier in catalog.decision_tiers}
-        return TeamView(organisation=organisation, people=people, tier_distribution=ordered, quiet=quiet,
-                        freshness=fresh, at=now)  # fmt: skip
+        tiers = [tier.id for tier in catalog.decision_tiers]
+        return TeamView(organisation=organisation, people=people, tiers=tiers, quiet=quiet, freshness=fresh, at=now)
 
     def in_organisation(self, org_id: str, user_id: str) -> UserProfile | None:
         """The member's profile when they belong to ``org_id`` (a manager's drill-down check)."""
@@ -229,7 +253,7 @@ class OrganisationDirectory:
         figures = OrgDay(
             date=day.strftime("%Y-%m-%d"),
             people=count,
-            avg_completeness=round(sum(r.completeness for r in people) / count, 4) if count else 0.0,
+            avg_completeness=mean_completeness(people),
             avg_confidence=mean_confidence(aged),
             tiers=dict(Counter(r.decision_tier for r in aged)),
             stale_share=_stale_share(people, self.store.catalog, day),
@@ -245,8 +269,12 @@ class OrganisationDirectory:
             try:
                 figures.append(OrgDay.model_validate(document))
             except ValidationError as damage:
-                log.warning("daily figures %s of %s were damaged (%s): left out", document.get("date"), org_id,
-                            damage.errors()[0]["loc"])  # fmt: skip
+                log.warning(
+                    "daily figures %s of %s were damaged (%s): left out",
+                    document.get("date"),
+                    org_id,
+                    damage.errors()[0]["loc"],
+                )
         return sorted(figures, key=lambda d: d.date)
 
     def organisation_page(self, after: str | None = None, page_size: int = 100) -> tuple[list[str], str | None]:
@@ -284,7 +312,7 @@ def blockers(catalog: Catalog, people: list[PersonRow]) -> Blockers:
             name=catalog.archetype(aid).name,
             blocked_people=blocked_people[aid],
             factors=dict(by_archetype[aid].most_common()),
-        )  # fmt: skip
+        )
         for aid in blocked_people
     ]
     archetypes.sort(key=lambda item: (-item.blocked_people, item.archetype_id))
@@ -307,12 +335,34 @@ def filter_people(team: TeamView, chosen: TeamFilter) -> list[PersonRow]:
     needle = chosen.search.strip().casefold()
     quiet = {row.user_id for row in team.quiet} if chosen.quiet_only else set()
     return [
-        row for row in team.people
+        row
+        for row in team.people
         if (not chosen.tiers or team.fresh(row).decision_tier in chosen.tiers)
         and (not chosen.quiet_only or row.user_id in quiet)
         and (not chosen.stale_only or (team.fresh(row).due > 0 and team.fresh(row).share >= chosen.min_stale_share))
         and (not needle or any(needle in text.casefold() for text in (row.display_name, row.email, row.user_id)))
-    ]  # fmt: skip
+    ]
+
+
+def _by_name(row: PersonRow) -> str:
+    return (row.display_name or row.user_id).casefold()
+
+
+_NEVER = datetime.min.replace(tzinfo=UTC)
+TEAM_SORTS: dict[str, Callable[[PersonRow, TeamView], tuple]] = {
+    "Name": lambda row, team: (_by_name(row),),
+    "Least mapped first": lambda row, team: (row.completeness, _by_name(row)),
+    "Longest quiet first": lambda row, team: (row.last_active is not None, row.last_active or _NEVER),
+    "Most unconfirmed first": lambda row, team: (-row.unconfirmed, _by_name(row)),
+    "Most to re-check first": lambda row, team: (-team.fresh(row).share, _by_name(row)),
+}
+"""The orders a manager may sort the team table in, by name (never active counts as the longest quiet)."""
+
+
+def sort_people(team: TeamView, people: list[PersonRow], order: str) -> list[PersonRow]:
+    """``people`` (of ``team``) in the ``TEAM_SORTS`` order named ``order`` (a stable sort)."""
+    key = TEAM_SORTS[order]
+    return sorted(people, key=lambda row: key(row, team))
 
 
 MAPPED_BUCKETS = ("0–19%", "20–39%", "40–59%", "60–79%", "80–100%")
@@ -336,8 +386,20 @@ def people_held_back(people: list[PersonRow]) -> list[tuple[str, int]]:
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
 
-CSV_COLUMNS = ["user_id", "display_name", "email", "completeness", "avg_confidence", "assessed", "total",
-               "decision_tier", "unconfirmed", "conflicts", "needs_attention", "last_active"]  # fmt: skip
+CSV_COLUMNS = [
+    "user_id",
+    "display_name",
+    "email",
+    "completeness",
+    "avg_confidence",
+    "assessed",
+    "total",
+    "decision_tier",
+    "unconfirmed",
+    "conflicts",
+    "needs_attention",
+    "last_active",
+]
 FRESHNESS_COLUMNS = ["to_recheck", "to_recheck_share"]
 
 
@@ -362,8 +424,12 @@ def team_csv(people: list[PersonRow], team: TeamView | None = None) -> str:
         data = row.model_dump()
         if team is not None:
             fresh = team.fresh(row)
-            data |= {"avg_confidence": fresh.avg_confidence, "decision_tier": fresh.decision_tier,
-                     "to_recheck": fresh.due, "to_recheck_share": fresh.share}  # fmt: skip
+            data |= {
+                "avg_confidence": fresh.avg_confidence,
+                "decision_tier": fresh.decision_tier,
+                "to_recheck": fresh.due,
+                "to_recheck_share": fresh.share,
+            }
         data["last_active"] = row.last_active.isoformat() if row.last_active else ""
         writer.writerow({key: _as_cell(value) for key, value in data.items()})
     return buffer.getvalue()

@@ -4,7 +4,7 @@
 sweeper, and ``reprocess``) calls.  It promises:
 
 * **One model call per turn, however often it is delivered.**  A delivery first
-  claims the turn (``People.claim_turn``): a duplicate that finds it done, or
+  claims the turn (``TurnLedger.claim``): a duplicate that finds it done, or
   claimed under a live lease, returns at once with one read and no write.
   A claimer that dies leaves a lease that runs out; the turn is then taken over.
 * **Exactly one set of effects.**  The changes, the turn's outcome and the
@@ -95,7 +95,7 @@ class TurnProcessor:
         (turns that need attention, were rate limited or wait for their next attempt are taken too)."""
         ref = TurnRef(user_id, session_id, turn_id)
         now = self.clock()
-        claim = self.store.people.claim_turn(
+        claim = self.store.ledger.claim(
             ref, lease=self.config.claim_lease, now=now, force=force, max_attempts=self.config.max_turn_attempts
         )
         if claim.missing:
@@ -110,7 +110,7 @@ class TurnProcessor:
         if turn.role == "assistant":
             return self._settle(ref, claim, TurnStatus.context, None, None)
         if self.enforce_rate_limits and claim.outcome.attempts == 1 and not force:
-            counted = self.store.people.count_turn(ref, now)
+            counted = self.store.ledger.count(ref, now)
             if counted is None:
                 return TurnOutcome("missing")  # deleted meanwhile (its person erased)
             minute, day = counted
@@ -140,19 +140,26 @@ class TurnProcessor:
     def _unlist_if_it_needed_attention(self, ref: TurnRef, claim: Claim) -> None:
         """A turn that needed attention (claimed again by a person's reprocess) and has now settled otherwise."""
         if (ExtractionOutcome.of(claim.data) or claim.outcome).status == TurnStatus.needs_attention:  # type: ignore[union-attr]
-            self.store.people.set_attention(ref, False)
+            self.store.ledger.set_attention(ref, False)
 
     def park(self, user_id: str, session_id: str, turn_id: str, reason: str) -> None:
         """A delivery too old to act on: leave the turn to the recovery sweeper (marked due now when it
         has no status yet), so nothing is lost and nothing is analysed from a stale event."""
         ref = TurnRef(user_id, session_id, turn_id)
-        if ExtractionOutcome.of(self.store.people.turn_data(user_id, session_id, turn_id)) is None:
+        if ExtractionOutcome.of(self.store.ledger.data(ref)) is None:
             now = self.clock()
-            self.store.people.record_failure(
-                ref, None,
-                ExtractionOutcome(status=TurnStatus.failed, error=reason, error_kind="parked",
-                                  next_attempt_at=now, retry_at=now, failed_at=now),
-            )  # fmt: skip
+            self.store.ledger.record_failure(
+                ref,
+                None,
+                ExtractionOutcome(
+                    status=TurnStatus.failed,
+                    error=reason,
+                    error_kind="parked",
+                    next_attempt_at=now,
+                    retry_at=now,
+                    failed_at=now,
+                ),
+            )
 
     def _analyse(self, ref: TurnRef, turn: Turn, claim: Claim) -> TurnOutcome:
         user_id, session_id = ref.user_id, ref.session_id
@@ -246,10 +253,14 @@ class TurnProcessor:
         assert claim.outcome is not None
         now = self.clock()
         outcome = ExtractionOutcome(
-            status=status, attempts=claim.outcome.attempts, error=error, error_kind=kind,
-            extractor=self.extractor.name if status != TurnStatus.context else None, processed_at=now,
-        )  # fmt: skip
-        self.store.people.settle_turn(ref, outcome)
+            status=status,
+            attempts=claim.outcome.attempts,
+            error=error,
+            error_kind=kind,
+            extractor=self.extractor.name if status != TurnStatus.context else None,
+            processed_at=now,
+        )
+        self.store.ledger.settle(ref, outcome)
         self._unlist_if_it_needed_attention(ref, claim)
         return TurnOutcome(str(status), error=error)
 
@@ -262,9 +273,14 @@ class TurnProcessor:
         next_attempt = None if exhausted else now + self.config.retry_delay(attempts)
         outcome = ExtractionOutcome(
             status=TurnStatus.needs_attention if exhausted else TurnStatus.failed,
-            attempts=attempts, error=error, error_kind=kind, extractor=self.extractor.name,
-            next_attempt_at=next_attempt, retry_at=next_attempt, failed_at=now,
-        )  # fmt: skip
+            attempts=attempts,
+            error=error,
+            error_kind=kind,
+            extractor=self.extractor.name,
+            next_attempt_at=next_attempt,
+            retry_at=next_attempt,
+            failed_at=now,
+        )
         log.error(
             "turn %s/%s/%s %s after attempt %d: %s",
             ref.user_id,
@@ -274,7 +290,7 @@ class TurnProcessor:
             attempts,
             error,
         )
-        self.store.people.record_failure(ref, claim.outcome.claim_id, outcome)  # lists it when exhausted
+        self.store.ledger.record_failure(ref, claim.outcome.claim_id, outcome)  # lists it when exhausted
         return TurnOutcome(str(outcome.status), error=error)
 
 
@@ -299,11 +315,11 @@ def recover_due_turns(processor: TurnProcessor, *, limit: int = 200) -> dict[str
     instance that died), and every recent turn no delivery ever claimed, is processed.  Returns how many
     ended in each status."""
     now = processor.clock()
-    people = processor.store.people
+    ledger = processor.store.ledger
     # Never-claimed turns first: they are looked for only while recent, and a due turn that stops its instance
     # must not keep them from being found (due turns come back at every sweep until they settle).
-    refs = people.unclaimed_turns(now - UNCLAIMED_WINDOW, now - UNCLAIMED_AFTER)
-    refs += people.due_turns(now, limit=limit)
+    refs = ledger.unclaimed(now - UNCLAIMED_WINDOW, now - UNCLAIMED_AFTER)
+    refs += ledger.due(now, limit=limit)
     counts: dict[str, int] = {}
     for ref in dict.fromkeys(refs):
         status = processor.process(ref.user_id, ref.session_id, ref.turn_id).status

@@ -11,12 +11,20 @@ it, and writes the change set; nothing here touches Firestore.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
+
+from pydantic import ValidationError
 
 from factor_journal.catalog import Catalog
-from factor_journal.composites import derive_composites, rederive_composite
+from factor_journal.composites import (
+    composites_to_rederive,
+    derive_composites,
+    rederive_composite,
+    timeline_factors,
+)
 from factor_journal.documents import AnalysisDetails, ExtractionOutcome, SessionDocument, TurnStatus
 from factor_journal.folding import Reading, arrives_late, fold_reading, refold
 from factor_journal.graph import FactorGraph
@@ -60,9 +68,10 @@ class ChangeInputs:
     now: datetime
     session: SessionDocument | None = None  # the turn's session, when the change analyses a turn
     # The stored journals of the composites a reading or decision arrives late for and of all their components
-    # (chosen by the reader with ``composites.composites_to_rederive``): those composites are derived again
-    # along the components' timelines.
+    # (chosen by the reader with ``timelines_to_read``): those composites are derived again along the
+    # components' timelines.
     timelines: dict[str, list[JournalEntry]] = field(default_factory=dict)
+    outcome: ExtractionOutcome | None = None  # the turn's outcome as read (not done): its attempts are carried on
 
 
 @dataclass
@@ -111,6 +120,130 @@ def touched_factors(graph: FactorGraph, factor_ids: list[str]) -> list[str]:
 def late_factors(states: dict[str, FactorState], readings: list[Reading]) -> set[str]:
     """Factors a reading arrives late for: they are folded again from their journal."""
     return {r.update.factor_id for r in readings if arrives_late(states[r.update.factor_id], *r.key)}
+
+
+class DamagedSummaryError(Exception):
+    """The summary document exists but does not read as a summary (a bad write, a hand edit, an old shape).
+
+    The summary is derived data: the factor documents hold every state it carries, so it is rebuilt from them
+    (``summary.build_summary``). ``last_conversation`` is what could be saved of the damaged one.
+    """
+
+    def __init__(self, reason: str, last_conversation: LastConversation | None) -> None:
+        super().__init__(reason)
+        self.last_conversation = last_conversation
+
+
+class DamagedFactorError(Exception):
+    """A factor document exists but does not read as a factor state.
+
+    The factor document is derived data too: its journal holds every observation it was folded from, so it is
+    folded again from it (``folding.refold_damaged``).
+    """
+
+
+def _reason(error: ValidationError) -> str:
+    return f"{error.error_count()} invalid field(s), first: {error.errors()[0]['loc']}"
+
+
+def stored_summary(data: Any) -> AssessmentSummary | None:
+    """The summary a summary document's summary field holds (``None`` when there is none yet); raises
+    ``DamagedSummaryError``, carrying the last conversation when that part still reads, when it does not
+    validate."""
+    if not data:
+        return None
+    try:
+        return AssessmentSummary.model_validate(data)
+    except ValidationError as error:
+        last = data.get("last_conversation") if isinstance(data, Mapping) else None
+        try:
+            saved = LastConversation.model_validate(last) if last else None
+        except ValidationError:
+            saved = None
+        raise DamagedSummaryError(_reason(error), saved) from error
+
+
+def stored_factor(document: Mapping[str, Any] | None) -> FactorState | None:
+    """The state a factor document holds (``None`` when there is none yet); ``DamagedFactorError`` if it does
+    not validate."""
+    if not document:
+        return None
+    try:
+        return FactorState.model_validate(document)
+    except ValidationError as error:
+        raise DamagedFactorError(_reason(error)) from error
+
+
+@dataclass(frozen=True)
+class TurnRead:
+    """What a change that analyses a turn learns from the turn and session documents it read."""
+
+    outcome: ExtractionOutcome | None  # the turn's stored outcome
+    session: SessionDocument | None = None  # the session as far as it still reads (None for a duplicate)
+    session_damage: tuple[str, ...] = ()  # the session's fields that no longer read: it is rewritten whole
+
+    @property
+    def duplicate(self) -> bool:
+        """The turn was analysed already: the change writes nothing (exactly once)."""
+        return self.outcome is not None and self.outcome.is_done
+
+
+def read_turn(
+    session_id: str, turn_document: dict[str, Any] | None, session_document: dict[str, Any] | None
+) -> TurnRead:
+    """What a turn's change goes on from: a turn whose outcome says done is a duplicate delivery (its session
+    is not looked at); otherwise the session salvaged (``SessionDocument.salvaged``)."""
+    outcome = ExtractionOutcome.of(turn_document)
+    if outcome is not None and outcome.is_done:
+        return TurnRead(outcome)
+    session, damage = SessionDocument.salvaged(session_id, session_document)
+    return TurnRead(outcome, session, damage)
+
+
+def touched_states(
+    catalog: Catalog,
+    touched: Sequence[str],
+    documents: Mapping[str, Mapping[str, Any] | None],
+    known: Mapping[str, FactorState],
+) -> tuple[dict[str, FactorState], dict[str, str]]:
+    """Every factor state a change plans with — ``known`` (the summary's copies), each touched factor as its
+    document (``documents``, by factor id) reads, blank when it has none — and the touched factors whose
+    document is damaged (factor id → why): those keep the summary's copy (its re-check flag, set by another
+    factor's correction) and are folded again from their journal."""
+    states = dict(known)
+    damaged: dict[str, str] = {}
+    for fid in touched:
+        try:
+            state = stored_factor(documents.get(fid))
+        except DamagedFactorError as damage:
+            state, damaged[fid] = states.get(fid), str(damage)
+        states[fid] = state or FactorState(factor_id=fid, category=catalog.factor(fid).category)
+    return states, damaged
+
+
+def journals_to_read(states: dict[str, FactorState], readings: list[Reading], damaged: Iterable[str]) -> list[str]:
+    """The factors a change folds again from their journal (so reads it): those a reading arrives late for, and
+    those whose document is damaged."""
+    return sorted(late_factors(states, readings) | set(damaged))
+
+
+def said_in_change(readings: Sequence[Reading], decided: Sequence[str], now: datetime) -> list[tuple[str, datetime]]:
+    """(factor id, when observed) of what a change says: its readings at their observation time, and the factors
+    of a person's decision (``decided``) now."""
+    return [(r.update.factor_id, r.key[0]) for r in readings] + [(fid, now) for fid in decided]
+
+
+def timelines_to_read(
+    catalog: Catalog,
+    graph: FactorGraph,
+    states: dict[str, FactorState],
+    refolded: Iterable[str],
+    said: Iterable[tuple[str, datetime]],
+) -> list[str]:
+    """The factors whose journals a change reads to derive composites again along their components' timelines
+    (``ChangeInputs.timelines``): the composites built on a factor folded again (``refolded``) or arriving late
+    (``said``), and all their components."""
+    return sorted(timeline_factors(catalog, composites_to_rederive(catalog, graph, states, refolded, said)))
 
 
 def plan_change(
@@ -183,13 +316,22 @@ def plan_change(
             factor_ids=sorted({e.factor_id for e in own_entries}),
             processed_at=now,
         )
+        if inputs.outcome is not None:
+            outcome.attempts = inputs.outcome.attempts
         progress = _session_progress(
             graph, inputs.session or SessionDocument(session_id=turn.session_id), turn, own_entries
         )
     return ChangeSet(
-        entries=entries, rewritten=rewritten, states={fid: states[fid] for fid in written}, summary=summary,
-        last_active=last_active, guarded=guarded, outcome=outcome, session=progress, removed=removed,
-    )  # fmt: skip
+        entries=entries,
+        rewritten=rewritten,
+        states={fid: states[fid] for fid in written},
+        summary=summary,
+        last_active=last_active,
+        guarded=guarded,
+        outcome=outcome,
+        session=progress,
+        removed=removed,
+    )
 
 
 def _timelines(stored: dict[str, list[JournalEntry]], written: list[JournalEntry]) -> dict[str, list[JournalEntry]]:
@@ -283,3 +425,32 @@ def _session_progress(
         progress.last_topic_at = turn.observed_at
         progress.last_excerpt = topic.conversation_excerpt[-LAST_EXCERPT_CHARS:]
     return progress
+
+
+def attention_after(attention_turns: list[str], turn: TurnContext | None) -> list[str]:
+    """The person's turns needing attention once a change is written: a turn it analyses is done, so it needs
+    nobody's attention any more (the list is written only when this differs from ``attention_turns``)."""
+    done = f"{turn.session_id}/{turn.turn_id}" if turn is not None else None
+    return [key for key in attention_turns if key != done]
+
+
+_WHERE_WE_WERE = ("last_active", "last_turn_id", "last_topic", "last_topic_factor_id", "last_topic_at", "last_excerpt")
+
+
+def moved_forward(progress: SessionProgress) -> dict[str, Any]:
+    """The session's "where were we" fields a turn moves forward (those it leaves alone are not there)."""
+    return {name: getattr(progress, name) for name in _WHERE_WE_WERE if getattr(progress, name) is not None}
+
+
+def repaired_session(stored: SessionDocument, progress: SessionProgress) -> dict[str, Any]:
+    """The whole session document after a turn, from what still read of a damaged one (its damaged fields at their
+    defaults, so a damaged count starts again from this turn)."""
+    return {
+        **stored.to_document(),
+        "analysed_turns": stored.analysed_turns + 1,
+        "usage": {
+            "prompt_tokens": stored.usage.prompt_tokens + progress.prompt_tokens,
+            "response_tokens": stored.usage.response_tokens + progress.response_tokens,
+        },
+        **moved_forward(progress),
+    }

@@ -155,9 +155,10 @@ def analyse_intent(question: str, catalog: Catalog, graph: FactorGraph, now: dat
     text = " ".join(question.lower().split())
     now = now or datetime.now(UTC)
     factors = [
-        f.id for f in catalog.factors
+        f.id
+        for f in catalog.factors
         if _mentions(text, [f.id.replace("_", " "), f.name, f.id, *(c.phrase for c in f.cues if " " in c.phrase)])
-    ]  # fmt: skip
+    ]
     archetypes = [a.id for a in catalog.archetypes if _mentions(text, [a.id.replace("_", " "), a.name])]
     since = None
     for pattern, delta in _SINCE_PATTERNS:
@@ -226,9 +227,14 @@ def rank_catalog(catalog: Catalog, question: str) -> tuple[list[tuple[str, float
 
 
 def choose_factors(
-    hits: Sequence[tuple[str, float]], catalog_rank: Sequence[str], *, own_words: bool,
-    min_similarity: float = MIN_SIMILARITY, near_tie: float = NEAR_TIE, limit: int = MAX_SEMANTIC_FACTORS,
-) -> list[str]:  # fmt: skip
+    hits: Sequence[tuple[str, float]],
+    catalog_rank: Sequence[str],
+    *,
+    own_words: bool,
+    min_similarity: float = MIN_SIMILARITY,
+    near_tie: float = NEAR_TIE,
+    limit: int = MAX_SEMANTIC_FACTORS,
+) -> list[str]:
     """The factors a question found by meaning is about, from the journal search's hits (factor, similarity):
 
     * when even the closest entry is less similar than ``min_similarity``, the journal holds nothing about the
@@ -272,7 +278,7 @@ def semantic_factors(
     if embedder is not None:
         try:
             vector = embedder.embed_query(topic)
-            hits = store.changes.vectors.nearest(user_id, vector, embedder.model_id, SEARCH_LIMIT)
+            hits = store.vectors.nearest(user_id, vector, embedder.model_id, SEARCH_LIMIT)
         except EmbeddingError as error:
             log.warning("journal search unavailable (%s): the catalog's ranking only", error)
             hits = []
@@ -281,7 +287,7 @@ def semantic_factors(
         )
         if chosen:
             close = max(hit.similarity for hit in hits) - NEAR_TIE  # the entries as close as a near tie
-            entries = store.changes.vectors.entries(user_id, [h for h in hits if h.factor_id in chosen])
+            entries = store.vectors.entries(user_id, [h for h in hits if h.factor_id in chosen])
             for hit in hits:
                 entry = entries.get(hit.entry_id)
                 if entry is not None and hit.factor_id in chosen and hit.similarity >= close:
@@ -343,11 +349,14 @@ def build_context(
             entries = [e for e in entries if e.observed_at >= intent.since]
         histories[fid] = entries
         item = FactorContext(
-            factor_id=fid, name=graph.name(fid), value=state.current_value,
-            confidence=state.current_confidence, status=str(state.inference_status),
+            factor_id=fid,
+            name=graph.name(fid),
+            value=state.current_value,
+            confidence=state.current_confidence,
+            status=str(state.inference_status),
             latest_change=_citation(graph, entries[0]) if entries else None,
             matched=[_citation(graph, e, sim) for e, sim in (matched or {}).get(fid, [])[:MATCHES_PER_FACTOR]],
-        )  # fmt: skip
+        )
         cost = estimate_tokens(item.model_dump())
         if used + cost > budget_tokens:
             context.truncated = True
@@ -518,10 +527,12 @@ def answer_question(
         chosen: list[str] = []
         if intent.question_type == "what_changed" and intent.since is not None:  # about a time, not a topic
             chosen = [
-                fid for fid, state in summary.factors.items()
-                if state.last_updated is not None and state.last_updated >= intent.since
+                fid
+                for fid, state in summary.factors.items()
+                if state.last_updated is not None
+                and state.last_updated >= intent.since
                 and not store.catalog.factor(fid).is_composite
-            ]  # fmt: skip
+            ]
             found_by = "recent"
         elif question:
             model = default_embedder() if embedder == "default" else embedder
@@ -542,6 +553,10 @@ def answer_question(
         text += "\n\nThere is no journal evidence for this yet: nothing said in the conversations so far speaks to it."
     text += f"\n\nFound by: {FOUND_BY_TEXT[found_by]}."
     return Answer(
-        text=text, citations=citations, has_evidence=bool(citations), intent=intent, composer=composer.name,
+        text=text,
+        citations=citations,
+        has_evidence=bool(citations),
+        intent=intent,
+        composer=composer.name,
         found_by=found_by,
-    )  # fmt: skip
+    )

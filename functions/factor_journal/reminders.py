@@ -41,7 +41,7 @@ from factor_journal.guidance import next_best_questions
 from factor_journal.links import InvalidLinkError, LinkSigner, link_secret, link_url
 from factor_journal.models import AssessmentSummary, UserProfile
 from factor_journal.repositories.mail import MAIL_COLLECTION as MAIL_COLLECTION  # re-exported for callers
-from factor_journal.repositories.mail import Mail, MailDocument, MailMessage
+from factor_journal.repositories.mail import MailDocument, MailMessage
 from factor_journal.settings import settings
 from factor_journal.store import FactorJournalStore
 
@@ -125,7 +125,7 @@ def unsubscribe(
     Raises InvalidLinkError for a bad token and UnknownUserError when the person no longer exists;
     nothing is written then."""
     user_id = links.user_of(token)
-    profile = Mail(store.client).opt_out(user_id, now or datetime.now(UTC))
+    profile = store.mail.opt_out(user_id, now or datetime.now(UTC))
     if profile is None:
         raise UnknownUserError(user_id)
     return profile
@@ -181,9 +181,12 @@ def mail_id_for(user_id: str, now: datetime) -> str:
 
 
 def due_page(
-    store: FactorJournalStore, scan: Scan, cutoff: datetime, cursor: Cursor | None = None,
+    store: FactorJournalStore,
+    scan: Scan,
+    cutoff: datetime,
+    cursor: Cursor | None = None,
     page_size: int = DEFAULT_PAGE_SIZE,
-) -> ReminderPage:  # fmt: skip
+) -> ReminderPage:
     """People of ``scan`` who went quiet before ``cutoff``, in a stable order, after ``cursor``.
 
     ``quiet``: last activity before the cut-off, ordered by it; ``silent``: never active and
@@ -200,7 +203,7 @@ def due_page(
     else:
         raise ValueError(f"unknown scan {scan!r}; expected one of {SCANS}")
     after = (cursor.value, cursor.user_id) if cursor is not None else None
-    found = Mail(store.client).people_page(order_field, filters, after, page_size)
+    found = store.mail.people_page(order_field, filters, after, page_size)
     people = []
     for user_id, data in found:
         try:
@@ -226,9 +229,14 @@ RECHECK_NAMED = 5
 
 
 def compose(
-    profile: UserProfile, summary: AssessmentSummary, url: str, next_question: str | None, unsubscribe_url: str,
-    one_click_url: str | None = None, recheck: list[str] | None = None,
-) -> dict[str, object]:  # fmt: skip
+    profile: UserProfile,
+    summary: AssessmentSummary,
+    url: str,
+    next_question: str | None,
+    unsubscribe_url: str,
+    one_click_url: str | None = None,
+    recheck: list[str] | None = None,
+) -> dict[str, object]:
     """The mail's ``message``: subject, HTML (where we were, progress, how many answers are due for a re-check
     (``recheck``: their names) with a link to them, the next question, the resume link, the unsubscribe link to
     the app's confirming page) and the ``List-Unsubscribe`` headers (RFC 2369 / RFC 8058: ``one_click_url``
@@ -288,9 +296,14 @@ def compose(
 
 
 def send_reminders_page(
-    store: FactorJournalStore, signer: LinkSigner, base_url: str, scan: Scan, now: datetime,
-    cursor: Cursor | None = None, policy: ReminderPolicy = ReminderPolicy(),
-) -> PageOutcome:  # fmt: skip
+    store: FactorJournalStore,
+    signer: LinkSigner,
+    base_url: str,
+    scan: Scan,
+    now: datetime,
+    cursor: Cursor | None = None,
+    policy: ReminderPolicy = ReminderPolicy(),
+) -> PageOutcome:
     """Read one page of ``scan`` after ``cursor`` and queue a reminder for each person due on it.
 
     Idempotent per day: processing the same page again (a retried or duplicated task)
@@ -303,9 +316,13 @@ def send_reminders_page(
 
 
 def remind(
-    store: FactorJournalStore, signer: LinkSigner, base_url: str, people: list[UserProfile], now: datetime,
+    store: FactorJournalStore,
+    signer: LinkSigner,
+    base_url: str,
+    people: list[UserProfile],
+    now: datetime,
     policy: ReminderPolicy = ReminderPolicy(),
-) -> list[str]:  # fmt: skip
+) -> list[str]:
     """Queue a reminder for each of ``people`` who is due at ``now``; returns the mail ids written.
 
     Per person: a member with an email, not opted out, not reminded within the window, and
@@ -329,9 +346,12 @@ def remind(
 
 
 def send_due_reminders(
-    store: FactorJournalStore, signer: LinkSigner, base_url: str, now: datetime | None = None,
+    store: FactorJournalStore,
+    signer: LinkSigner,
+    base_url: str,
+    now: datetime | None = None,
     policy: ReminderPolicy = ReminderPolicy(),
-) -> list[str]:  # fmt: skip
+) -> list[str]:
     """Queue reminder mail for everyone due, page by page in this process; returns the mail ids written.
 
     The deployed nightly job runs the same pages as tasks (``factor_journal.nightly``).
@@ -350,9 +370,14 @@ def send_due_reminders(
 
 
 def _send_once(
-    store: FactorJournalStore, signer: LinkSigner, base_url: str, profile: UserProfile,
-    fresh: freshness.FreshAssessment, now: datetime, policy: ReminderPolicy,
-) -> str | None:  # fmt: skip
+    store: FactorJournalStore,
+    signer: LinkSigner,
+    base_url: str,
+    profile: UserProfile,
+    fresh: freshness.FreshAssessment,
+    now: datetime,
+    policy: ReminderPolicy,
+) -> str | None:
     summary = fresh.summary
     session_id = summary.last_conversation.session_id if summary.last_conversation else None
     stale = {item.factor_id: item.said_at for item in fresh.to_recheck}
@@ -372,11 +397,14 @@ def _send_once(
             except UnknownUserError:  # erased while the page was read: nobody to remind
                 return None
         message = compose(
-            current, summary, link_url(base_url, token_box["token"]), questions[0].question if questions else None,
+            current,
+            summary,
+            link_url(base_url, token_box["token"]),
+            questions[0].question if questions else None,
             unsubscribe_links.url(base_url, profile.user_id),
-            unsubscribe_links.url(one_click_endpoint(store.client.project), profile.user_id, page=""),
+            unsubscribe_links.url(one_click_endpoint(store.project), profile.user_id, page=""),
             recheck=recheck,
-        )  # fmt: skip
+        )
         return MailDocument(
             to=[current.email],
             message=MailMessage.model_validate(message),
@@ -385,4 +413,4 @@ def _send_once(
             created_at=now,
         )
 
-    return Mail(store.client).queue_once(profile.user_id, mail_id_for(profile.user_id, now), build)
+    return store.mail.queue_once(profile.user_id, mail_id_for(profile.user_id, now), build)

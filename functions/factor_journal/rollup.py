@@ -83,6 +83,11 @@ def mean_confidence(rows: Sequence[PersonRow]) -> float | None:
     return round(sum(started) / len(started), 4) if started else None
 
 
+def mean_completeness(rows: Sequence[PersonRow]) -> float:
+    """How much of the catalog the people have mapped on average (everyone counts, 0 for nobody)."""
+    return round(sum(row.completeness for row in rows) / len(rows), 4) if rows else 0.0
+
+
 def person_row(profile: UserProfile, summary: AssessmentSummary, last_active: datetime | None) -> PersonRow:
     overall = summary.overall
     return PersonRow(
@@ -170,9 +175,11 @@ def row_freshness(row: PersonRow, catalog: Catalog, now: datetime) -> RowFreshne
         return RowFreshness(due=0, share=0.0, avg_confidence=row.avg_confidence, decision_tier=row.decision_tier)
     average = round(sum(confidences) / len(confidences), 4)
     return RowFreshness(
-        due=due, share=round(due / len(confidences), 4), avg_confidence=average,
+        due=due,
+        share=round(due / len(confidences), 4),
+        avg_confidence=average,
         decision_tier=decision_tier(catalog, row.completeness, average).id,
-    )  # fmt: skip
+    )
 
 
 class SnapshotFactor(DocumentModel):

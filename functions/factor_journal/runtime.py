@@ -1,13 +1,13 @@
-"""Wiring for entry points: the Firestore client, the configured extractor, the turn processor.
+"""Wiring for entry points: the store, the configured extractor, the turn processor.
 
 Configuration: every FJ_* knob is a field of ``factor_journal.settings.Settings`` (read once; the
-README's configuration table lists them); the Gemini extractor's own FJ_GEMINI_* variables are read by
+configuration table in docs/configuration.md lists them); the Gemini extractor's own FJ_GEMINI_* variables are read by
 ``extraction.gemini.GeminiSettings``; the link secret by ``links.link_secret`` (Secret Manager in
 production).  Set by the platform: GCLOUD_PROJECT, FIRESTORE_EMULATOR_HOST and CLOUD_TASKS_EMULATOR_HOST
 under the emulators.
 
-Under the emulators the Firestore client (``repositories.client.connect``) connects to
-FIRESTORE_EMULATOR_HOST; in production it uses the function's service account.
+The store (``FactorJournalStore.connect``) is the process's one way to Firestore: under the emulators
+its client connects to FIRESTORE_EMULATOR_HOST; in production it uses the function's service account.
 (``firebase_admin.firestore.client()`` would ask for credentials the emulator
 does not have.)
 """
@@ -23,7 +23,6 @@ from typing import Any
 from factor_journal.extraction.base import Extractor
 from factor_journal.pipeline import TurnProcessor, recover_due_turns
 from factor_journal.questions import Writer
-from factor_journal.repositories.client import CountedClient, connect
 from factor_journal.settings import settings
 from factor_journal.store import FactorJournalStore
 
@@ -38,12 +37,6 @@ class ConfigurationError(RuntimeError):
 
 def project_id() -> str:
     return os.environ.get("GCLOUD_PROJECT") or os.environ.get("GOOGLE_CLOUD_PROJECT") or DEFAULT_PROJECT
-
-
-@lru_cache(maxsize=1)
-def firestore_client() -> CountedClient:
-    """The process's Firestore client (cached; ``reset()`` forgets it with the settings)."""
-    return connect(project_id(), settings().firestore_database)
 
 
 def make_extractor(kind: str | None = None) -> Extractor:
@@ -67,7 +60,8 @@ def make_extractor(kind: str | None = None) -> Extractor:
 
 @lru_cache(maxsize=1)
 def store() -> FactorJournalStore:
-    return FactorJournalStore(firestore_client())
+    """The process's store, over its one Firestore client (cached; ``reset()`` forgets it with the settings)."""
+    return FactorJournalStore.connect(project_id(), settings().firestore_database)
 
 
 @lru_cache(maxsize=1)
@@ -93,8 +87,8 @@ def recover_turns() -> dict[str, int]:
 
 
 def reset() -> None:
-    """Forget every cached client, store, processor and the settings (tests that change the environment)."""
-    for cached in (firestore_client, store, turn_processor, settings):
+    """Forget the cached store (and its client), processor and the settings (tests that change the environment)."""
+    for cached in (store, turn_processor, settings):
         cached.cache_clear()
 
 
@@ -129,7 +123,7 @@ def daily_jobs(now: datetime | None = None, run_id: str | None = None, sink: Any
 
     now = now or datetime.now(UTC)
     run_id = run_id or default_run_id(now)
-    enqueued = start_run(firestore_client(), sink or task_sink(), now, run_id)
+    enqueued = start_run(store().nightly_runs, sink or task_sink(), now, run_id)
     return {"run_id": run_id, "enqueued": [task.key for task in enqueued]}
 
 
@@ -137,7 +131,7 @@ def nightly_worker(sink: Any = None) -> Any:
     from factor_journal.links import LinkSigner
     from factor_journal.nightly import NightlyWorker
 
-    return NightlyWorker(store(), LinkSigner(firestore_client()), app_url(), sink or task_sink())
+    return NightlyWorker(store(), LinkSigner(store().links), app_url(), sink or task_sink())
 
 
 def nightly_task(data: dict[str, Any]) -> dict[str, Any]:
@@ -152,7 +146,7 @@ def daily_jobs_inline(now: datetime | None = None, run_id: str | None = None) ->
     queue = InlineQueue()
     started = daily_jobs(now, run_id, sink=queue)
     tasks = queue.drain(nightly_worker(queue))
-    return {**started, "tasks": tasks, "progress": progress(firestore_client(), str(started["run_id"])).model_dump()}
+    return {**started, "tasks": tasks, "progress": progress(store().nightly_runs, str(started["run_id"])).model_dump()}
 
 
 def make_writer() -> Writer | None:

@@ -1,6 +1,6 @@
 """Settings in one place: read once from the environment, typed, with the product's defaults.
 
-Every knob an operator may turn lives here (the README's configuration table
+Every knob an operator may turn lives here (the configuration table in docs/configuration.md
 lists them).  Secrets are not settings: the link secret comes from Secret
 Manager through firebase-functions params in the functions (``.secret.local``
 under the emulators) and from the environment for the dashboard.
@@ -20,9 +20,10 @@ ENV_PREFIX = "FJ_"
 class Settings(BaseModel):
     extractor: str = Field("semantic", description="semantic (embedded model) | rules (alias offline) | gemini")
     embedder: str = Field(
-        "local", pattern="^(local|gemini|none)$",
+        "local",
+        pattern="^(local|gemini|none)$",
         description="embeds what was said for 'ask': local (WordLlama, offline) | gemini (Vertex AI) | none",
-    )  # fmt: skip
+    )
     firestore_database: str = "(default)"
     app_url: str = "http://localhost:8501"
     # Links and reminders

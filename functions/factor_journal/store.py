@@ -1,11 +1,22 @@
 """``FactorJournalStore``: the domain's API over one user's factors, journals and conversations.
 
 It validates requests and composes the repositories (``factor_journal.repositories``),
-which are the only code that talks to Firestore:
+which are the only code that talks to Firestore.  The store is the one door to them: the services and
+the dashboard hold a store, never a client, and reach Firestore through its methods or the named
+facades it owns (``tests/test_one_door.py`` keeps it so):
 
-* ``People`` — profiles, sessions, turns, turn claims and outcomes;
-* ``FactorChanges`` — read → plan (``factor_journal.planner``) → write, one transaction per change;
-* ``JournalReads`` — the summary, factor states, history pages, as-of states.
+* ``ledger`` — turns as work to do (``TurnLedger``: claim, settle, failures, rate count, attention,
+  due and unclaimed turns), over ``People``, which also keeps profiles and sessions;
+* ``changes`` — ``FactorChanges``: read → plan (``factor_journal.planner``) → write, one transaction per change;
+* ``journal`` — ``JournalReads``: the summary, factor states, history pages, as-of states;
+* ``vectors`` — the embeddings of journal entries (written by ``changes``): search and re-embedding;
+* ``organisations`` — organisation documents, roll-up shards, daily figures;
+* ``mail`` and ``links`` — queued reminder mail, who is due one, opt-outs; link records;
+* ``personal_data`` — a person's export and erasure;
+* ``nightly_runs`` — the nightly run and its task markers.
+
+``client``, ``paths``, ``org_ref`` and ``turns`` hand out Firestore objects for tests and benchmarks
+that set up documents directly; the package and the dashboard never use them.
 
 Promises:
 
@@ -22,13 +33,14 @@ Promises:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from datetime import datetime
+from collections.abc import Callable, Iterable, Iterator
+from datetime import datetime, timedelta
 from typing import Any
 
 from factor_journal import transitions
 from factor_journal.catalog import Catalog, load_catalog
 from factor_journal.conversation import Turn
+from factor_journal.documents import ExtractionOutcome
 from factor_journal.errors import (
     InvalidInputError,
     NoConflictError,
@@ -61,11 +73,18 @@ from factor_journal.repositories.client import (
     FirestoreClient,
     OpStats,
     Transaction,
+    connect,
     run_transaction,
 )
 from factor_journal.repositories.journal import JournalReads
+from factor_journal.repositories.links import LinkRecords
+from factor_journal.repositories.mail import Mail
+from factor_journal.repositories.nightly_runs import NightlyRuns
+from factor_journal.repositories.organisations import OrganisationRecords
 from factor_journal.repositories.paths import Paths
-from factor_journal.repositories.people import People
+from factor_journal.repositories.people import Claim, People, TurnRef
+from factor_journal.repositories.personal_data import PersonalData
+from factor_journal.repositories.vectors import JournalVectors
 from factor_journal.rollup import PersonRow
 from factor_journal.summary import build_summary
 from factor_journal.transitions import Transition
@@ -73,7 +92,65 @@ from factor_journal.validation import assessable, checked_reading, rationale_giv
 
 EXCERPT_LIMIT = 1200  # a journal entry's excerpt: 2-3 exchanges
 
-__all__ = ["ChangeResult", "FactorJournalStore", "TurnContext", "entry_id_for"]
+__all__ = ["ChangeResult", "FactorJournalStore", "TurnContext", "TurnLedger", "entry_id_for"]
+
+
+class TurnLedger:
+    """Turns as work to do: who holds a turn, how it ended, what is due again (the pipeline's and the
+    recovery sweep's whole view of turns).  Each method is one ``People`` operation, with its promises
+    and its cost: the ledger adds no read or write of its own."""
+
+    def __init__(self, people: People) -> None:
+        self._people = people
+
+    def claim(
+        self,
+        ref: TurnRef,
+        *,
+        lease: timedelta,
+        now: datetime | None = None,
+        force: bool = False,
+        max_attempts: int | None = None,
+    ) -> Claim:
+        """Claim the turn for analysis (``People.claim_turn``): won by exactly one of racing deliveries; a
+        duplicate of a done or claimed turn costs one read and no write."""
+        return self._people.claim_turn(ref, lease=lease, now=now, force=force, max_attempts=max_attempts)
+
+    def settle(self, ref: TurnRef, outcome: ExtractionOutcome) -> None:
+        """Record a final outcome that involves no factor change; a turn deleted meanwhile stays deleted."""
+        self._people.settle_turn(ref, outcome)
+
+    def record_failure(
+        self, ref: TurnRef, claim_id: str | None, outcome: ExtractionOutcome
+    ) -> ExtractionOutcome | None:
+        """Record a failed attempt unless the turn was completed or re-claimed meanwhile (an exhausted one is
+        listed as needing attention in the same transaction); the outcome written, or None."""
+        return self._people.record_failure(ref, claim_id, outcome)
+
+    def count(self, ref: TurnRef, now: datetime) -> tuple[int, int] | None:
+        """Count the turn against its person's rate limits: (this minute's, today's) count up to and including
+        it, or None when the turn is gone."""
+        return self._people.count_turn(ref, now)
+
+    def set_attention(self, ref: TurnRef, needs_attention: bool) -> None:
+        """List (or unlist) the turn among the person's turns needing attention (profile and roll-up row)."""
+        self._people.set_attention(ref, needs_attention)
+
+    def due(self, now: datetime, limit: int = 200) -> list[TurnRef]:
+        """Turns whose retry time has come (failed and due again, or claimed under a lease that ran out)."""
+        return self._people.due_turns(now, limit=limit)
+
+    def unclaimed(self, since: datetime, until: datetime) -> list[TurnRef]:
+        """Turns created in [since, until) that no delivery ever claimed."""
+        return self._people.unclaimed_turns(since, until)
+
+    def data(self, ref: TurnRef) -> dict[str, Any] | None:
+        """The turn document as stored (one read), or None when there is none."""
+        return self._people.turn_data(ref.user_id, ref.session_id, ref.turn_id)
+
+    def of_person(self, user_id: str) -> Iterator[tuple[TurnRef, dict[str, Any]]]:
+        """Every turn of every session of the person, oldest first within a session."""
+        return self._people.turns_of(user_id)
 
 
 class FactorJournalStore:
@@ -84,9 +161,33 @@ class FactorJournalStore:
         self.catalog = catalog or load_catalog()
         self.graph: FactorGraph = graph_for(self.catalog)
         self.paths = Paths(self.client)
-        self.people = People(self.client, self.catalog, self.graph, contention_timeout=contention_timeout)
+        self._people = People(self.client, self.catalog, self.graph, contention_timeout=contention_timeout)
+        self.ledger = TurnLedger(self._people)
         self.changes = FactorChanges(self.client, self.catalog, self.graph, contention_timeout=contention_timeout)
         self.journal = JournalReads(self.client, self.catalog, self.graph)
+        self.organisations = OrganisationRecords(self.client)
+        self.mail = Mail(self.client)
+        self.links = LinkRecords(self.client)
+        self.personal_data = PersonalData(self.client)
+        self.nightly_runs = NightlyRuns(self.client)
+
+    @classmethod
+    def connect(
+        cls, project: str, database: str = "(default)", catalog: Catalog | None = None, **options: Any
+    ) -> FactorJournalStore:
+        """A store over its own counted client for the project's database: the emulator's when
+        FIRESTORE_EMULATOR_HOST is set, otherwise production with the runtime's default credentials."""
+        return cls(connect(project, database), catalog, **options)
+
+    @property
+    def vectors(self) -> JournalVectors:
+        """The embeddings of journal entries (search, re-embedding): the ones ``changes`` writes with each entry."""
+        return self.changes.vectors
+
+    @property
+    def project(self) -> str:
+        """The Google Cloud project the store's database belongs to."""
+        return str(self.client.project)
 
     @property
     def stats(self) -> OpStats:
@@ -106,56 +207,62 @@ class FactorJournalStore:
     def register_user(self, profile: UserProfile) -> None:
         """Create (or update) a user; a new user gets an empty summary; an organisation move takes the
         person's roll-up row out of the old organisation in the same transaction."""
-        self.people.register(profile)
+        self._people.register(profile)
 
     def get_user(self, user_id: str) -> UserProfile | None:
-        return self.people.get(user_id)
+        return self._people.get(user_id)
 
     def set_manager(self, user_id: str, org_id: str, manager: bool) -> None:
         """Make the member a manager of ``org_id`` or take that away (its managers list and their ``role``,
         one transaction that writes nothing else of the profile)."""
-        self.people.set_manager(user_id, org_id, manager)
+        self._people.set_manager(user_id, org_id, manager)
 
     def rewrite_row(self, user_id: str, org_id: str) -> PersonRow | None:
         """Rewrite the member's roll-up row in ``org_id`` from their profile and summary (a transaction); the row
         written, or None when they are not a member of ``org_id``."""
-        return self.people.rewrite_row(user_id, org_id)
+        return self._people.rewrite_row(user_id, org_id)
 
     def start_session(self, user_id: str, session_id: str | None = None, *, started_at: datetime | None = None) -> str:
         """Create a conversation session for a registered user; returns its id."""
-        return self.people.start_session(user_id, session_id, started_at=started_at)
+        return self._people.start_session(user_id, session_id, started_at=started_at)
 
     def add_turn(
-        self, user_id: str, session_id: str, role: str, text: str, *,
-        created_at: datetime | None = None, turn_id: str | None = None,
-    ) -> str:  # fmt: skip
+        self,
+        user_id: str,
+        session_id: str,
+        role: str,
+        text: str,
+        *,
+        created_at: datetime | None = None,
+        turn_id: str | None = None,
+    ) -> str:
         """Write a conversation turn where the trigger listens; returns its id."""
-        return self.people.add_turn(user_id, session_id, role, text, created_at=created_at, turn_id=turn_id)
+        return self._people.add_turn(user_id, session_id, role, text, created_at=created_at, turn_id=turn_id)
 
     def turn_data(self, user_id: str, session_id: str, turn_id: str) -> dict[str, Any] | None:
-        return self.people.turn_data(user_id, session_id, turn_id)
+        return self._people.turn_data(user_id, session_id, turn_id)
 
     def wait_for_analysis(self, user_id: str, session_id: str, turn_id: str, timeout: float) -> str | None:
         """The turn's status once the pipeline has settled it, or None after ``timeout`` seconds."""
-        return self.people.wait_for_analysis(user_id, session_id, turn_id, timeout)
+        return self._people.wait_for_analysis(user_id, session_id, turn_id, timeout)
 
     def session_data(self, user_id: str, session_id: str) -> dict[str, Any] | None:
-        return self.people.session_data(user_id, session_id)
+        return self._people.session_data(user_id, session_id)
 
     def latest_session(self, user_id: str) -> str | None:
         """The id of the session the person was last active in, or None when they have none."""
-        return self.people.latest_session(user_id)
+        return self._people.latest_session(user_id)
 
     def recent_turns(self, user_id: str, session_id: str, *, before: datetime, limit: int) -> list[Turn]:
         """Up to ``limit`` valid turns of the session created before ``before``, oldest first."""
-        return self.people.recent_turns(user_id, session_id, before=before, limit=limit)
+        return self._people.recent_turns(user_id, session_id, before=before, limit=limit)
 
     def session_turns(self, user_id: str, session_id: str) -> list[tuple[str, dict[str, Any]]]:
         """Every turn of a session, oldest first, as (turn id, document)."""
-        return self.people.session_turns(user_id, session_id)
+        return self._people.session_turns(user_id, session_id)
 
     def session_ids(self, user_id: str) -> list[str]:
-        return self.people.session_ids(user_id)
+        return self._people.session_ids(user_id)
 
     # Changes ----------------------------------------------------------------------------------
 
@@ -166,10 +273,13 @@ class FactorJournalStore:
         )
         return update.model_copy(
             update={
-                "value": value, "confidence": confidence, "rationale": rationale, "inferred_from": sources,
+                "value": value,
+                "confidence": confidence,
+                "rationale": rationale,
+                "inferred_from": sources,
                 "conversation_excerpt": update.conversation_excerpt[:EXCERPT_LIMIT],
             }
-        )  # fmt: skip
+        )
 
     def record_inferences(
         self,
@@ -219,9 +329,14 @@ class FactorJournalStore:
             if not state.is_assessed:
                 raise NotAssessedError(factor_id)
             return transitions.confirm(
-                state, user_id, entry_id_for(None, factor_id), now, where.session_id,
-                turn_id=where.turn_id, excerpt=where.words,
-            )  # fmt: skip
+                state,
+                user_id,
+                entry_id_for(None, factor_id),
+                now,
+                where.session_id,
+                turn_id=where.turn_id,
+                excerpt=where.words,
+            )
 
         return self._decide(user_id, factor_id, step)
 
@@ -233,12 +348,20 @@ class FactorJournalStore:
         checked = value_on_scale(self.catalog, factor_id, value)
         factor = self.catalog.factor(factor_id)
         return self._decide(
-            user_id, factor_id,
+            user_id,
+            factor_id,
             lambda state, now: transitions.confirm_reading(
-                factor, state, user_id, entry_id_for(None, factor_id), now, checked,
-                session_id=said.session_id, turn_id=said.turn_id, excerpt=said.words,
+                factor,
+                state,
+                user_id,
+                entry_id_for(None, factor_id),
+                now,
+                checked,
+                session_id=said.session_id,
+                turn_id=said.turn_id,
+                excerpt=said.words,
             ),
-        )  # fmt: skip
+        )
 
     def correct(
         self, user_id: str, factor_id: str, value: float, rationale: str, *, said: SaidIn | None = None
@@ -249,13 +372,21 @@ class FactorJournalStore:
         reason = rationale_given(rationale, f"the correction of {factor_id!r}")
         where = said or SaidIn()
         return self._decide(
-            user_id, factor_id,
+            user_id,
+            factor_id,
             lambda state, now: transitions.correct(
-                state, user_id, entry_id_for(None, factor_id), now, checked, reason, where.session_id,
-                turn_id=where.turn_id, excerpt=where.words,
+                state,
+                user_id,
+                entry_id_for(None, factor_id),
+                now,
+                checked,
+                reason,
+                where.session_id,
+                turn_id=where.turn_id,
+                excerpt=where.words,
             ),
             words=reason,
-        )  # fmt: skip
+        )
 
     def retract(
         self, user_id: str, factor_id: str, rationale: str, *, source: Source = Source.user, said: SaidIn | None = None
@@ -269,9 +400,16 @@ class FactorJournalStore:
             if not state.is_assessed:
                 raise NotAssessedError(factor_id)
             return transitions.retract(
-                state, user_id, entry_id_for(None, factor_id), now, reason, Source(source),
-                session_id=where.session_id, turn_id=where.turn_id, excerpt=where.words,
-            )  # fmt: skip
+                state,
+                user_id,
+                entry_id_for(None, factor_id),
+                now,
+                reason,
+                Source(source),
+                session_id=where.session_id,
+                turn_id=where.turn_id,
+                excerpt=where.words,
+            )
 
         return self._decide(user_id, factor_id, step, words=reason)
 
@@ -331,12 +469,15 @@ class FactorJournalStore:
             return self._blank(factor_id)
         return self._blank(factor_id).model_copy(
             update={
-                "current_value": entry.value_after, "current_confidence": entry.confidence_after,
-                "inference_status": entry.status_after, "observed_at": entry.observed_at,
-                "last_updated": entry.recorded_at, "inferred_from": entry.inferred_from,
+                "current_value": entry.value_after,
+                "current_confidence": entry.confidence_after,
+                "inference_status": entry.status_after,
+                "observed_at": entry.observed_at,
+                "last_updated": entry.recorded_at,
+                "inferred_from": entry.inferred_from,
                 "last_entry_id": entry.entry_id,
             }
-        )  # fmt: skip
+        )
 
     def summary_as_of(self, user_id: str, at: datetime) -> AssessmentSummary:
         """The whole summary as it stood at ``at``: one small query per factor ever assessed."""
@@ -359,10 +500,12 @@ class FactorJournalStore:
             journal = self.journal.entry(user_id, latest.factor_id, latest.last_entry_id)  # type: ignore[arg-type]
             if journal is not None:
                 last = LastConversation(
-                    topic=self.graph.name(latest.factor_id), factor_id=latest.factor_id,
-                    session_id=journal.session_id, timestamp=journal.observed_at,
+                    topic=self.graph.name(latest.factor_id),
+                    factor_id=latest.factor_id,
+                    session_id=journal.session_id,
+                    timestamp=journal.observed_at,
                     excerpt=(journal.conversation_excerpt or journal.change_rationale)[-LAST_EXCERPT_CHARS:],
-                )  # fmt: skip
+                )
         return build_summary(self.catalog, self.graph, states, last, at)
 
     def explain(self, user_id: str, factor_id: str, *, history_limit: int = 5) -> FactorExplanation:
@@ -376,10 +519,11 @@ class FactorJournalStore:
         def reference(fid: str) -> FactorReference:
             other = summary.factors.get(fid)
             return FactorReference(
-                factor_id=fid, factor_name=self.graph.name(fid),
+                factor_id=fid,
+                factor_name=self.graph.name(fid),
                 value=other.current_value if other else None,
                 confidence=other.current_confidence if other else 0.0,
-            )  # fmt: skip
+            )
 
         return FactorExplanation(
             state=state,
@@ -397,7 +541,7 @@ class FactorJournalStore:
                     met=state.current_value is not None
                     and state.current_value >= p.min_value
                     and state.current_confidence >= p.min_confidence,
-                )  # fmt: skip
+                )
                 for aid, p in self.graph.archetypes_needing(factor_id)
             ],
         )

@@ -85,10 +85,17 @@ def infer(
     if state.observed_at is not None and observed_at < state.observed_at:
         # Late-arriving older observation: on the timeline at its own time, not current.
         entry = _entry(
-            state, user_id, entry_id, now, applied=False, effective=True,
-            value_after=update.value, confidence_after=update.confidence,
-            status_after=InferenceStatus.unconfirmed, **common,
-        )  # fmt: skip
+            state,
+            user_id,
+            entry_id,
+            now,
+            applied=False,
+            effective=True,
+            value_after=update.value,
+            confidence_after=update.confidence,
+            status_after=InferenceStatus.unconfirmed,
+            **common,
+        )
         return Transition(counted, entry)
 
     if state.inference_status in USER_BACKED and state.current_value is not None:
@@ -106,9 +113,15 @@ def infer(
             session_id=update.session_id,
         )
         entry = _entry(
-            state, user_id, entry_id, now, applied=False, effective=False,
-            **_timeline(state), **{**common, "kind": EntryKind.conflict},
-        )  # fmt: skip
+            state,
+            user_id,
+            entry_id,
+            now,
+            applied=False,
+            effective=False,
+            **_timeline(state),
+            **{**common, "kind": EntryKind.conflict},
+        )
         return Transition(counted.model_copy(update={"open_conflict": conflict}), entry)
 
     new_state = counted.model_copy(
@@ -164,12 +177,25 @@ def _user_change(
         }
     )
     entry = _entry(
-        new_state, user_id, entry_id, now,
-        kind=kind, source=source, previous_value=state.current_value, new_value=value,
-        change_rationale=rationale, conversation_excerpt=excerpt, confidence=confidence,
-        inferred_from=inferred_from or [], session_id=session_id, turn_id=turn_id, observed_at=observed_at,
-        applied=True, effective=True, **_timeline(new_state),
-    )  # fmt: skip
+        new_state,
+        user_id,
+        entry_id,
+        now,
+        kind=kind,
+        source=source,
+        previous_value=state.current_value,
+        new_value=value,
+        change_rationale=rationale,
+        conversation_excerpt=excerpt,
+        confidence=confidence,
+        inferred_from=inferred_from or [],
+        session_id=session_id,
+        turn_id=turn_id,
+        observed_at=observed_at,
+        applied=True,
+        effective=True,
+        **_timeline(new_state),
+    )
     return Transition(new_state, entry)
 
 
@@ -179,60 +205,123 @@ def _confirmed_confidence(confidence: float) -> float:
 
 
 def confirm(
-    state: FactorState, user_id: str, entry_id: str, now: datetime, session_id: str | None, *,
-    turn_id: str | None = None, excerpt: str = "",
-) -> Transition:  # fmt: skip
+    state: FactorState,
+    user_id: str,
+    entry_id: str,
+    now: datetime,
+    session_id: str | None,
+    *,
+    turn_id: str | None = None,
+    excerpt: str = "",
+) -> Transition:
     """The user confirms the current value: status confirmed, at the confidence of their own word (at least
     ``USER_PROVIDED_CONFIDENCE``; +0.1 above it, capped at 1).  ``turn_id`` and ``excerpt``: the answer and the
     words of it confirmed, when the confirmation was given in the conversation."""
     assert state.current_value is not None, "confirm needs an assessed factor"
     return _user_change(
-        state, user_id, entry_id, now,
-        kind=EntryKind.confirmed, value=state.current_value,
+        state,
+        user_id,
+        entry_id,
+        now,
+        kind=EntryKind.confirmed,
+        value=state.current_value,
         confidence=_confirmed_confidence(state.current_confidence),
-        status=InferenceStatus.confirmed, rationale="User confirmed the assessed value",
-        session_id=session_id, inferred_from=state.inferred_from, turn_id=turn_id, excerpt=excerpt,
-    )  # fmt: skip
+        status=InferenceStatus.confirmed,
+        rationale="User confirmed the assessed value",
+        session_id=session_id,
+        inferred_from=state.inferred_from,
+        turn_id=turn_id,
+        excerpt=excerpt,
+    )
 
 
 def confirm_reading(
-    factor: Factor, state: FactorState, user_id: str, entry_id: str, now: datetime, value: float, *,
-    session_id: str | None, turn_id: str | None, excerpt: str,
-) -> Transition:  # fmt: skip
+    factor: Factor,
+    state: FactorState,
+    user_id: str,
+    entry_id: str,
+    now: datetime,
+    value: float,
+    *,
+    session_id: str | None,
+    turn_id: str | None,
+    excerpt: str,
+) -> Transition:
     """The person says a reading shown to them (``value``) is right.  When the factor's current value agrees with
     it (``evidence.agrees``: the same band) that value is confirmed; otherwise (a later answer moved it, or it was
     withdrawn) the reading's value becomes the person's own, as a correction would make it."""
     if state.current_value is not None and agrees(factor.scale, state.current_value, value):
         return confirm(state, user_id, entry_id, now, session_id, turn_id=turn_id, excerpt=excerpt)
     return correct(
-        state, user_id, entry_id, now, value, "User confirmed what was understood from their answer", session_id,
-        turn_id=turn_id, excerpt=excerpt,
-    )  # fmt: skip
+        state,
+        user_id,
+        entry_id,
+        now,
+        value,
+        "User confirmed what was understood from their answer",
+        session_id,
+        turn_id=turn_id,
+        excerpt=excerpt,
+    )
 
 
 def correct(
-    state: FactorState, user_id: str, entry_id: str, now: datetime, value: float, rationale: str,
-    session_id: str | None, *, turn_id: str | None = None, excerpt: str = "",
-) -> Transition:  # fmt: skip
+    state: FactorState,
+    user_id: str,
+    entry_id: str,
+    now: datetime,
+    value: float,
+    rationale: str,
+    session_id: str | None,
+    *,
+    turn_id: str | None = None,
+    excerpt: str = "",
+) -> Transition:
     """The user provides the value: status user_provided, confidence 0.95."""
     return _user_change(
-        state, user_id, entry_id, now,
-        kind=EntryKind.corrected, value=value, confidence=USER_PROVIDED_CONFIDENCE,
-        status=InferenceStatus.user_provided, rationale=rationale, session_id=session_id,
-        turn_id=turn_id, excerpt=excerpt,
-    )  # fmt: skip
+        state,
+        user_id,
+        entry_id,
+        now,
+        kind=EntryKind.corrected,
+        value=value,
+        confidence=USER_PROVIDED_CONFIDENCE,
+        status=InferenceStatus.user_provided,
+        rationale=rationale,
+        session_id=session_id,
+        turn_id=turn_id,
+        excerpt=excerpt,
+    )
 
 
 def retract(
-    state: FactorState, user_id: str, entry_id: str, now: datetime, rationale: str, source: Source, *,
-    session_id: str | None = None, turn_id: str | None = None, excerpt: str = "",
-) -> Transition:  # fmt: skip
+    state: FactorState,
+    user_id: str,
+    entry_id: str,
+    now: datetime,
+    rationale: str,
+    source: Source,
+    *,
+    session_id: str | None = None,
+    turn_id: str | None = None,
+    excerpt: str = "",
+) -> Transition:
     """Withdraw the value: the factor is unassessed again."""
     return _user_change(
-        state, user_id, entry_id, now,
-        kind=EntryKind.retracted, value=None, confidence=0.0, status=InferenceStatus.unassessed,
-        rationale=rationale, session_id=session_id, source=source, turn_id=turn_id, excerpt=excerpt,
-    )  # fmt: skip
+        state,
+        user_id,
+        entry_id,
+        now,
+        kind=EntryKind.retracted,
+        value=None,
+        confidence=0.0,
+        status=InferenceStatus.unassessed,
+        rationale=rationale,
+        session_id=session_id,
+        source=source,
+        turn_id=turn_id,
+        excerpt=excerpt,
+    )
 
 
 def resolve_conflict(
@@ -253,10 +342,17 @@ def resolve_conflict(
             InferenceStatus(state.inference_status),
         )
     return _user_change(
-        state, user_id, entry_id, now,
-        kind=EntryKind.conflict_resolved, value=value, confidence=confidence, status=status,
-        rationale=rationale, session_id=conflict.session_id,
-    )  # fmt: skip
+        state,
+        user_id,
+        entry_id,
+        now,
+        kind=EntryKind.conflict_resolved,
+        value=value,
+        confidence=confidence,
+        status=status,
+        rationale=rationale,
+        session_id=conflict.session_id,
+    )
 
 
 def composite_reading(
@@ -290,16 +386,27 @@ def composite_state(
     seen = [at for fid in components if (at := states[fid].observed_at) is not None]
     return blank.model_copy(
         update={
-            "current_value": value, "current_confidence": confidence, "inference_status": InferenceStatus.unconfirmed,
-            "observed_at": max(seen) if seen else None, "inferred_from": components, "evidence_count": len(components),
+            "current_value": value,
+            "current_confidence": confidence,
+            "inference_status": InferenceStatus.unconfirmed,
+            "observed_at": max(seen) if seen else None,
+            "inferred_from": components,
+            "evidence_count": len(components),
         }
-    )  # fmt: skip
+    )
 
 
 def derive(
-    catalog: Catalog, composite: Factor, state: FactorState, states: dict[str, FactorState],
-    user_id: str, entry_id: str, now: datetime, cause: str, observed_at: datetime | None = None,
-) -> Transition | None:  # fmt: skip
+    catalog: Catalog,
+    composite: Factor,
+    state: FactorState,
+    states: dict[str, FactorState],
+    user_id: str,
+    entry_id: str,
+    now: datetime,
+    cause: str,
+    observed_at: datetime | None = None,
+) -> Transition | None:
     """Recompute a composite after a component changed; None when nothing moved.
 
     The composite's state depends only on its components' states: it is observed at the
@@ -313,10 +420,18 @@ def derive(
     names = ", ".join(catalog.factor(fid).name for fid in components) if components else "no assessed components"
     seen = [at for fid in components if (at := states[fid].observed_at) is not None]
     change = _user_change(
-        state, user_id, entry_id, now,
-        kind=EntryKind.derived, value=value, confidence=confidence,
+        state,
+        user_id,
+        entry_id,
+        now,
+        kind=EntryKind.derived,
+        value=value,
+        confidence=confidence,
         status=InferenceStatus.unconfirmed if value is not None else InferenceStatus.unassessed,
-        rationale=f"Recomputed from {names} after {cause} changed", session_id=None,
-        source=Source.system, inferred_from=components, observed_at=observed_at or (max(seen) if seen else now),
-    )  # fmt: skip
+        rationale=f"Recomputed from {names} after {cause} changed",
+        session_id=None,
+        source=Source.system,
+        inferred_from=components,
+        observed_at=observed_at or (max(seen) if seen else now),
+    )
     return Transition(change.state.model_copy(update={"evidence_count": len(components)}), change.entry)

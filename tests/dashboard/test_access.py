@@ -22,6 +22,7 @@ from factor_journal.conversation import MAX_TURN_TEXT_CHARS
 from factor_journal.links import RECORD_TTL, LinkSigner
 from factor_journal.organisation import OrganisationDirectory
 from factor_journal.privacy import PersonalData
+from factor_journal.repositories.links import LinkRecords
 
 PIXEL = "![p](https://example.invalid/pixel.png)"
 LINK = "[click me](https://example.invalid/phish)"
@@ -42,7 +43,7 @@ def app_clock(monkeypatch) -> Iterator[Clock]:
 
 @pytest.fixture
 def signer(firestore_client) -> LinkSigner:
-    return LinkSigner(firestore_client)
+    return LinkSigner(LinkRecords(firestore_client))
 
 
 @pytest.fixture

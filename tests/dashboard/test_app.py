@@ -20,6 +20,7 @@ from factor_journal import runtime
 from factor_journal.links import LinkSigner
 from factor_journal.models import InferredUpdate, UserProfile
 from factor_journal.organisation import OrganisationDirectory
+from factor_journal.repositories.links import LinkRecords
 from factor_journal.store import FactorJournalStore
 from waiting import wait_for
 
@@ -29,6 +30,7 @@ APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 def _reset_caches() -> None:
     runtime.reset()  # clients, store, processor and the settings they were made from
     st.cache_resource.clear()
+    st.cache_data.clear()  # the team's rows kept a minute (dashboard/views/manager.py)
 
 
 @pytest.fixture
@@ -41,7 +43,7 @@ def app_database(monkeypatch) -> Iterator[str]:
 
 @pytest.fixture
 def signer(firestore_client) -> LinkSigner:
-    return LinkSigner(firestore_client)
+    return LinkSigner(LinkRecords(firestore_client))
 
 
 def open_app(token: str | None, page: str | None = None) -> AppTest:
@@ -68,20 +70,32 @@ def infer(store: FactorJournalStore, user: str, factor: str, value: float, confi
     store.record_inference(
         user,
         InferredUpdate(
-            factor_id=factor, value=value, confidence=confidence,
+            factor_id=factor,
+            value=value,
+            confidence=confidence,
             rationale=extra.pop("rationale", f"User described {factor.replace('_', ' ')}"),
             conversation_excerpt=extra.pop("excerpt", "User: our data is all over the place, 5 different systems"),
-            session_id="kickoff", observed_at=datetime.now(UTC) - timedelta(days=days_ago), **extra,
+            session_id="kickoff",
+            observed_at=datetime.now(UTC) - timedelta(days=days_ago),
+            **extra,
         ),
-    )  # fmt: skip
+    )
 
 
 @pytest.fixture
 def assessed_user(store, make_user) -> str:
     user = make_user(store, display_name="Anna Berg", email="anna@example.com")
     infer(store, user, "data_governance", 15, 0.7, 20, rationale="No data catalog and nobody owns the data")
-    infer(store, user, "data_quality", 20, 0.75, 19, inferred_from=["data_governance"],
-          rationale="Data scattered across 5 systems")  # fmt: skip
+    infer(
+        store,
+        user,
+        "data_quality",
+        20,
+        0.75,
+        19,
+        inferred_from=["data_governance"],
+        rationale="Data scattered across 5 systems",
+    )
     infer(store, user, "sensor_data", 60, 0.8, 18, rationale="Telemetry from the newest presses")
     infer(store, user, "ml_expertise", 50, 0.7, 17, rationale="Two data scientists in BI")
     infer(store, user, "data_infrastructure", 35, 0.7, 16, rationale="Spreadsheets and an ERP")
@@ -255,7 +269,7 @@ def test_continuing_the_conversation_goes_through_the_real_trigger(monkeypatch, 
         user = f"conv-{datetime.now(UTC):%H%M%S%f}"
         live.register_user(UserProfile(user_id=user, display_name="Chat Person"))
         session = live.start_session(user)
-        app = open_app(LinkSigner(trigger_client).issue(user, session), "conversation")
+        app = open_app(LinkSigner(LinkRecords(trigger_client)).issue(user, session), "conversation")
         [question] = [m.value for m in app.chat_message[0].text]  # people's and assistant's words: plain text
         assert question in {q for f in catalog.assessable_factors for q in f.elicitation_questions}
         app.chat_input[0].set_value("Honestly, our data is all over the place, 5 different systems.").run()
@@ -276,7 +290,7 @@ def test_continuing_the_conversation_goes_through_the_real_trigger(monkeypatch, 
         turns = live.session_turns(user, session)
         assert [d["role"] for _, d in turns][:2] == ["assistant", "user"]
         assert turns[1][1]["extraction"]["status"] == "processed"
-        overview = open_app(LinkSigner(trigger_client).issue(user, session))
+        overview = open_app(LinkSigner(LinkRecords(trigger_client)).issue(user, session))
         assessed = live.summary(user).overall.total_factors_assessed
         assert f"{assessed}/{len(catalog.assessable_factors)} factors" in texts(overview)
     finally:

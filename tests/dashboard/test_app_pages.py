@@ -110,14 +110,21 @@ def seed_team(store, people: int, *, days: int = 0, needs_attention: bool = Fals
         user = f"{org}-p{index:04d}"
         completeness = (index * 37 % 100) / 100
         row = PersonRow(
-            user_id=user, display_name=f"Person {index:04d}", email=f"p{index}@example.com",
-            completeness=completeness, avg_confidence=0.5, assessed=int(completeness * 44), total=44,
-            decision_tier=tiers[index % len(tiers)], unconfirmed=index % 5,
+            user_id=user,
+            display_name=f"Person {index:04d}",
+            email=f"p{index}@example.com",
+            completeness=completeness,
+            avg_confidence=0.5,
+            assessed=int(completeness * 44),
+            total=44,
+            decision_tier=tiers[index % len(tiers)],
+            unconfirmed=index % 5,
             last_active=None if index % 10 == 9 else now - timedelta(days=index % 30),
             categories={c: ((index + i * 13) % 100) / 100 for i, c in enumerate(categories)},
             blocked=[{"archetype_id": store.catalog.archetypes[0].id, "blockers": ["data_quality", "sensor_data"]}]
-            if index % 2 else [],
-        ).to_document()  # fmt: skip
+            if index % 2
+            else [],
+        ).to_document()
         if needs_attention and index == 0:
             row["needs_attention"] = 3
         shards[shard_of(user)][user] = row
@@ -255,7 +262,7 @@ def test_the_conversation_reopens_the_session_last_spoken_in_beside_ones_never_s
             "text": "Back to 2015, all in the ERP.",
             "created_at": asked_at + timedelta(seconds=30),
             "extraction": {"status": "processed"},
-        }  # fmt: skip
+        }
     )
     store.client.document(f"users/{user}/conversations/{spoken}").update({"last_active": asked_at})
     store.start_session(user, "never-spoken-in", started_at=now - timedelta(days=3))  # no last_active at all

@@ -25,6 +25,7 @@ import pytest
 from factor_journal import freshness
 from factor_journal.links import LinkSigner, link_url
 from factor_journal.models import InferredUpdate
+from factor_journal.repositories.links import LinkRecords
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,10 +45,24 @@ def serve_app(database: str) -> Iterator[str]:
     port = _free_port()
     env = {**os.environ, "FJ_FIRESTORE_DATABASE": database}
     server = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "dashboard" / "app.py"), "--server.headless", "true",
-         "--server.port", str(port), "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            str(ROOT / "dashboard" / "app.py"),
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(port),
+            "--browser.gatherUsageStats",
+            "false",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
@@ -78,8 +93,15 @@ def browser() -> Iterator[object]:
 
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium")  # type: ignore[assignment]
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-dev-shm-usage", "--window-size=1400,1000"):  # fmt: skip
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-dev-shm-usage",
+        "--window-size=1400,1000",
+    ):
         options.add_argument(flag)
     driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
     try:
@@ -190,10 +212,17 @@ def organisation(store, make_user):
         ("data_quality", 35, 0.8, 1, "They started deduplicating customers"),
     ]:
         store.record_inference(
-            anna, InferredUpdate(factor_id=factor, value=value, confidence=confidence, rationale=why,
-                                 conversation_excerpt=f"User: {why}", session_id="kickoff",
-                                 observed_at=now - timedelta(days=days_ago)),
-        )  # fmt: skip
+            anna,
+            InferredUpdate(
+                factor_id=factor,
+                value=value,
+                confidence=confidence,
+                rationale=why,
+                conversation_excerpt=f"User: {why}",
+                session_id="kickoff",
+                observed_at=now - timedelta(days=days_ago),
+            ),
+        )
     nils = make_user(store, org_id=org, display_name="Nils Never", email="nils@example.com")
     store.org_ref(org).collection("rollup").document(shard_of(nils)).set(
         {"rows": {nils: PersonRow(user_id=nils, display_name="Nils Never", total=52).to_document()}}, merge=True
@@ -209,7 +238,7 @@ def test_a_person_reads_every_page_on_a_desktop_and_a_phone(
     app_url, browser, store, organisation, firestore_client, tmp_path
 ):
     anna = organisation["anna"]
-    token = LinkSigner(firestore_client).issue(anna, "kickoff")
+    token = LinkSigner(LinkRecords(firestore_client)).issue(anna, "kickoff")
     summary = store.summary(anna)
     governance = summary.factors["data_governance"]
     fresh = freshness.assess(store.catalog, store.graph, summary, datetime.now(UTC))  # how sure is today's
@@ -219,12 +248,17 @@ def test_a_person_reads_every_page_on_a_desktop_and_a_phone(
         browser.get(link_url(app_url, token))
         # 1. What we know, on the overview: each factor's name, band and value, confidence, status, when said
         tier = fresh.summary.overall.decision_tier_name
-        for expected in ("Where are we", f"{summary.overall.completeness:.0%}", tier,
-                         "What we know", "Data readiness · 3 of",
-                         f"Data governance: low (15) · {aged['data_governance']:.0%} sure (was 70%) · unconfirmed · "
-                         f"said {governance.observed_at:%d %b %Y}",
-                         f"Sensor and machine data: mid (60) · {aged['sensor_data']:.0%} sure",
-                         "Review the 3 unconfirmed"):  # fmt: skip
+        for expected in (
+            "Where are we",
+            f"{summary.overall.completeness:.0%}",
+            tier,
+            "What we know",
+            "Data readiness · 3 of",
+            f"Data governance: low (15) · {aged['data_governance']:.0%} sure (was 70%) · unconfirmed · "
+            f"said {governance.observed_at:%d %b %Y}",
+            f"Sensor and machine data: mid (60) · {aged['sensor_data']:.0%} sure",
+            "Review the 3 unconfirmed",
+        ):
             wait_for_text(browser, expected)
         assert "None" not in wait_for_text(browser, "What we know")
         assert_product_chrome(browser, "Where are we")
@@ -232,8 +266,11 @@ def test_a_person_reads_every_page_on_a_desktop_and_a_phone(
         # ... the unconfirmed ones one click from Review
         from selenium.webdriver.common.by import By
 
-        next(e for e in browser.find_elements(By.CSS_SELECTOR, '[data-testid="stPageLink-NavLink"]')
-             if "Review the 3 unconfirmed" in e.text).click()  # fmt: skip
+        next(
+            e
+            for e in browser.find_elements(By.CSS_SELECTOR, '[data-testid="stPageLink-NavLink"]')
+            if "Review the 3 unconfirmed" in e.text
+        ).click()
         wait_for_text(browser, "Sensor and machine data")
         wait_for_text(browser, "Confirm")
         assert_product_chrome(browser, "Review")
@@ -262,8 +299,9 @@ def test_a_person_reads_every_page_on_a_desktop_and_a_phone(
         assert_product_chrome(browser, "Continue the conversation")
 
 
-def test_a_person_whose_answers_were_said_long_ago_sees_them_to_recheck(app_url, browser, store, make_user,
-                                                                        firestore_client, tmp_path):  # fmt: skip
+def test_a_person_whose_answers_were_said_long_ago_sees_them_to_recheck(
+    app_url, browser, store, make_user, firestore_client, tmp_path
+):
     """Issue 32: answers said long ago count for less, are listed to re-check with one click each, and the tier
     resting on them is announced, not dropped silently (the overview on a desktop and a phone, in docs/)."""
     olga = make_user(store, display_name="Olga Old", email="olga@example.com")
@@ -272,20 +310,34 @@ def test_a_person_whose_answers_were_said_long_ago_sees_them_to_recheck(app_url,
     for index, factor in enumerate(chosen):
         days_ago = 2 + index if index < 5 else 240 + 15 * index  # five this month, the others 8 to 17 months ago
         store.record_inference(
-            olga, InferredUpdate(factor_id=factor.id, value=35 + 3 * index, confidence=0.75 + 0.01 * (index % 3),
-                                 rationale=f"About {factor.name.lower()}", conversation_excerpt="User: …",
-                                 session_id="kickoff", observed_at=now - timedelta(days=days_ago)),
-        )  # fmt: skip
+            olga,
+            InferredUpdate(
+                factor_id=factor.id,
+                value=35 + 3 * index,
+                confidence=0.75 + 0.01 * (index % 3),
+                rationale=f"About {factor.name.lower()}",
+                conversation_excerpt="User: …",
+                session_id="kickoff",
+                observed_at=now - timedelta(days=days_ago),
+            ),
+        )
     summary = store.summary(olga)
     fresh = freshness.assess(store.catalog, store.graph, summary, now)
     assert summary.overall.decision_tier == "low_risk" and fresh.tier_note is not None and fresh.tier_note.lapsed
     first = store.catalog.factor(fresh.tier_note.confirm[0]).name
-    token = LinkSigner(firestore_client).issue(olga, "kickoff")
+    token = LinkSigner(LinkRecords(firestore_client)).issue(olga, "kickoff")
     for width in (DESKTOP, PHONE):
         browser.set_window_size(width, 1000)
         browser.get(link_url(app_url, token))
-        for expected in ("Your answers reach Low-risk pilots", "To re-check", f"{first}:", "sure then",
-                         "Still holds", "Talk about it", "to re-check: last said"):  # fmt: skip
+        for expected in (
+            "Your answers reach Low-risk pilots",
+            "To re-check",
+            f"{first}:",
+            "sure then",
+            "Still holds",
+            "Talk about it",
+            "to re-check: last said",
+        ):
             wait_for_text(browser, expected)
         shoot(browser, "overview-stale", width, tmp_path)
 
@@ -293,12 +345,14 @@ def test_a_person_whose_answers_were_said_long_ago_sees_them_to_recheck(app_url,
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
-def test_a_manager_reads_the_team_on_a_desktop_a_phone_and_in_dark_mode(app_url, browser, store, organisation,
-                                                                         firestore_client, tmp_path):  # fmt: skip
+def test_a_manager_reads_the_team_on_a_desktop_a_phone_and_in_dark_mode(
+    app_url, browser, store, organisation, firestore_client, tmp_path
+):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
-    token = LinkSigner(firestore_client).issue(organisation["manager"], kind="manager", org_id=organisation["org"])
+    signer = LinkSigner(LinkRecords(firestore_client))
+    token = signer.issue(organisation["manager"], kind="manager", org_id=organisation["org"])
     for width in (DESKTOP, PHONE):
         browser.set_window_size(width, 1000)
         browser.get(link_url(app_url, token))

@@ -11,6 +11,7 @@ from test_browser import app_url, browser, wait_for_text  # noqa: F401  (fixture
 from factor_journal.links import LinkSigner
 from factor_journal.models import InferredUpdate
 from factor_journal.organisation import OrganisationDirectory
+from factor_journal.repositories.links import LinkRecords
 
 pytestmark = pytest.mark.browser
 
@@ -27,7 +28,7 @@ def test_a_resume_link_to_a_page_opens_it_and_drops_the_token(app_url, browser, 
     store.record_inference(
         user, InferredUpdate(factor_id="data_quality", value=20, confidence=0.7, rationale="said so")
     )
-    token = LinkSigner(firestore_client).issue(user)
+    token = LinkSigner(LinkRecords(firestore_client)).issue(user)
     browser.get(f"{app_url}/history?{urlencode({'t': token})}")
     body = wait_for_text(browser, "Factor history")
     assert "Page not found" not in body
@@ -58,7 +59,7 @@ def test_every_manager_page_opens_at_its_own_address(
     make_user(store, org_id=org, display_name="Olga Member")
     manager = make_user(store, org_id=org, display_name="Oscar Manager")
     directory.assign_manager(org, manager)
-    token = LinkSigner(firestore_client).issue(manager, kind="manager", org_id=org)
+    token = LinkSigner(LinkRecords(firestore_client)).issue(manager, kind="manager", org_id=org)
     browser.get(f"{app_url}/{path}?{urlencode({'t': token})}")
     body = wait_for_text(browser, {"team": "Team progress", "blockers": "Blockers across the organisation"}[path])
     time.sleep(1.5)  # the "Page not found" dialog, when there is one, comes after the page has drawn
@@ -72,7 +73,7 @@ def test_every_manager_page_opens_at_its_own_address(
 def test_every_page_of_a_person_opens_at_its_own_address(app_url, browser, store, make_user, firestore_client, path):  # noqa: F811
     user = make_user(store, display_name="Pia Person")
     store.record_inference(user, InferredUpdate(factor_id="data_quality", value=20, confidence=0.7, rationale="said"))
-    token = LinkSigner(firestore_client).issue(user)
+    token = LinkSigner(LinkRecords(firestore_client)).issue(user)
     browser.get(f"{app_url}/{path}?{urlencode({'t': token})}")
     wait_for_text(browser, "Signed in as")
     time.sleep(1.5)

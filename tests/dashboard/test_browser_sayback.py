@@ -13,6 +13,7 @@ from test_browser import DESKTOP, PHONE, browser, serve_app, shoot, wait_for_tex
 from factor_journal.catalog import Level
 from factor_journal.links import LinkSigner
 from factor_journal.models import InferenceStatus, UserProfile
+from factor_journal.repositories.links import LinkRecords
 from factor_journal.store import FactorJournalStore
 from waiting import wait_for
 
@@ -64,7 +65,7 @@ def test_a_person_confirms_one_reading_and_corrects_another_in_the_conversation(
     store.register_user(UserProfile(user_id=user, display_name="Sam Sayback"))
     session = store.start_session(user)
     browser.set_window_size(width, 1000)
-    browser.get(f"{live_app_url}/conversation?t={LinkSigner(trigger_client).issue(user, session)}")
+    browser.get(f"{live_app_url}/conversation?t={LinkSigner(LinkRecords(trigger_client)).issue(user, session)}")
     wait_for_text(browser, "Continue the conversation")
     wait_for(
         lambda: browser.find_elements(By.CSS_SELECTOR, '[data-testid="stChatInput"] textarea'), 45, "the answer box"

@@ -8,7 +8,7 @@ import pytest
 
 from dashboard import charts, labels
 from factor_journal.catalog import load_catalog
-from factor_journal.models import EntryKind, FactorState, JournalEntry, Source
+from factor_journal.models import EntryKind, JournalEntry, Source
 
 CATALOG = load_catalog()
 NAMES = labels.factor_names(CATALOG)
@@ -37,15 +37,34 @@ def test_tiers_statuses_and_missing_dates_have_human_labels():
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [(0, "low"), (20, "low"), (36, "low"), (39.99, "low"), (40, "mid"), (66, "mid"), (69.9, "mid"), (70, "high"),
-     (100, "high")],
-)  # fmt: skip
+    [
+        (0, "low"),
+        (20, "low"),
+        (36, "low"),
+        (39.99, "low"),
+        (40, "mid"),
+        (66, "mid"),
+        (69.9, "mid"),
+        (70, "high"),
+        (100, "high"),
+    ],
+)
 def test_band_is_the_band_the_extractors_and_the_eval_use(value, expected):
     assert labels.band(CATALOG, "data_quality", value) == expected
 
 
-@pytest.mark.parametrize(("value", "shown"), [(20, "20"), (39.96, "39.9"), (39.99999999, "39.9"), (40, "40"),
-                                              (69.95, "69.9"), (70.0000001, "70"), (55.25, "55.2")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (20, "20"),
+        (39.96, "39.9"),
+        (39.99999999, "39.9"),
+        (40, "40"),
+        (69.95, "69.9"),
+        (70.0000001, "70"),
+        (55.25, "55.2"),
+    ],
+)
 def test_a_value_is_shown_without_reading_across_a_band_edge(value, shown):
     assert labels.amount(value) == shown
     assert labels.band(CATALOG, "data_quality", float(shown)) == labels.band(CATALOG, "data_quality", value)
@@ -72,36 +91,25 @@ def test_every_turn_status_has_a_plain_message_and_failures_say_when_they_are_re
     assert labels.turn_status_message("something_new") == labels.turn_status_message(None)
 
 
-def test_the_default_history_factor_is_the_one_changed_last_never_a_composite():
-    base = datetime(2026, 11, 1, tzinfo=UTC)
-    states = {
-        "data_quality": FactorState(factor_id="data_quality", category="data_readiness", current_value=20,
-                                    evidence_count=1, last_updated=base),
-        "ml_expertise": FactorState(factor_id="ml_expertise", category="ai_capability", current_value=50,
-                                    evidence_count=1, last_updated=base + timedelta(days=2)),
-        "ai_readiness_score": FactorState(factor_id="ai_readiness_score", category="ai_capability", current_value=30,
-                                          last_entry_id="x", last_updated=base + timedelta(days=3)),
-        "sensor_data": FactorState(factor_id="sensor_data", category="data_readiness"),
-    }  # fmt: skip
-    assert labels.most_recently_changed(CATALOG, states) == "ml_expertise"
-    said_later = states["data_quality"].model_copy(update={"observed_at": base + timedelta(days=5)})
-    flagged = states["ml_expertise"].model_copy(update={"observed_at": base, "last_updated": base + timedelta(days=9)})
-    mixed = {
-        **states,
-        "data_quality": said_later,
-        "ml_expertise": flagged,
-    }  # a re-check flag is no change by the person
-    assert labels.most_recently_changed(CATALOG, mixed) == "data_quality"
-    assert labels.most_recently_changed(CATALOG, {"sensor_data": states["sensor_data"]}) is None
-
-
 def _entry(observed: datetime, value: float, recorded: datetime | None = None) -> JournalEntry:
     return JournalEntry(
-        entry_id=f"e{observed.timestamp()}-{value}", user_id="u", factor_id="data_quality", kind=EntryKind.inferred,
-        source=Source.llm, previous_value=None, new_value=value, change_rationale="Recomputed from data_governance",
-        confidence=0.7, observed_at=observed, recorded_at=recorded or observed, applied=True, effective=True,
-        value_after=value, confidence_after=0.7, status_after="unconfirmed",
-    )  # fmt: skip
+        entry_id=f"e{observed.timestamp()}-{value}",
+        user_id="u",
+        factor_id="data_quality",
+        kind=EntryKind.inferred,
+        source=Source.llm,
+        previous_value=None,
+        new_value=value,
+        change_rationale="Recomputed from data_governance",
+        confidence=0.7,
+        observed_at=observed,
+        recorded_at=recorded or observed,
+        applied=True,
+        effective=True,
+        value_after=value,
+        confidence_after=0.7,
+        status_after="unconfirmed",
+    )
 
 
 def test_the_timeline_has_one_point_per_day_of_observation_on_a_day_axis():

@@ -11,12 +11,13 @@ from doubles import Clock
 from factor_journal.access import AccessChangedError, AccessChecker
 from factor_journal.links import RECORD_TTL, LinkSigner, RevokedLinkError
 from factor_journal.organisation import OrganisationDirectory
+from factor_journal.repositories.links import LinkRecords
 
 
 @pytest.fixture
 def setup(firestore_client, small_store, make_user):
     clock = Clock()
-    signer = LinkSigner(firestore_client, secret="test-secret", clock=clock)
+    signer = LinkSigner(LinkRecords(firestore_client), secret="test-secret", clock=clock)
     directory = OrganisationDirectory(small_store)
     org = f"org-{uuid.uuid4().hex[:6]}"
     directory.create(org, "Checked")

@@ -21,7 +21,6 @@ from factor_journal.catalog import Catalog
 from factor_journal.conversation import Turn, format_excerpt
 from factor_journal.embedding import WordLlamaEmbedder, entry_said
 from factor_journal.models import EntryKind, InferredUpdate, UserProfile
-from factor_journal.privacy import PersonalData
 from factor_journal.questions import analyse_intent, answer_question
 from factor_journal.repositories.paths import VECTORS
 from factor_journal.repositories.vectors import ReembedReport
@@ -50,13 +49,22 @@ def seed(store: FactorJournalStore, items: list[dict], user: str | None = None) 
         asked_at, said_at = at + timedelta(hours=index, minutes=1), at + timedelta(hours=index, minutes=2)
         store.add_turn(user, session, "assistant", item["asked"], created_at=asked_at)
         turn = store.add_turn(user, session, "user", item["said"], created_at=said_at)
-        excerpt = format_excerpt([Turn(turn_id="a", role="assistant", text=item["asked"], created_at=asked_at),
-                                  Turn(turn_id=turn, role="user", text=item["said"], created_at=said_at)])  # fmt: skip
+        excerpt = format_excerpt(
+            [
+                Turn(turn_id="a", role="assistant", text=item["asked"], created_at=asked_at),
+                Turn(turn_id=turn, role="user", text=item["said"], created_at=said_at),
+            ]
+        )
         update = InferredUpdate(
-            factor_id=item["expected"], value=VALUES["low"], confidence=0.7,
-            rationale=semantic_rationale(item["said"], item["asked"]), conversation_excerpt=excerpt,
-            session_id=session, turn_id=turn, observed_at=said_at,
-        )  # fmt: skip
+            factor_id=item["expected"],
+            value=VALUES["low"],
+            confidence=0.7,
+            rationale=semantic_rationale(item["said"], item["asked"]),
+            conversation_excerpt=excerpt,
+            session_id=session,
+            turn_id=turn,
+            observed_at=said_at,
+        )
         change = store.record_inferences(user, [update], idempotency_key=f"{session}/{turn}", weigh=True)
         [entry] = [e for e in change.entries if e.factor_id == item["expected"]]  # (a composite may be derived too)
         entries[item["said"]] = entry.entry_id
@@ -91,9 +99,15 @@ def test_every_entry_with_words_has_its_vector_written_in_its_transaction(ask_st
     # One more reading: its entry and its vector come from one transaction (one commit, no second pass).
     ask_store.stats.reset()
     entry = ask_store.record_inference(
-        user, InferredUpdate(factor_id="staff_capacity", value=30, confidence=0.6, rationale="Two jobs each",
-                             conversation_excerpt="Assistant: Who has time?\nUser: Nobody, we all do two jobs.")
-    )  # fmt: skip
+        user,
+        InferredUpdate(
+            factor_id="staff_capacity",
+            value=30,
+            confidence=0.6,
+            rationale="Two jobs each",
+            conversation_excerpt="Assistant: Who has time?\nUser: Nobody, we all do two jobs.",
+        ),
+    )
     assert ask_store.stats.transactions == 1
     assert entry.entry_id in vectors_of(ask_store.client, user)
 
@@ -101,9 +115,15 @@ def test_every_entry_with_words_has_its_vector_written_in_its_transaction(ask_st
 def test_a_confirmation_carries_no_words_and_gets_no_vector_a_correction_does(ask_store, make_user):
     user = make_user(ask_store)
     ask_store.record_inference(
-        user, InferredUpdate(factor_id="budget_commitment", value=20, confidence=0.6, rationale="No budget yet",
-                             conversation_excerpt="User: There is no money for it this year.")
-    )  # fmt: skip
+        user,
+        InferredUpdate(
+            factor_id="budget_commitment",
+            value=20,
+            confidence=0.6,
+            rationale="No budget yet",
+            conversation_excerpt="User: There is no money for it this year.",
+        ),
+    )
     confirmed = ask_store.confirm(user, "budget_commitment")
     corrected = ask_store.correct(user, "budget_commitment", 60, "The owners just set aside 80k for next year")
     stored = vectors_of(ask_store.client, user)
@@ -144,9 +164,12 @@ def test_what_did_i_say_finds_the_entry_holding_the_words(ask_store, journal):
 
 def test_another_persons_entries_are_never_returned_even_with_near_identical_words(ask_store):
     same = [
-        {"asked": "Tell me a bit about your logistics.", "expected": "automation_maturity",
-         "said": "We run about 40 delivery vans and the drivers still write their routes on paper forms."},
-    ]  # fmt: skip
+        {
+            "asked": "Tell me a bit about your logistics.",
+            "expected": "automation_maturity",
+            "said": "We run about 40 delivery vans and the drivers still write their routes on paper forms.",
+        },
+    ]
     twin = [dict(same[0], said=same[0]["said"].replace("40", "45"), expected="sensor_data")]
     alice, alice_entries = seed(ask_store, same)
     bob, bob_entries = seed(ask_store, twin)
@@ -176,7 +199,7 @@ def test_a_question_with_nothing_close_in_the_journal_says_how_it_was_answered(a
 
 def test_export_states_the_vectors_and_erasure_leaves_none(ask_store):
     user, entries = seed(ask_store, HELD_OUT["journal"][:3])
-    data = PersonalData(ask_store.client)
+    data = ask_store.personal_data
     exported = data.export(user)
     vectors = {path: doc for path, doc in exported["documents"].items() if f"/{VECTORS}/" in path}
     assert len(vectors) == 3

@@ -26,8 +26,13 @@ def test_the_turn_and_its_question_pick_the_candidates(catalog, question, answer
 
 
 def test_candidates_carry_the_current_state_for_the_prompt(catalog):
-    state = FactorState(factor_id="data_governance", category="data_readiness", current_value=30,
-                        current_confidence=0.6, inference_status=InferenceStatus.unconfirmed)  # fmt: skip
+    state = FactorState(
+        factor_id="data_governance",
+        category="data_readiness",
+        current_value=30,
+        current_confidence=0.6,
+        inference_status=InferenceStatus.unconfirmed,
+    )
     chosen = select_candidates(catalog, graph_for(catalog), "no data catalog", "", {"data_governance": state})
     view = next(c for c in chosen if c.factor_id == "data_governance")
     assert (view.current_value, view.current_confidence, view.inference_status) == (30, 0.6, "unconfirmed")

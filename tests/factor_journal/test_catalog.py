@@ -55,8 +55,13 @@ def test_bands_are_low_below_40_mid_below_70_high_from_70_on_every_scale(catalog
     from factor_journal.catalog import Level
 
     assert [catalog.band("data_quality", v) for v in (0, 39.99, 40, 69.99, 70, 100)] == [
-        Level.low, Level.low, Level.mid, Level.mid, Level.high, Level.high
-    ]  # fmt: skip
+        Level.low,
+        Level.low,
+        Level.mid,
+        Level.mid,
+        Level.high,
+        Level.high,
+    ]
     for factor in catalog.assessable_factors:  # each rubric level's own value sits in its band
         assert all(catalog.band(factor.id, catalog.level_value(factor.id, level)) == level for level in Level)
 
@@ -95,7 +100,7 @@ factors:
                 "category: data, rubric: {low: l, mid: m, high: h}, elicitation_questions: [q], depends_on: [a]}",
             ),
             "cycle",
-        ),  # fmt: skip
+        ),
         (("category: data, rubric", "category: other, rubric"), "unknown category"),
         (
             (
@@ -104,14 +109,14 @@ factors:
                 "prerequisites: [{factor: a, min_value: 300, min_confidence: 0.5}]}]",
             ),
             "off the scale",
-        ),  # fmt: skip
+        ),
         (
             (
                 "rubric: {low: l, mid: m, high: h}, elicitation_questions: [q], depends_on",
                 "rubric: {low: l}, elicitation_questions: [q], depends_on",
             ),
             "rubric.mid",
-        ),  # fmt: skip
+        ),
         (("depends_on: [b]}", "depends_on: [b], boundaries: {zzz: what zzz covers}}"), "unknown factor 'zzz'"),
         (("depends_on: [b]}", "depends_on: [b], boundaries: {b: what b covers}}"), "'b' has none with it"),
     ],

@@ -11,6 +11,7 @@ from factor_journal import cli, runtime
 from factor_journal.extraction.base import ExtractionError
 from factor_journal.links import LinkSigner
 from factor_journal.pipeline import TurnProcessor
+from factor_journal.repositories.links import LinkRecords
 
 
 @pytest.fixture
@@ -53,11 +54,11 @@ def test_link_command_issues_a_working_link_and_refuses_unknown_users(
     assert cli.main(["link", "--user", user, "--session", "s1"]) == 0
     url = capsys.readouterr().out.strip()
     token = url.split("?t=")[1]
-    claims = LinkSigner(firestore_client).verify(token)
+    claims = LinkSigner(LinkRecords(firestore_client)).verify(token)
     assert (claims.user_id, claims.session_id) == (user, "s1")
     assert cli.main(["revoke-link", token]) == 0
     with pytest.raises(Exception, match="withdrawn"):
-        LinkSigner(firestore_client).verify(token)
+        LinkSigner(LinkRecords(firestore_client)).verify(token)
     assert cli.main(["link", "--user", "nobody-at-all"]) == 2
     assert "unknown user" in capsys.readouterr().err
 
@@ -89,7 +90,7 @@ def test_reprocess_failed_only_picks_up_turns_left_in_limbo(cli_database, store,
     )
     done = store.add_turn(user, session, "user", "We use the cloud.", created_at=start + timedelta(seconds=9))
     TurnProcessor(store, ScriptedExtractor([])).process(user, session, done)
-    store.people.claim_turn(TurnRef(user, session, crashed), lease=timedelta(minutes=5), now=start)  # then died
+    store.ledger.claim(TurnRef(user, session, crashed), lease=timedelta(minutes=5), now=start)  # then died
 
     assert cli.main(["reprocess", "--user", user, "--failed-only"]) == 0
     assert "processed: 2" in capsys.readouterr().out

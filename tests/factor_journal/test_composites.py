@@ -17,11 +17,23 @@ AT = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
 def said(factor_id: str, value: float, minutes: int, confidence: float = 0.8) -> JournalEntry:
     """A component's entry on its timeline: the state ``value`` at ``confidence`` from AT + ``minutes``."""
     return JournalEntry(
-        entry_id=f"{factor_id}-{minutes}", user_id="u", factor_id=factor_id, kind=EntryKind.inferred,
-        source=Source.llm, previous_value=None, new_value=value, change_rationale="said so", confidence=confidence,
-        observed_at=AT + timedelta(minutes=minutes), recorded_at=AT + timedelta(days=1), applied=True,
-        effective=True, value_after=value, confidence_after=confidence, status_after=InferenceStatus.unconfirmed,
-    )  # fmt: skip
+        entry_id=f"{factor_id}-{minutes}",
+        user_id="u",
+        factor_id=factor_id,
+        kind=EntryKind.inferred,
+        source=Source.llm,
+        previous_value=None,
+        new_value=value,
+        change_rationale="said so",
+        confidence=confidence,
+        observed_at=AT + timedelta(minutes=minutes),
+        recorded_at=AT + timedelta(days=1),
+        applied=True,
+        effective=True,
+        value_after=value,
+        confidence_after=confidence,
+        status_after=InferenceStatus.unconfirmed,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -36,9 +48,13 @@ def in_observed_order(catalog, graph, entries: list[JournalEntry]) -> list[Journ
     for entry in sorted(entries, key=lambda e: e.observed_at):
         blank = FactorState(factor_id=entry.factor_id, category=catalog.factor(entry.factor_id).category)
         states[entry.factor_id] = blank.model_copy(
-            update={"current_value": entry.value_after, "current_confidence": entry.confidence_after,
-                    "observed_at": entry.observed_at, "last_entry_id": entry.entry_id}
-        )  # fmt: skip
+            update={
+                "current_value": entry.value_after,
+                "current_confidence": entry.confidence_after,
+                "observed_at": entry.observed_at,
+                "last_entry_id": entry.entry_id,
+            }
+        )
         derived += [c.entry for c in derive_composites(catalog, graph, "u", states, {entry.factor_id}, AT)]
     return derived
 
@@ -88,11 +104,15 @@ def test_a_reading_is_late_for_a_composite_when_it_is_not_after_every_moment_der
 def test_a_retraction_moves_the_composite_when_it_is_made_not_when_the_rest_was_said(catalog, graph):
     states = {
         fid: FactorState(
-            factor_id=fid, category=catalog.factor(fid).category, current_value=value, current_confidence=0.8,
-            observed_at=AT + timedelta(minutes=minutes), last_entry_id=f"{fid}-{minutes}",
+            factor_id=fid,
+            category=catalog.factor(fid).category,
+            current_value=value,
+            current_confidence=0.8,
+            observed_at=AT + timedelta(minutes=minutes),
+            last_entry_id=f"{fid}-{minutes}",
         )
         for fid, value, minutes in (("data_quality", 20.0, 0), ("ml_expertise", 60.0, 10))
-    }  # fmt: skip
+    }
     derive_composites(catalog, graph, "u", states, {"data_quality", "ml_expertise"}, AT)
     retracted_at = AT + timedelta(hours=2)
     states["data_quality"] = states["data_quality"].model_copy(
@@ -110,8 +130,15 @@ def test_a_composite_folded_again_from_its_journal_is_its_document(catalog, grap
     timeline = [said("data_quality", 20, 0), said("ml_expertise", 60, 10), said("data_quality", 80, 20)]
     entries = in_observed_order(catalog, graph, timeline)
     blank = FactorState(factor_id=COMPOSITE, category="ai_capability")
-    derived = rederive_composite(catalog, graph, COMPOSITE, "u", {"data_quality": [timeline[0], timeline[2]],
-                                                                  "ml_expertise": [timeline[1]]}, [], AT)  # fmt: skip
+    derived = rederive_composite(
+        catalog,
+        graph,
+        COMPOSITE,
+        "u",
+        {"data_quality": [timeline[0], timeline[2]], "ml_expertise": [timeline[1]]},
+        [],
+        AT,
+    )
     folded, _ = refold(catalog, blank, entries, [], "u", AT, [])
     assert folded.evidence_count == derived.state.evidence_count == 2
     assert (folded.current_value, folded.last_entry_id) == (derived.state.current_value, derived.state.last_entry_id)

@@ -42,7 +42,9 @@ def test_one_text_limit_in_utf16_units(text, length, refused):
         ({"role": "user", "created_at": NOW}, "text is missing"),
         ({"role": "robot", "text": "hi", "created_at": NOW}, "role must be"),
         ({"role": "user", "text": "hi", "created_at": "yesterday"}, "created_at must be a timestamp"),
-        ({"role": "user", "text": 7, "created_at": NOW}, "text is"),
+        ({"role": "user", "text": 7, "created_at": NOW}, "text is a int"),
+        ({"role": "user", "text": "x" * 9000, "created_at": NOW}, "over the 4,000-character limit"),
+        ({"role": "user", "text": "   ", "created_at": NOW}, "text is empty"),
     ],
 )
 def test_bad_turns_are_refused_naming_the_problem(document, message):

@@ -15,11 +15,24 @@ EXCERPT = "Assistant: Hello\nUser: hi\nAssistant: Who keeps the vans running?\nU
 
 def entry(**fields: object) -> JournalEntry:
     base = dict(
-        entry_id="e1", user_id="u1", factor_id="maintenance_practice", kind=EntryKind.inferred, source=Source.llm,
-        previous_value=None, new_value=20.0, change_rationale="reads as low", conversation_excerpt=EXCERPT,
-        confidence=0.7, observed_at=NOW, recorded_at=NOW, applied=True, effective=True, value_after=20.0,
-        confidence_after=0.7, status_after=InferenceStatus.unconfirmed,
-    )  # fmt: skip
+        entry_id="e1",
+        user_id="u1",
+        factor_id="maintenance_practice",
+        kind=EntryKind.inferred,
+        source=Source.llm,
+        previous_value=None,
+        new_value=20.0,
+        change_rationale="reads as low",
+        conversation_excerpt=EXCERPT,
+        confidence=0.7,
+        observed_at=NOW,
+        recorded_at=NOW,
+        applied=True,
+        effective=True,
+        value_after=20.0,
+        confidence_after=0.7,
+        status_after=InferenceStatus.unconfirmed,
+    )
     return JournalEntry.model_validate(base | fields)
 
 
@@ -46,8 +59,14 @@ def test_entries_without_words_get_no_text():
     assert entry_said(entry(kind=EntryKind.confirmed, source=Source.user, conversation_excerpt="")) is None
     assert entry_said(entry(kind=EntryKind.derived, source=Source.system, conversation_excerpt="")) is None
     assert entry_said(entry(kind=EntryKind.retracted, source=Source.system, conversation_excerpt="")) is None
-    said = entry_said(entry(kind=EntryKind.corrected, source=Source.user, conversation_excerpt="",
-                            change_rationale="We hired two analysts"))  # fmt: skip
+    said = entry_said(
+        entry(
+            kind=EntryKind.corrected,
+            source=Source.user,
+            conversation_excerpt="",
+            change_rationale="We hired two analysts",
+        )
+    )
     assert said == "We hired two analysts"
 
 

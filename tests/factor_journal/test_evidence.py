@@ -22,8 +22,15 @@ def test_merge_confidence_follows_the_sdm_rule(existing, new, merged):
 
 
 def prior(value, confidence, count, status=InferenceStatus.unconfirmed) -> FactorState:
-    return FactorState(factor_id="q", category="c", current_value=value, current_confidence=confidence,
-                       inference_status=status, evidence_count=count, observed_at=NOW - timedelta(hours=1))  # fmt: skip
+    return FactorState(
+        factor_id="q",
+        category="c",
+        current_value=value,
+        current_confidence=confidence,
+        inference_status=status,
+        evidence_count=count,
+        observed_at=NOW - timedelta(hours=1),
+    )
 
 
 def reading(value, confidence=0.7) -> InferredUpdate:
@@ -97,8 +104,13 @@ def test_more_evidence_resists_a_single_contrary_reading():
     ],
 )
 def test_the_move_bound(catalog, current, confidence, proposed, bounded, capped):
-    state = FactorState(factor_id="data_quality", category="data_readiness", current_value=current,
-                        current_confidence=confidence, inference_status=InferenceStatus.unconfirmed)  # fmt: skip
+    state = FactorState(
+        factor_id="data_quality",
+        category="data_readiness",
+        current_value=current,
+        current_confidence=confidence,
+        inference_status=InferenceStatus.unconfirmed,
+    )
     screened = InferredUpdate(factor_id="data_quality", value=proposed, confidence=0.9, rationale="said so")
     notes: list[str] = []
     result = bound_move(screened, catalog, state, notes)

@@ -28,7 +28,7 @@ def readings(weigh: bool = True) -> list[Reading]:
             ),
             f"e{i}",
             weigh=weigh,
-        )  # fmt: skip
+        )
         for i, (v, c) in enumerate(SCRIPT)
     ]
 

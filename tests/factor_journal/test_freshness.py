@@ -51,16 +51,23 @@ def catalog():
 
 def said(catalog, fid: str, confidence: float, at: datetime = T0, status=InferenceStatus.unconfirmed) -> FactorState:
     return FactorState(
-        factor_id=fid, category=catalog.factor(fid).category, current_value=60.0, current_confidence=confidence,
-        inference_status=status, observed_at=at, folded_through=at, folded_through_id="e",
-    )  # fmt: skip
+        factor_id=fid,
+        category=catalog.factor(fid).category,
+        current_value=60.0,
+        current_confidence=confidence,
+        inference_status=status,
+        observed_at=at,
+        folded_through=at,
+        folded_through_id="e",
+    )
 
 
 def summary_of(catalog, *states: FactorState):
     by_id = {s.factor_id: s for s in states}
     composite = catalog.factor("score")
-    by_id["score"] = transitions.composite_state(catalog, composite, FactorState(factor_id="score", category="data"),
-                                                 by_id)  # fmt: skip
+    by_id["score"] = transitions.composite_state(
+        catalog, composite, FactorState(factor_id="score", category="data"), by_id
+    )
     return build_summary(catalog, graph_for(catalog), by_id, None, T0)
 
 
@@ -103,8 +110,9 @@ def test_a_corroborating_reading_refreshes_but_an_open_conflict_does_not(catalog
     corroborated = backed.model_copy(update={"folded_through": T0 + 6 * MONTH})
     assert freshness.said_at(corroborated) == T0 + 6 * MONTH
     assert freshness.effective_confidence(corroborated, T0 + 6 * MONTH, catalog) == 0.95
-    conflict = Conflict(entry_id="c", proposed_value=10, proposed_confidence=0.6, rationale="r",
-                        observed_at=T0 + 6 * MONTH)  # fmt: skip
+    conflict = Conflict(
+        entry_id="c", proposed_value=10, proposed_confidence=0.6, rationale="r", observed_at=T0 + 6 * MONTH
+    )
     disputed = corroborated.model_copy(update={"open_conflict": conflict})
     assert freshness.said_at(disputed) == T0
     assert freshness.effective_confidence(disputed, T0 + 6 * MONTH, catalog) == pytest.approx(0.475)
@@ -123,8 +131,9 @@ def test_due_for_a_recheck_when_time_alone_takes_it_under_the_threshold(catalog)
 def test_composites_age_with_their_components(catalog):
     sponsor, cloud = said(catalog, "sponsor", 0.8), said(catalog, "cloud", 0.8, at=T0 + 12 * MONTH)
     states = {"sponsor": sponsor, "cloud": cloud}
-    composite = transitions.composite_state(catalog, catalog.factor("score"), FactorState(factor_id="score",
-                                            category="data"), states)  # fmt: skip
+    composite = transitions.composite_state(
+        catalog, catalog.factor("score"), FactorState(factor_id="score", category="data"), states
+    )
     states["score"] = composite
     at = T0 + 12 * MONTH  # sponsor is two half-lives old (0.2), cloud was just said (0.8)
     assert composite.current_confidence == 0.8
@@ -136,8 +145,9 @@ def test_composites_age_with_their_components(catalog):
 
 
 def test_assess_ages_every_confidence_and_what_rests_on_them(catalog):
-    summary = summary_of(catalog, said(catalog, "sponsor", 0.9), said(catalog, "cloud", 0.9),
-                         said(catalog, "quality", 0.9))  # fmt: skip
+    summary = summary_of(
+        catalog, said(catalog, "sponsor", 0.9), said(catalog, "cloud", 0.9), said(catalog, "quality", 0.9)
+    )
     assert summary.overall.decision_tier == "medium"
     fresh = freshness.assess(catalog, graph_for(catalog), summary, T0)
     assert fresh.summary.overall.decision_tier == "medium" and fresh.to_recheck == [] and fresh.tier_note is None
@@ -181,11 +191,14 @@ def test_a_tier_never_drops_silently(catalog):
 
 
 def test_next_best_questions_put_stale_high_impact_answers_first(catalog):
-    summary = summary_of(catalog, said(catalog, "sponsor", 0.9), said(catalog, "cloud", 0.9),
-                         said(catalog, "quality", 0.9))  # fmt: skip
+    summary = summary_of(
+        catalog, said(catalog, "sponsor", 0.9), said(catalog, "cloud", 0.9), said(catalog, "quality", 0.9)
+    )
     graph = graph_for(catalog)
     later = freshness.assess(catalog, graph, summary, T0 + 20 * MONTH)
-    stale = {item.factor_id: item.said_at for item in later.to_recheck}
+    stale = later.stale
+    assert stale == {"cloud": T0, "sponsor": T0, "quality": T0}  # only what is due, with when it was last said
+    assert freshness.assess(catalog, graph, summary, T0 + MONTH).stale == {}
     questions = next_best_questions(catalog, graph, later.summary, limit=4, stale=stale)
     assert [q.factor_id for q in questions][:3] == ["cloud", "sponsor", "quality"]
     assert (
@@ -195,8 +208,15 @@ def test_next_best_questions_put_stale_high_impact_answers_first(catalog):
 
 
 def test_roll_up_rows_are_aged_on_read_from_the_row_alone(catalog):
-    row = PersonRow(user_id="p", completeness=0.5, avg_confidence=0.9, assessed=2, total=4, decision_tier="medium",
-                    said=encode_said([("sponsor", 0.9, T0), ("cloud", 0.9, T0), ("score", 0.45, T0)]))  # fmt: skip
+    row = PersonRow(
+        user_id="p",
+        completeness=0.5,
+        avg_confidence=0.9,
+        assessed=2,
+        total=4,
+        decision_tier="medium",
+        said=encode_said([("sponsor", 0.9, T0), ("cloud", 0.9, T0), ("score", 0.45, T0)]),
+    )
     now = row_freshness(row, catalog, T0)
     assert (now.due, now.share, now.avg_confidence, now.decision_tier) == (0, 0.0, 0.9, "medium")
     later = row_freshness(row, catalog, T0 + 9 * MONTH)  # sponsor due (0.318), cloud not (0.636)
@@ -210,18 +230,33 @@ def test_roll_up_rows_are_aged_on_read_from_the_row_alone(catalog):
 
 
 BAD = [
-    ("  - {id: cloud, name: Cloud, category: infra,", "  - {id: cloud, name: Cloud, category: infra, half_life: soon,",
-     r"factors\[cloud\]\.half_life: .*'soon' is not understood"),
-    ("  - {id: cloud, name: Cloud, category: infra,", "  - {id: cloud, name: Cloud, category: infra, half_life: 18,",
-     r"factors\[cloud\]\.half_life: .*no unit"),
-    ("  - {id: cloud, name: Cloud, category: infra,", "  - {id: cloud, name: Cloud, category: infra, half_life: 0 day,",
-     r"factors\[cloud\]\.half_life: .*between 1 day and 100 years"),
-    ("{id: people, name: People, half_life: 6 months}", "{id: people, name: People, half_life: -6 months}",
-     r"categories\[people\]\.half_life"),
-    ("composite: {sponsor: 1, cloud: 1}", "composite: {sponsor: 1, cloud: 1}, half_life: 6 months",
-     "composite 'score' has a half-life"),
+    (
+        "  - {id: cloud, name: Cloud, category: infra,",
+        "  - {id: cloud, name: Cloud, category: infra, half_life: soon,",
+        r"factors\[cloud\]\.half_life: .*'soon' is not understood",
+    ),
+    (
+        "  - {id: cloud, name: Cloud, category: infra,",
+        "  - {id: cloud, name: Cloud, category: infra, half_life: 18,",
+        r"factors\[cloud\]\.half_life: .*no unit",
+    ),
+    (
+        "  - {id: cloud, name: Cloud, category: infra,",
+        "  - {id: cloud, name: Cloud, category: infra, half_life: 0 day,",
+        r"factors\[cloud\]\.half_life: .*between 1 day and 100 years",
+    ),
+    (
+        "{id: people, name: People, half_life: 6 months}",
+        "{id: people, name: People, half_life: -6 months}",
+        r"categories\[people\]\.half_life",
+    ),
+    (
+        "composite: {sponsor: 1, cloud: 1}",
+        "composite: {sponsor: 1, cloud: 1}, half_life: 6 months",
+        "composite 'score' has a half-life",
+    ),
     ("recheck_below: 0.5", "recheck_below: 1.5", r"freshness\.recheck_below"),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(("before", "after", "message"), BAD)

@@ -15,6 +15,7 @@ from factor_journal.links import LinkSigner
 from factor_journal.models import InferredUpdate, UserProfile
 from factor_journal.organisation import OrganisationDirectory, TeamFilter, filter_people
 from factor_journal.reminders import MAIL_COLLECTION, ReminderPolicy, send_due_reminders
+from factor_journal.repositories.links import LinkRecords
 
 POLICY = ReminderPolicy(inactive_after=timedelta(days=7), window=timedelta(days=7))
 NOW = datetime.now(UTC)
@@ -22,15 +23,22 @@ NOW = datetime.now(UTC)
 
 @pytest.fixture
 def signer(firestore_client) -> LinkSigner:
-    return LinkSigner(firestore_client, secret="test-secret")
+    return LinkSigner(LinkRecords(firestore_client), secret="test-secret")
 
 
 def said(store, user: str, factor: str, days_ago: float, value: float = 30, confidence: float = 0.7) -> None:
     store.record_inference(
-        user, InferredUpdate(factor_id=factor, value=value, confidence=confidence, rationale=f"about {factor}",
-                             conversation_excerpt="User: …", session_id="kickoff",
-                             observed_at=NOW - timedelta(days=days_ago)),
-    )  # fmt: skip
+        user,
+        InferredUpdate(
+            factor_id=factor,
+            value=value,
+            confidence=confidence,
+            rationale=f"about {factor}",
+            conversation_excerpt="User: …",
+            session_id="kickoff",
+            observed_at=NOW - timedelta(days=days_ago),
+        ),
+    )
 
 
 def quiet_person(store, org_id: str | None = None, name: str = "Pat Doe") -> str:

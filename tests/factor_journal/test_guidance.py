@@ -1,32 +1,34 @@
-"""Next best questions and the next-tier statement, from a real stored summary."""
+"""Next best questions and the next-tier statement, from the summary a change leaves (pure: no Firestore)."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from planned import Person
+
 from factor_journal.graph import graph_for
 from factor_journal.guidance import next_best_questions, next_tier_statement, opened_by
-from factor_journal.models import FactorState, InferenceStatus, InferredUpdate
+from factor_journal.models import FactorState, InferenceStatus
 from factor_journal.summary import build_summary
 
 
-def test_questions_favour_factors_that_unlock_the_most(small_store, make_user):
-    user = make_user(small_store)
-    small_store.record_inference(user, InferredUpdate(factor_id="quality", value=65, confidence=0.75, rationale="r"))
-    summary = small_store.summary(user)
-    questions = next_best_questions(small_store.catalog, small_store.graph, summary, limit=3)
+def test_questions_favour_factors_that_unlock_the_most(small_catalog):
+    person = Person(small_catalog)
+    person.say("quality", 65, 0.75)
+    summary = person.summary
+    questions = next_best_questions(small_catalog, person.graph, summary, limit=3)
     assert questions[0].factor_id == "skills"  # the last blocker of "medium", and one of "hard"
     assert "helps unlock Medium" in questions[0].reason
-    assert questions[0].question == small_store.catalog.factor("skills").elicitation_questions[0]
+    assert questions[0].question == small_catalog.factor("skills").elicitation_questions[0]
     asked = {questions[0].question}
-    again = next_best_questions(small_store.catalog, small_store.graph, summary, limit=3, asked=asked)
+    again = next_best_questions(small_catalog, person.graph, summary, limit=3, asked=asked)
     assert questions[0].question not in [q.question for q in again]
 
 
-def test_next_tier_statement_says_exactly_what_is_missing(small_store, make_user):
-    user = make_user(small_store)
-    small_store.record_inference(user, InferredUpdate(factor_id="quality", value=65, confidence=0.5, rationale="r"))
-    statement = next_tier_statement(small_store.summary(user))
+def test_next_tier_statement_says_exactly_what_is_missing(small_catalog):
+    person = Person(small_catalog)
+    person.say("quality", 65, 0.5)
+    statement = next_tier_statement(person.summary)
     assert statement == "To unlock Low (< €25k): 1 more factor assessed and average confidence up from 50% to 60%."
 
 
@@ -36,10 +38,17 @@ def test_next_tier_statement_says_exactly_what_is_missing(small_store, make_user
 def summary_of(catalog, states: dict[str, tuple[float, float, InferenceStatus]]):
     now = datetime(2026, 11, 20, tzinfo=UTC)
     built = {
-        fid: FactorState(factor_id=fid, category=catalog.factor(fid).category, current_value=value,
-                         current_confidence=confidence, inference_status=status, observed_at=now, evidence_count=1)
+        fid: FactorState(
+            factor_id=fid,
+            category=catalog.factor(fid).category,
+            current_value=value,
+            current_confidence=confidence,
+            inference_status=status,
+            observed_at=now,
+            evidence_count=1,
+        )
         for fid, (value, confidence, status) in states.items()
-    }  # fmt: skip
+    }
     return build_summary(catalog, graph_for(catalog), built, None, now)
 
 

@@ -20,6 +20,7 @@ from factor_journal.links import (
     RevokedLinkError,
     link_secret,
 )
+from factor_journal.repositories.links import LinkRecords
 
 
 @pytest.fixture
@@ -29,7 +30,7 @@ def clock() -> Clock:
 
 @pytest.fixture
 def signer(firestore_client, clock) -> LinkSigner:
-    return LinkSigner(firestore_client, secret="test-secret", clock=clock)
+    return LinkSigner(LinkRecords(firestore_client), secret="test-secret", clock=clock)
 
 
 def test_a_link_opens_exactly_its_user_and_session(signer, small_store, make_user):
@@ -41,14 +42,20 @@ def test_a_link_opens_exactly_its_user_and_session(signer, small_store, make_use
 def test_tampered_and_malformed_links_are_invalid(signer, small_store, make_user):
     token = signer.issue(make_user(small_store))
     payload, signature = token.rsplit(".", 1)
-    for bad in [token[:-2] + ("xx" if not token.endswith("xx") else "yy"), "nonsense", "", None, "a" * 5000,
-                payload.replace(payload[5], "Z" if payload[5] != "Z" else "Y", 1) + "." + signature]:  # fmt: skip
+    for bad in [
+        token[:-2] + ("xx" if not token.endswith("xx") else "yy"),
+        "nonsense",
+        "",
+        None,
+        "a" * 5000,
+        payload.replace(payload[5], "Z" if payload[5] != "Z" else "Y", 1) + "." + signature,
+    ]:
         with pytest.raises(InvalidLinkError):
             signer.verify(bad)
 
 
 def test_a_link_signed_with_another_secret_is_invalid(signer, firestore_client, small_store, make_user):
-    token = LinkSigner(firestore_client, secret="someone-else").issue(make_user(small_store))
+    token = LinkSigner(LinkRecords(firestore_client), secret="someone-else").issue(make_user(small_store))
     with pytest.raises(InvalidLinkError):
         signer.verify(token)
 
@@ -109,7 +116,7 @@ def test_a_revocation_elsewhere_takes_effect_within_the_record_cache_time(
     """The app's signer re-reads a record at most once per RECORD_TTL: seconds, not minutes."""
     token = signer.issue(make_user(small_store))
     signer.verify(token)
-    LinkSigner(firestore_client, secret="test-secret").revoke(token)  # e.g. the CLI, another process
+    LinkSigner(LinkRecords(firestore_client), secret="test-secret").revoke(token)  # e.g. the CLI, another process
     signer.verify(token)  # still cached
     clock.advance(RECORD_TTL)
     with pytest.raises(RevokedLinkError):
@@ -135,7 +142,7 @@ def test_weak_secrets_are_refused_outside_the_emulators(production, monkeypatch,
     with pytest.raises(LinkSecretError, match=message):
         link_secret()
     with pytest.raises(LinkSecretError, match=message):
-        LinkSigner(client=None, secret=secret)  # type: ignore[arg-type]
+        LinkSigner(records=None, secret=secret)  # type: ignore[arg-type]
 
 
 def test_a_strong_secret_is_accepted_outside_the_emulators(production, monkeypatch):
@@ -173,9 +180,10 @@ def test_every_function_that_signs_or_checks_links_declares_the_secret_and_no_ot
     endpoints = {name: f.__firebase_endpoint__ for name, f in vars(main).items() if hasattr(f, "__firebase_endpoint__")}
     assert set(endpoints) == SIGNING_FUNCTIONS | OTHER_FUNCTIONS  # a new function must be sorted into one of the two
     declared = {
-        name for name, endpoint in endpoints.items()
+        name
+        for name, endpoint in endpoints.items()
         if any(s["key"] == "FJ_LINK_SECRET" for s in endpoint.secretEnvironmentVariables or [])
-    }  # fmt: skip
+    }
     assert declared == SIGNING_FUNCTIONS
     example = (path.parent / ".secret.local.example").read_text()
     assert f"FJ_LINK_SECRET={DEMO_SECRET}" in example  # the emulators' value is the refused-in-production demo one

@@ -151,8 +151,6 @@ def _race(*steps) -> None:
 
 def test_taking_a_managers_role_away_never_undoes_their_unsubscribe(store, catalog, firestore_client):
     """The person is told "you are unsubscribed": whatever ran at the same time, they stay unsubscribed."""
-    from factor_journal.repositories.mail import Mail
-
     directory, other = OrganisationDirectory(store), FactorJournalStore(firestore_client, catalog)
     org = f"org-{uuid.uuid4().hex[:8]}"
     directory.create(org, "Race")
@@ -160,7 +158,7 @@ def test_taking_a_managers_role_away_never_undoes_their_unsubscribe(store, catal
         person = f"race-{uuid.uuid4().hex[:8]}"
         store.register_user(UserProfile(user_id=person, org_id=org, email="p@example.com"))
         directory.assign_manager(org, person)
-        unsubscribe = partial(Mail(other.client).opt_out, person, datetime.now(UTC))
+        unsubscribe = partial(other.mail.opt_out, person, datetime.now(UTC))
         _race(partial(directory.remove_manager, org, person), unsubscribe)
         profile = store.get_user(person)
         assert profile is not None and profile.reminders_opt_out and profile.role == "member"
@@ -183,8 +181,10 @@ def test_making_someone_a_manager_never_undoes_their_move(store, catalog, firest
         person = f"race-{uuid.uuid4().hex[:8]}"
         store.register_user(UserProfile(user_id=person, org_id=a, email="p@example.com"))
 
-        _race(partial(_assign_unless_refused, directory, a, person),
-              partial(other.register_user, UserProfile(user_id=person, org_id=b, email="p@example.com")))  # fmt: skip
+        _race(
+            partial(_assign_unless_refused, directory, a, person),
+            partial(other.register_user, UserProfile(user_id=person, org_id=b, email="p@example.com")),
+        )
         assert store.get_user(person).org_id == b  # type: ignore[union-attr]
         assert person not in directory.get(a).managers  # type: ignore[union-attr]
         assert person not in {row.user_id for row in directory.rows(a)}

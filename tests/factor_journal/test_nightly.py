@@ -37,6 +37,7 @@ from factor_journal.reminders import (
     mail_id_for,
     send_due_reminders,
 )
+from factor_journal.repositories.links import LinkRecords
 from factor_journal.store import FactorJournalStore
 
 DATABASE = "fj-nightly"
@@ -56,15 +57,16 @@ def store(nightly_client: firestore.Client, catalog: Catalog) -> FactorJournalSt
 
 @pytest.fixture
 def signer(nightly_client) -> LinkSigner:
-    return LinkSigner(nightly_client, secret="test-secret")
+    return LinkSigner(LinkRecords(nightly_client), secret="test-secret")
 
 
 def seed(store, year: int, people: int, organisations: int = 2) -> tuple[datetime, dict]:
     """``people`` members quiet since ``year`` (six in ten due at the returned ``now``)."""
     now = datetime(year, 6, 1, tzinfo=UTC)
     prefix = f"n{uuid.uuid4().hex[:8]}"
-    population = seed_population(store.client, store.catalog, people=people, organisations=organisations, now=now,
-                                 prefix=prefix)  # fmt: skip
+    population = seed_population(
+        store.client, store.catalog, people=people, organisations=organisations, now=now, prefix=prefix
+    )
     return now, population
 
 
@@ -133,12 +135,12 @@ def test_the_nightly_tasks_cover_every_organisation_and_person_and_are_idempoten
     worker = NightlyWorker(store, signer, "https://app.example", queue)
     settings = NightlySettings(page_size=7, org_page_size=3)
     run_id = f"t-{uuid.uuid4().hex[:8]}"
-    first = start_run(store.client, queue, now, run_id, settings)
+    first = start_run(store.nightly_runs, queue, now, run_id, settings)
     assert [t.kind for t in first] == ["organisations", "reminders", "reminders"]
-    assert start_run(store.client, queue, now, run_id, settings) == []  # the same run again: nothing new
-    assert not progress(store.client, run_id).complete
+    assert start_run(store.nightly_runs, queue, now, run_id, settings) == []  # the same run again: nothing new
+    assert not progress(store.nightly_runs, run_id).complete
     tasks = queue.drain(worker)
-    state = progress(store.client, run_id)
+    state = progress(store.nightly_runs, run_id)
     assert state.complete and state.tasks == tasks and state.executions == tasks
     members = set(population["members"]) | {f"{o}-manager" for o in population["organisations"]}
     assert set(mail_counts(store, members)) == population["due"]
@@ -149,18 +151,21 @@ def test_the_nightly_tasks_cover_every_organisation_and_person_and_are_idempoten
         assert figures.people == sum(1 for member_org in population["org_of"].values() if member_org == org)
 
     # The same tasks again (a retried or duplicated delivery): they run, and write nothing twice.
-    replay = [NightlyTask(kind="reminders", run_id=run_id, now=now, settings=settings, scan="quiet"),
-              NightlyTask(kind="organisations", run_id=run_id, now=now, settings=settings)]  # fmt: skip
+    replay = [
+        NightlyTask(kind="reminders", run_id=run_id, now=now, settings=settings, scan="quiet"),
+        NightlyTask(kind="organisations", run_id=run_id, now=now, settings=settings),
+    ]
     for task in replay:
         worker.run(task.model_dump(mode="json"))
     assert mail_counts(store, members) == dict.fromkeys(population["due"], 1)
     assert all(len([d for d in directory.history(org) if d.date == day]) == 1 for org in population["organisations"])
-    again = progress(store.client, run_id)
+    again = progress(store.nightly_runs, run_id)
     assert again.executions == tasks + 2 and again.tasks == tasks
 
 
-def test_a_malformed_task_is_refused_before_any_work(store, signer):
-    worker = NightlyWorker(store, signer, "https://app.example", InlineQueue())
+def test_a_malformed_task_is_refused_before_any_work():
+    """``NightlyWorker.run`` validates its payload as a ``NightlyTask`` before it reads or writes anything: the
+    refusal is the model's (pure)."""
     now = datetime.now(UTC).isoformat()
     for bad in (
         {"kind": "reminders", "run_id": "r1", "now": now},  # no scan
@@ -170,7 +175,10 @@ def test_a_malformed_task_is_refused_before_any_work(store, signer):
         {"kind": "reminders", "run_id": "r1", "now": now, "scan": "quiet", "settings": {"page_size": 0}},
     ):
         with pytest.raises(ValidationError):
-            worker.run(bad)
+            NightlyTask.model_validate(bad)
+    assert NightlyTask.model_validate({"kind": "reminders", "run_id": "r1", "now": now, "scan": "quiet"}).key == (
+        "reminders-quiet-000000"
+    )
     with pytest.raises(ValueError):
         ReminderPolicy(page_size=0)
 

@@ -158,29 +158,3 @@ def run_concurrently(database: firestore.Client, catalog, count: int) -> dict:
     statuses = {stores[0].turn_data(user, s, t)["extraction"]["status"] for s, t, _ in turns}
     assert statuses == {"processed"}
     return outcome_of(stores[0], user)
-
-
-def test_things_said_at_the_same_instant_give_the_same_where_we_were_in_either_order(database, catalog):
-    """Two sessions each with a turn at the very same time: "where we were" does not depend on which was
-    analysed first."""
-    store = FactorJournalStore(database, catalog)
-    said_at = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
-    script = {"Data quality is poor.": [reading("data_quality", 20, 0.7)],
-              "We have two data scientists.": [reading("ml_expertise", 55, 0.7)]}  # fmt: skip
-
-    def where_we_were(order: list[int]) -> tuple[str, str | None]:
-        user = f"tie-{uuid.uuid4().hex[:8]}"
-        store.register_user(UserProfile(user_id=user))
-        turns = []
-        for index, text in enumerate(script):
-            session = store.start_session(user, f"s{index}")
-            turn = store.add_turn(user, session, "user", text, created_at=said_at, turn_id=f"t{index}")
-            turns.append((session, turn))
-        processor = TurnProcessor(store, ReadingsByText(script), config=Settings(turns_per_minute=1000))
-        for index in order:
-            processor.process(user, *turns[index])
-        last = store.summary(user).last_conversation
-        assert last is not None
-        return last.factor_id, last.session_id
-
-    assert where_we_were([0, 1]) == where_we_were([1, 0])

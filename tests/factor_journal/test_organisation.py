@@ -10,8 +10,17 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from factor_journal.models import InferredUpdate, UserProfile
-from factor_journal.organisation import NotAManagerError, OrganisationDirectory, blockers, team_csv
-from factor_journal.rollup import ROLLUP_SHARDS, PersonRow, shard_of
+from factor_journal.organisation import (
+    TEAM_SORTS,
+    NotAManagerError,
+    Organisation,
+    OrganisationDirectory,
+    TeamView,
+    blockers,
+    sort_people,
+    team_csv,
+)
+from factor_journal.rollup import ROLLUP_SHARDS, PersonRow, RowFreshness, mean_completeness, shard_of
 
 
 def reading(factor: str, value: float, confidence: float = 0.7) -> InferredUpdate:
@@ -77,16 +86,19 @@ def test_team_reads_stay_constant_for_two_thousand_people(small_store, make_user
     for index in range(2000):
         uid = f"{org}-{index:04d}"
         shards.setdefault(shard_of(uid), {})[uid] = PersonRow(
-            user_id=uid, display_name=f"P{index:04d}", completeness=(index % 10) / 10,
+            user_id=uid,
+            display_name=f"P{index:04d}",
+            completeness=(index % 10) / 10,
             decision_tier="low_risk" if index % 4 else "exploratory",
-        ).to_document()  # fmt: skip
+        ).to_document()
     for shard, rows in shards.items():
         writer.set(small_store.org_ref(org).collection("rollup").document(shard), {"rows": rows}, merge=True)
     writer.close()
     small_store.stats.reset()
     team = directory.team(manager, org)
     assert len(team.people) == 2000
-    assert team.tier_distribution["exploratory"] == 500 and team.tier_distribution["low_risk"] == 1500
+    tiers = team.tier_distribution()
+    assert tiers["exploratory"] == 500 and tiers["low_risk"] == 1500
     assert small_store.stats.reads <= ROLLUP_SHARDS + 2 + 1  # the manager check, the org, its shards
     assert len(shards) <= ROLLUP_SHARDS
 
@@ -208,3 +220,82 @@ def test_registering_again_keeps_what_the_pipeline_recorded(small_store, make_us
     small_store.register_user(UserProfile(user_id=user, org_id="org-keep", display_name="Renamed"))
     profile = small_store.get_user(user)
     assert profile.display_name == "Renamed" and profile.last_active == datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def _row(uid: str, name: str, *, completeness=0.0, assessed=0, unconfirmed=0, last_active=None, tier="exploratory"):
+    return PersonRow(
+        user_id=uid,
+        display_name=name,
+        completeness=completeness,
+        assessed=assessed,
+        unconfirmed=unconfirmed,
+        last_active=last_active,
+        decision_tier=tier,
+    )
+
+
+def _team(rows: list[PersonRow], fresh: dict[str, RowFreshness]) -> TeamView:
+    return TeamView(
+        organisation=Organisation(org_id="o", name="O"),
+        people=rows,
+        quiet=[],
+        freshness=fresh,
+        tiers=["exploratory", "low_risk", "medium_risk"],
+    )
+
+
+def test_tier_counts_are_of_the_people_chosen_as_their_aged_answers_support_them():
+    rows = [_row("a", "A", tier="low_risk"), _row("b", "B", tier="low_risk"), _row("c", "C", tier="retired_tier")]
+    fresh = {"a": RowFreshness(due=1, share=0.5, avg_confidence=0.3, decision_tier="exploratory")}  # aged down
+    team = _team(rows, fresh)
+    # every tier in catalog order (zeros kept), then a tier the catalog no longer has: everyone is counted
+    assert list(team.tier_distribution().items()) == [
+        ("exploratory", 1),
+        ("low_risk", 1),
+        ("medium_risk", 0),
+        ("retired_tier", 1),
+    ]
+    assert team.tier_distribution([rows[1]]) == {"exploratory": 0, "low_risk": 1, "medium_risk": 0}
+
+
+def test_average_mapped_counts_everyone_and_started_counts_who_assessed_something():
+    rows = [
+        _row("a", "A", completeness=0.5, assessed=3),
+        _row("b", "B", completeness=0.0),
+        _row("c", "C", completeness=0.25, assessed=1),
+    ]
+    team = _team(rows, {})
+    assert team.avg_completeness() == 0.25 and team.avg_completeness(rows[:1]) == 0.5
+    assert mean_completeness([]) == 0.0
+    assert team.started() == 2 and team.started(rows[1:2]) == 0
+
+
+def test_the_team_table_sorts_each_way_a_manager_may_choose():
+    now = datetime(2026, 11, 20, tzinfo=UTC)
+    rows = [
+        _row("u1", "bea", completeness=0.5, unconfirmed=1, last_active=now - timedelta(days=2)),
+        _row("u2", "Al", completeness=0.5, unconfirmed=4, last_active=now - timedelta(days=9)),
+        _row("u3", "", completeness=0.1, unconfirmed=1),  # never active, no name: its id stands for it
+        _row("u4", "Cy", completeness=0.9, unconfirmed=0, last_active=now),
+    ]
+    fresh = {
+        uid: RowFreshness(due=0, share=share, avg_confidence=0.5, decision_tier="exploratory")
+        for uid, share in (("u1", 0.2), ("u2", 0.0), ("u3", 0.2), ("u4", 0.6))
+    }
+    team = _team(rows, fresh)
+
+    def order(name: str) -> list[str]:
+        return [row.user_id for row in sort_people(team, rows, name)]
+
+    assert set(TEAM_SORTS) == {
+        "Name",
+        "Least mapped first",
+        "Longest quiet first",
+        "Most unconfirmed first",
+        "Most to re-check first",
+    }
+    assert order("Name") == ["u2", "u1", "u4", "u3"]  # case-insensitive
+    assert order("Least mapped first") == ["u3", "u2", "u1", "u4"]  # ties by name
+    assert order("Longest quiet first") == ["u3", "u2", "u1", "u4"]  # never active first
+    assert order("Most unconfirmed first") == ["u2", "u1", "u3", "u4"]
+    assert order("Most to re-check first") == ["u4", "u1", "u3", "u2"]

@@ -25,6 +25,7 @@ from factor_journal.models import UserProfile
 from factor_journal.organisation import OrganisationDirectory
 from factor_journal.pipeline import TurnProcessor
 from factor_journal.privacy import PRIVACY_LOG, PersonalData, subject_of
+from factor_journal.repositories.links import LinkRecords
 from factor_journal.rollup import PersonRow, shard_of
 from factor_journal.store import FactorJournalStore
 
@@ -77,8 +78,10 @@ def person(client, catalog):
 
     processor = TurnProcessor(store, runtime.make_extractor("offline"))
     session = store.start_session(uid)
-    for text in [f"Honestly our data is all over the place, 5 different systems and a {SECRET_WORDS}.",
-                 "We have two data scientists in BI."]:  # fmt: skip
+    for text in [
+        f"Honestly our data is all over the place, 5 different systems and a {SECRET_WORDS}.",
+        "We have two data scientists in BI.",
+    ]:
         turn = store.add_turn(uid, session, "user", text, created_at=datetime.now(UTC))
         processor.process(uid, session, turn)
     colleague_session = store.start_session(colleague)
@@ -88,7 +91,7 @@ def person(client, catalog):
 
     stale = PersonRow(user_id=uid, display_name="Petra Privatova", email=email).to_document()  # an old, stale row
     store.org_ref(old_org).collection("rollup").document(shard_of(uid)).set({"rows": {uid: stale}}, merge=True)
-    signer = LinkSigner(client)
+    signer = LinkSigner(LinkRecords(client))
     signer.issue(uid, session)
     signer.issue(uid, kind="manager", org_id=org)
     signer.issue(colleague)
@@ -199,7 +202,7 @@ def test_people_who_share_an_address_never_get_or_erase_each_others_mail(client,
     vera, otto = (f"{name}-{uuid.uuid4().hex[:8]}" for name in ("vera", "otto"))
     for uid, name in ((vera, "Vera"), (otto, "Otto")):
         store.register_user(UserProfile(user_id=uid, display_name=name, email=shared))
-    signer = LinkSigner(client)
+    signer = LinkSigner(LinkRecords(client))
     veras = store.get_user(vera)
     assert veras is not None
     [veras_reminder] = remind(store, signer, "https://app.example", [veras], datetime.now(UTC), ReminderPolicy())
@@ -248,7 +251,7 @@ def test_a_reminder_composed_while_its_person_is_erased_leaves_no_link_and_the_p
     store = FactorJournalStore(client, catalog)
     erased, kept = _erased_person(store), _erased_person(store)
     people = [store.get_user(erased), store.get_user(kept)]
-    signer = LinkSigner(client)
+    signer = LinkSigner(LinkRecords(client))
     issue = signer.issue
 
     def erased_while_composing(user_id, *args, **kwargs):

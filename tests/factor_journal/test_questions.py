@@ -16,9 +16,16 @@ NOW = datetime.now(UTC)
 def said(store, user, factor, value, confidence, days_ago, why, **extra):
     store.record_inference(
         user,
-        InferredUpdate(factor_id=factor, value=value, confidence=confidence, rationale=why,
-                       conversation_excerpt=f"User: {why}", observed_at=NOW - timedelta(days=days_ago), **extra),
-    )  # fmt: skip
+        InferredUpdate(
+            factor_id=factor,
+            value=value,
+            confidence=confidence,
+            rationale=why,
+            conversation_excerpt=f"User: {why}",
+            observed_at=NOW - timedelta(days=days_ago),
+            **extra,
+        ),
+    )
 
 
 @pytest.fixture

@@ -39,10 +39,17 @@ def test_a_rows_answer_ages_do_not_depend_on_the_order_of_the_summarys_factors(c
 
     now = datetime(2026, 11, 20, tzinfo=UTC)
     states = {
-        fid: FactorState(factor_id=fid, category=catalog.factor(fid).category, current_value=50, current_confidence=0.7,
-                         inference_status=InferenceStatus.unconfirmed, observed_at=now, evidence_count=1)
+        fid: FactorState(
+            factor_id=fid,
+            category=catalog.factor(fid).category,
+            current_value=50,
+            current_confidence=0.7,
+            inference_status=InferenceStatus.unconfirmed,
+            observed_at=now,
+            evidence_count=1,
+        )
         for fid in ("data_quality", "ml_expertise", "cloud_adoption")
-    }  # fmt: skip
+    }
     summary = build_summary(catalog, graph_for(catalog), states, None, now)
     reordered = summary.model_copy(update={"factors": dict(reversed(list(summary.factors.items())))})
     profile = UserProfile(user_id="u")

@@ -17,9 +17,14 @@ NOW = datetime(2026, 11, 20, tzinfo=UTC)
 def state(fid: str, value: float | None, status: InferenceStatus, conflict: bool = False) -> FactorState:
     held = Conflict(entry_id="c", proposed_value=20, proposed_confidence=0.6, rationale="r", observed_at=NOW)
     return FactorState(
-        factor_id=fid, category="data_readiness", current_value=value, inference_status=status,
-        current_confidence=0.0 if value is None else 0.7, evidence_count=1, open_conflict=held if conflict else None,
-    )  # fmt: skip
+        factor_id=fid,
+        category="data_readiness",
+        current_value=value,
+        inference_status=status,
+        current_confidence=0.0 if value is None else 0.7,
+        evidence_count=1,
+        open_conflict=held if conflict else None,
+    )
 
 
 def test_each_reading_is_one_line_in_the_factors_own_words(catalog):

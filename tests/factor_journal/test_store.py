@@ -8,12 +8,8 @@ from functools import partial
 import pytest
 
 from factor_journal.errors import (
-    DerivedFactorError,
-    InvalidConfidenceError,
-    MissingRationaleError,
     NoConflictError,
     NotAssessedError,
-    UnknownFactorError,
     UnknownUserError,
     ValueOutOfScaleError,
 )
@@ -67,114 +63,17 @@ def test_record_inference_writes_factor_journal_and_summary(store, make_user):
     assert summary.unconfirmed_inferences[0].evidence_count == 1
 
 
-def test_second_inference_records_previous_value(store, make_user):
-    user = make_user(store)
-    store.record_inference(user, update("data_quality", 20))
-    store.record_inference(user, update("data_quality", 35, 0.8))
-    newest, oldest = journal(store, user, "data_quality")
-    assert (newest.previous_value, newest.new_value) == (20, 35)
-    assert oldest.new_value == 20
-    assert store.summary(user).unconfirmed_inferences[0].evidence_count == 2
-
-
-def test_a_confirmation_counts_as_the_persons_word_and_caps_at_one(store, make_user):
-    user = make_user(store)
-    store.record_inference(user, update("data_quality", 20, 0.75))
-    entry = store.confirm(user, "data_quality")
-    state = store.factor(user, "data_quality")
-    assert state.inference_status == InferenceStatus.confirmed
-    assert state.current_confidence == pytest.approx(0.95)  # as sure as a value the person gave
-    assert entry.kind == EntryKind.confirmed and entry.source == Source.user
-    assert store.summary(user).unconfirmed_inferences == []
-
-    store.record_inference(user, update("ml_expertise", 60, 0.95))
-    store.confirm(user, "ml_expertise")
-    assert store.factor(user, "ml_expertise").current_confidence == 1.0
-
-
-def test_confirm_of_unassessed_factor_is_refused(store, make_user):
+def test_a_decision_the_factor_cannot_take_is_refused_and_journals_nothing(store, make_user):
+    """The store's own checks of a decision (the rules of a decision that goes through are pure:
+    test_change_rules.py)."""
     user = make_user(store)
     with pytest.raises(NotAssessedError):
         store.confirm(user, "data_quality")
     assert journal(store, user, "data_quality") == []
-
-
-def test_correct_sets_user_value_and_flags_inferences_resting_on_it(store, make_user):
-    user = make_user(store)
-    store.record_inference(user, update("data_governance", 20, 0.6))
-    store.record_inference(user, update("data_quality", 20, 0.7, inferred_from=["data_governance"]))
-    store.record_inference(user, update("sensor_data", 40, 0.7))
-
-    entry = store.correct(user, "data_governance", 70, "We appointed data owners last quarter")
-
-    governance = store.factor(user, "data_governance")
-    assert (governance.current_value, governance.current_confidence) == (70, 0.95)
-    assert governance.inference_status == InferenceStatus.user_provided
-    assert entry.kind == EntryKind.corrected and entry.change_rationale == "We appointed data owners last quarter"
-    assert (entry.previous_value, entry.new_value) == (20, 70)
-
-    quality = store.factor(user, "data_quality")
-    assert quality.needs_recheck and "Data governance" in quality.recheck_reason
-    assert not store.factor(user, "sensor_data").needs_recheck
-    assert [r.factor_id for r in store.summary(user).needs_recheck] == ["data_quality"]
-
-    store.record_inference(user, update("data_quality", 45, 0.7, inferred_from=["data_governance"]))
-    assert not store.factor(user, "data_quality").needs_recheck
-    assert store.summary(user).needs_recheck == []
-
-
-def test_retract_returns_factor_to_unassessed_and_journals_it(store, make_user):
-    user = make_user(store)
-    store.record_inference(user, update("sensor_data", 60))
-    entry = store.retract(user, "sensor_data", "That was about a different plant")
-    state = store.factor(user, "sensor_data")
-    assert state.current_value is None and state.inference_status == InferenceStatus.unassessed
-    assert entry.kind == EntryKind.retracted and (entry.previous_value, entry.new_value) == (60, None)
-    summary = store.summary(user)
-    assert summary.overall.total_factors_assessed == 0
-    assert summary.unconfirmed_inferences == []
-    assert len(journal(store, user, "sensor_data")) == 2
-
-
-def test_confirmed_value_is_not_replaced_by_conflicting_inference(store, make_user):
-    user = make_user(store)
     store.correct(user, "data_quality", 70, "We run data quality checks on every load")
-    entry = store.record_inference(user, update("data_quality", 20, 0.9))
-
-    state = store.factor(user, "data_quality")
-    assert state.current_value == 70 and state.inference_status == InferenceStatus.user_provided
-    assert entry.kind == EntryKind.conflict and not entry.applied
-    assert state.open_conflict.proposed_value == 20
-    [conflict] = store.summary(user).conflicts
-    assert (conflict.factor_id, conflict.current_value, conflict.proposed_value) == ("data_quality", 70, 20)
-
-    store.resolve_conflict(user, "data_quality", accept=False, rationale="The checks are real")
-    state = store.factor(user, "data_quality")
-    assert state.current_value == 70 and state.open_conflict is None
-    assert store.summary(user).conflicts == []
     with pytest.raises(NoConflictError):
         store.resolve_conflict(user, "data_quality", accept=True, rationale="again")
-
-
-def test_accepting_a_conflict_takes_the_proposed_value(store, make_user):
-    user = make_user(store)
-    store.record_inference(user, update("ml_expertise", 60, 0.7))
-    store.confirm(user, "ml_expertise")
-    store.record_inference(user, update("ml_expertise", 20, 0.8, rationale="Their data scientist left"))
-    store.resolve_conflict(user, "ml_expertise", accept=True, rationale="Yes, she left in May")
-    state = store.factor(user, "ml_expertise")
-    assert state.current_value == 20 and state.inference_status == InferenceStatus.confirmed
-    assert state.current_confidence == pytest.approx(0.95)  # accepted by the person: their own word
-
-
-def test_inference_close_to_a_confirmed_value_corroborates_without_change(store, make_user):
-    user = make_user(store)
-    store.correct(user, "data_quality", 70, "stated")
-    entry = store.record_inference(user, update("data_quality", 75, 0.6))
-    state = store.factor(user, "data_quality")
-    assert state.current_value == 70 and state.open_conflict is None
-    assert not entry.applied and entry.kind == EntryKind.inferred
-    assert state.evidence_count == 2
+    assert [e.kind for e in journal(store, user, "data_quality")] == [EntryKind.corrected]
 
 
 def test_late_older_observation_is_journaled_but_does_not_overwrite(store, make_user):
@@ -263,35 +162,6 @@ def test_explain_gives_state_chain_and_graph_neighbours(store, make_user):
     assert "predictive_maintenance" in needed and not needed["predictive_maintenance"].met
 
 
-def test_composite_is_derived_from_its_components(store, make_user, catalog):
-    user = make_user(store)
-    store.record_inference(user, update("data_quality", 20, 0.8))
-    store.record_inference(user, update("ml_expertise", 60, 0.8))
-    weights = catalog.factor("ai_readiness_score").composite
-    expected = (weights["data_quality"] * 20 + weights["ml_expertise"] * 60) / (
-        weights["data_quality"] + weights["ml_expertise"]
-    )
-    composite = store.factor(user, "ai_readiness_score")
-    assert composite.current_value == pytest.approx(expected, abs=0.01)
-    assert composite.inferred_from == ["data_quality", "ml_expertise"]
-    newest = journal(store, user, "ai_readiness_score")[0]
-    assert newest.kind == EntryKind.derived and newest.source == Source.system
-    with pytest.raises(DerivedFactorError):
-        store.correct(user, "ai_readiness_score", 90, "we think we're ready")
-
-
-def test_incremental_summary_matches_a_full_scan(store, make_user):
-    user = make_user(store)
-    store.record_inference(user, update("data_quality", 40, 0.7))
-    store.record_inference(user, update("ml_expertise", 55, 0.8))
-    store.correct(user, "data_governance", 60, "stated")
-    store.confirm(user, "ml_expertise")
-    store.retract(user, "data_quality", "misheard")
-    incremental = store.summary(user)
-    scanned = store.rebuild_summary_by_scan(user)
-    assert incremental.model_dump(exclude={"updated_at"}) == scanned.model_dump(exclude={"updated_at"})
-
-
 def test_reads_per_update_do_not_grow_with_factors_or_journal(store, make_user, catalog):
     user = make_user(store)
     store.stats.reset()
@@ -349,19 +219,10 @@ def test_concurrent_writers_in_separate_processes_are_serialised_by_the_transact
 
 @pytest.mark.parametrize(
     ("call", "error"),
-    [
-        (lambda s, u: s.record_inference(u, update("no_such_factor", 20)), UnknownFactorError),
-        (lambda s, u: s.record_inference(u, update("data_quality", 120)), ValueOutOfScaleError),
-        (lambda s, u: s.record_inference(u, update("data_quality", -1)), ValueOutOfScaleError),
-        (lambda s, u: s.record_inference(u, update("data_quality", 20, 1.5)), InvalidConfidenceError),
-        (lambda s, u: s.record_inference(u, update("data_quality", 20, -0.1)), InvalidConfidenceError),
-        (lambda s, u: s.record_inference(u, update("data_quality", 20, rationale="  ")), MissingRationaleError),
-        (lambda s, u: s.record_inference(u, update("data_quality", 20, inferred_from=["nope"])), UnknownFactorError),
-        (lambda s, u: s.correct(u, "data_quality", 50, ""), MissingRationaleError),
-        (lambda s, u: s.correct(u, "data_quality", 500, "stated"), ValueOutOfScaleError),
+    [  # the catalog's checks are pure tests (test_change_rules.py), a refused value writing nothing is
+        # test_a_batch_with_one_bad_update_writes_nothing; here: an unknown person, refused with nothing written
         (lambda s, u: s.correct("nobody-" + u, "data_quality", 50, "stated"), UnknownUserError),
         (lambda s, u: s.record_inference("nobody-" + u, update("data_quality", 20)), UnknownUserError),
-        (lambda s, u: s.retract(u, "data_quality", ""), MissingRationaleError),
     ],
 )
 def test_bad_input_raises_typed_error_and_writes_nothing(store, make_user, call, error):

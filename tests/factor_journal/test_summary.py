@@ -1,7 +1,7 @@
 """Decision tiers and capability rules, exactly, on a small catalog with round thresholds.
 
-The pure rules are checked directly, and again through the store on the emulator
-so the stored summary is known to follow them.
+The pure rules are checked directly, and again on the summary a change leaves (the pure planner's; that the
+store writes it is tested on the emulator in test_store.py).
 """
 
 from __future__ import annotations
@@ -9,9 +9,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from planned import Person
 
 from factor_journal.graph import graph_for
-from factor_journal.models import FactorState, InferenceStatus, InferredUpdate
+from factor_journal.models import FactorState, InferenceStatus
 from factor_journal.summary import build_summary
 
 
@@ -93,13 +94,12 @@ def test_graph_unlocks_if_improved(small_catalog):
     assert graph.composites_of("quality") == ["readiness"]
 
 
-def test_stored_summary_follows_the_rules(small_store, make_user):
-    user = make_user(small_store)
+def test_the_summary_a_change_leaves_follows_the_rules(small_catalog):
+    """The summary the planner writes with a change (the store writes the change set whole: test_store.py)."""
+    person = Person(small_catalog)
     for factor_id, value, confidence in [("quality", 65, 0.75), ("skills", 55, 0.8), ("storage", 20, 0.8)]:
-        small_store.record_inference(
-            user, InferredUpdate(factor_id=factor_id, value=value, confidence=confidence, rationale="said so")
-        )
-    summary = small_store.summary(user)
+        person.say(factor_id, value, confidence)
+    summary = person.summary
     assert summary.overall.decision_tier == "medium_risk"
     assert summary.overall.next_tier.factors_needed == 2
     assert summary.capabilities.can_evaluate == ["easy", "medium"]

@@ -13,8 +13,15 @@ NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 
 
 def state(value=None, confidence=0.0, status=InferenceStatus.unassessed, observed=None, **extra) -> FactorState:
-    return FactorState(factor_id="quality", category="data", current_value=value, current_confidence=confidence,
-                       inference_status=status, observed_at=observed, **extra)  # fmt: skip
+    return FactorState(
+        factor_id="quality",
+        category="data",
+        current_value=value,
+        current_confidence=confidence,
+        inference_status=status,
+        observed_at=observed,
+        **extra,
+    )
 
 
 def update(value: float, confidence: float = 0.7, observed=NOW) -> InferredUpdate:

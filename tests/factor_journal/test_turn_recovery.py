@@ -68,10 +68,15 @@ def test_a_duplicate_of_a_done_turn_reads_once_and_writes_nothing(store, make_us
     user, session = new_conversation(store, make_user)
     turn = store.add_turn(user, session, "user", "Our data is all over the place")
     processor = TurnProcessor(store, ScriptedExtractor([reading("data_quality", 25)]))
-    assert processor.process(user, session, turn).status == "processed"
+    first = processor.process(user, session, turn)
+    assert first.status == "processed" and len(processor.extractor.requests) == 1  # not screened: analysed
+    assert status(store, user, session, turn) == "processed"
+    assert store.turn_data(user, session, turn)["extraction"].get("screened") is None
     store.stats.reset()
-    assert processor.process(user, session, turn).status == "duplicate"
+    again = processor.process(user, session, turn)
+    assert again.status == "duplicate" and again.entry_ids == first.entry_ids  # told what the first did
     assert (store.stats.reads, store.stats.writes) == (1, 0)
+    assert len(store.history(user, "data_quality").entries) == 1
 
 
 def test_a_claim_whose_holder_died_is_taken_over_after_its_lease(store, make_user):
@@ -81,13 +86,13 @@ def test_a_claim_whose_holder_died_is_taken_over_after_its_lease(store, make_use
     config = Settings(claim_lease_seconds=60)
     model = ScriptedExtractor([reading("data_quality", 25)])
     # an instance claims the turn and dies before finishing
-    dead = store.people.claim_turn(_ref(user, session, turn), lease=config.claim_lease, now=clock())
+    dead = store.ledger.claim(_ref(user, session, turn), lease=config.claim_lease, now=clock())
     assert dead.won and status(store, user, session, turn) == "processing"
     processor = TurnProcessor(store, model, config=config, clock=clock)
     assert processor.process(user, session, turn).status == "busy"  # the lease is live
     assert model.requests == []
     clock.advance(seconds=61)
-    assert store.people.due_turns(clock()) and _ref(user, session, turn) in store.people.due_turns(clock())
+    assert store.ledger.due(clock()) and _ref(user, session, turn) in store.ledger.due(clock())
     assert recover_due_turns(processor) == {"processed": 1}
     assert status(store, user, session, turn) == "processed" and len(model.requests) == 1
 
@@ -128,20 +133,6 @@ def test_transient_failures_are_retried_automatically_with_backoff_then_need_att
     assert store.get_user(user).attention_turns == []
 
 
-def test_a_turn_needing_attention_is_listed_on_the_managers_rollup_row(store, make_user):
-    user = make_user(store, org_id="org-attention")
-    session = store.start_session(user)
-    turn = store.add_turn(user, session, "user", "Our data is all over the place")
-    config = Settings(max_turn_attempts=1)
-    TurnProcessor(store, ScriptedExtractor(ExtractionError("quota exceeded")), config=config).process(
-        user, session, turn
-    )
-    rows = {}
-    for shard in store.org_ref("org-attention").collection("rollup").stream():
-        rows.update((shard.to_dict() or {}).get("rows", {}))
-    assert rows[user]["needs_attention"] == 1
-
-
 def test_a_turn_whose_analysis_keeps_stopping_its_instance_needs_attention_after_the_last_attempt(store, make_user):
     """A turn that kills every instance analysing it (a timeout, a crash) leaves only expired claims: after the
     last attempt it is not claimed again but needs attention, listed where the person's managers see it."""
@@ -150,7 +141,7 @@ def test_a_turn_whose_analysis_keeps_stopping_its_instance_needs_attention_after
     turn = store.add_turn(user, session, "user", "Our data is all over the place")
     clock, config = Clock(), Settings(max_turn_attempts=3, claim_lease_seconds=60)
     for _ in range(3):  # three instances claim it and die
-        assert store.people.claim_turn(_ref(user, session, turn), lease=config.claim_lease, now=clock()).won
+        assert store.ledger.claim(_ref(user, session, turn), lease=config.claim_lease, now=clock()).won
         clock.advance(seconds=61)
     model = ScriptedExtractor([reading("data_quality", 25)])
     assert recover_due_turns(TurnProcessor(store, model, config=config, clock=clock)) == {"needs_attention": 1}
@@ -173,15 +164,22 @@ def test_a_turn_committed_after_its_takeover_failed_is_no_longer_listed_as_needi
     session = store.start_session(user)
     turn = store.add_turn(user, session, "user", "Our data is all over the place")
     clock, config = Clock(), Settings(max_turn_attempts=2, claim_lease_seconds=60)
-    slow = store.people.claim_turn(_ref(user, session, turn), lease=config.claim_lease, now=clock())
+    slow = store.ledger.claim(_ref(user, session, turn), lease=config.claim_lease, now=clock())
     assert slow.won
     clock.advance(seconds=61)
     failing = TurnProcessor(store, ScriptedExtractor(ExtractionError("503")), config=config, clock=clock)
     assert recover_due_turns(failing) == {"needs_attention": 1}
     assert store.get_user(user).attention_turns == [f"{session}/{turn}"]
     created = store.turn_data(user, session, turn)["created_at"]
-    late = InferredUpdate(factor_id="data_quality", value=25, confidence=0.7, rationale="scattered data",
-                          session_id=session, turn_id=turn, observed_at=created)  # fmt: skip
+    late = InferredUpdate(
+        factor_id="data_quality",
+        value=25,
+        confidence=0.7,
+        rationale="scattered data",
+        session_id=session,
+        turn_id=turn,
+        observed_at=created,
+    )
     store.record_inferences(user, [late], turn=TurnContext(session, turn, created), idempotency_key=f"{session}/{turn}")
     assert status(store, user, session, turn) == "processed"
     assert store.get_user(user).attention_turns == []
@@ -203,10 +201,13 @@ def test_invalid_input_is_never_retried(store, make_user):
     model = ScriptedExtractor([reading("data_quality", 25)])
     processor = TurnProcessor(store, model, clock=clock)
     assert processor.process(user, session, ref.id).status == "invalid"
+    recorded = store.turn_data(user, session, ref.id)["extraction"]
+    assert "text is empty" in recorded["error"] and recorded["error_kind"] == "invalid_input"  # readable
     clock.advance(days=2)
     assert recover_due_turns(processor) == {}
     assert processor.process(user, session, ref.id).status == "invalid"
     assert model.requests == []
+    assert store.summary(user).overall.total_factors_assessed == 0  # nothing written
 
 
 def test_retries_interleaved_with_duplicates_produce_one_set_of_effects(instances, make_user):

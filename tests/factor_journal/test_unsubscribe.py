@@ -21,7 +21,8 @@ from factor_journal.reminders import (
     UnsubscribeLinks,
     send_due_reminders,
     unsubscribe,
-)  # fmt: skip
+)
+from factor_journal.repositories.links import LinkRecords
 
 PROJECT = os.environ.get("GCLOUD_PROJECT", "demo-factor-journal")
 POLICY = ReminderPolicy(inactive_after=timedelta(days=7), window=timedelta(days=7))
@@ -29,14 +30,16 @@ POLICY = ReminderPolicy(inactive_after=timedelta(days=7), window=timedelta(days=
 
 @pytest.fixture
 def signer(firestore_client) -> LinkSigner:
-    return LinkSigner(firestore_client, secret="test-secret")
+    return LinkSigner(LinkRecords(firestore_client), secret="test-secret")
 
 
 def quiet_person(store) -> str:
     user = f"unsub-{uuid.uuid4().hex[:10]}"
     store.register_user(UserProfile(user_id=user, display_name="Pat Doe", email="pat@example.com"))
-    store.record_inference(user, InferredUpdate(factor_id="quality", value=30, confidence=0.7, rationale="spreadsheets",
-                                                session_id="kickoff"))  # fmt: skip
+    store.record_inference(
+        user,
+        InferredUpdate(factor_id="quality", value=30, confidence=0.7, rationale="spreadsheets", session_id="kickoff"),
+    )
     long_ago = datetime.now(UTC) - timedelta(days=20)
     store.client.document(f"users/{user}").update({"last_active": long_ago, "created_at": long_ago})
     return user
@@ -112,8 +115,14 @@ def test_tampered_foreign_and_resume_tokens_change_nothing(small_store, signer):
     user = quiet_person(small_store)
     links = UnsubscribeLinks("test-secret")
     good = links.token(user)
-    for bad in (good[:-2] + ("AA" if not good.endswith("AA") else "BB"), UnsubscribeLinks("another-secret").token(user),
-                signer.issue(user), "", None, "x" * 5000):  # fmt: skip
+    for bad in (
+        good[:-2] + ("AA" if not good.endswith("AA") else "BB"),
+        UnsubscribeLinks("another-secret").token(user),
+        signer.issue(user),
+        "",
+        None,
+        "x" * 5000,
+    ):
         with pytest.raises(InvalidLinkError):
             unsubscribe(small_store, links, bad)
     assert small_store.get_user(user).reminders_opt_out is False

@@ -93,7 +93,7 @@ HalfLifeField = Annotated[HalfLife, BeforeValidator(parse_half_life)]
 
 
 class Freshness(_Strict):
-    """How what was said ages (README, Freshness): versioned on its own, since ageing never changes what a
+    """How what was said ages (docs/freshness.md): versioned on its own, since ageing never changes what a
     turn says (the extractor, trained against the catalog's ``version``, is unaffected)."""
 
     version: str = Field(min_length=1)

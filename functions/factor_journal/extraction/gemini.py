@@ -125,9 +125,12 @@ class GeminiExtractor:
             base_url=settings.base_url,
         )
         self.client = Client(
-            **vertex_mode(), project=settings.project, location=settings.location,
-            credentials=credentials, http_options=http_options,
-        )  # fmt: skip
+            **vertex_mode(),
+            project=settings.project,
+            location=settings.location,
+            credentials=credentials,
+            http_options=http_options,
+        )
 
     @contextmanager
     def _failures_as_extraction_errors(self) -> Iterator[None]:

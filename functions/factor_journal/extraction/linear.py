@@ -72,9 +72,11 @@ class Classifier:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "mean": np.round(self.scaling.mean, 5).tolist(), "scale": np.round(self.scaling.scale, 5).tolist(),
-            "weights": np.round(self.weights, 5).tolist(), "bias": np.round(self.bias, 5).tolist(),
-        }  # fmt: skip
+            "mean": np.round(self.scaling.mean, 5).tolist(),
+            "scale": np.round(self.scaling.scale, 5).tolist(),
+            "weights": np.round(self.weights, 5).tolist(),
+            "bias": np.round(self.bias, 5).tolist(),
+        }
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> Classifier:

@@ -361,10 +361,14 @@ def _opening(sentences: list[str]) -> tuple[ScreenKind, re.Match[str]] | None:
                 ]
                 after = sentence[sentence.index(first) + len(first) :] + " " + " ".join(sentences[index + 1 :])
                 speaks = [
-                    f for f in later
-                    if _WE_SPEAKING.search(f) and _words(f) >= MIN_FRAGMENT_WORDS and not _PAUSE.search(f)
-                    and not _DEFERRAL.search(f) and not _PERSONAL_STATE.match(_HEDGE_OPENING.sub("", f))
-                ]  # fmt: skip
+                    f
+                    for f in later
+                    if _WE_SPEAKING.search(f)
+                    and _words(f) >= MIN_FRAGMENT_WORDS
+                    and not _PAUSE.search(f)
+                    and not _DEFERRAL.search(f)
+                    and not _PERSONAL_STATE.match(_HEDGE_OPENING.sub("", f))
+                ]
                 if _PIVOT.search(after) or speaks or _words(after) > OPENING_REST_MAX_WORDS:
                     return None
                 return kind, match
@@ -450,9 +454,12 @@ def screen_turn(answer: str) -> ScreenedTurn | None:
 
 
 _ORDER: Final = (
-    ScreenKind.pause, ScreenKind.other_organisation, ScreenKind.deferral, ScreenKind.question_back,
+    ScreenKind.pause,
+    ScreenKind.other_organisation,
+    ScreenKind.deferral,
+    ScreenKind.question_back,
     ScreenKind.hypothetical,
-)  # fmt: skip
+)
 _WHY: Final = {
     ScreenKind.pause: "the turn asks to pause or change the subject",
     ScreenKind.other_organisation: "the turn is about another organisation, not this one",

@@ -164,9 +164,13 @@ def _compile_factor(factor: Factor) -> _FactorRules:
         nouns = sorted({noun for noun in numeric.nouns if noun.split()}, key=lambda n: (-len(n), n))
         if nouns:
             follow = (
-                r"\s+" + _ADJECTIVE + f"{{0,{MAX_ADJECTIVES}}}?"
-                + "(?P<noun>" + "|".join(_words_pattern(noun) for noun in nouns) + r")(?!\w)"
-            )  # fmt: skip
+                r"\s+"
+                + _ADJECTIVE
+                + f"{{0,{MAX_ADJECTIVES}}}?"
+                + "(?P<noun>"
+                + "|".join(_words_pattern(noun) for noun in nouns)
+                + r")(?!\w)"
+            )
             counts.append(_CountRule(numeric, index, re.compile(follow, re.IGNORECASE)))
     return _FactorRules(factor, phrases, tuple(counts))
 

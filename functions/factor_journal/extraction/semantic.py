@@ -29,7 +29,7 @@ A turn is read in four steps, each promise checked by the eval (``make eval``):
    left alone (no update beats a wrong one).  At most ``MAX_FACTORS`` factors per turn.  The confidence an
    update states is the score calibrated on dev's out-of-fold readings: the chance that it is right.
 
-The three models are trained on the eval corpus's dev split only (``python -m factor_journal.extraction.train``)
+The three models are trained on the eval corpus's dev split only (``python -m factor_journal_tools.train``)
 and ship as ``extraction/models/semantic.json`` (package data, versioned with the catalog version it
 was trained against).
 """
@@ -125,15 +125,17 @@ class SemanticModel:
                     "expected": [{"factor_id": f, "value": v} for f, v in e.expected.items()],
                 }
                 for e in self.examples
-            ],  # fmt: skip
+            ],
         }
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> SemanticModel:
         versions = (
-            data.get("detect_features"), data.get("band_signals"), data.get("gate_features"),
+            data.get("detect_features"),
+            data.get("band_signals"),
+            data.get("gate_features"),
             data.get("band_signals_version"),
-        )  # fmt: skip
+        )
         if versions != (list(DETECT_FEATURES), list(BAND_SIGNALS), list(GATE_FEATURES), BAND_SIGNALS_VERSION):
             raise ValueError("the semantic model artefact is from another version: retrain it")
         return SemanticModel(
@@ -270,9 +272,10 @@ def default_reader(catalog: Catalog | None = None) -> SemanticReader:
     model = load_model_artefact()
     if model.catalog_version != catalog.version:
         log.warning(
-            "semantic model trained on catalog %s, running on %s: retrain with "
-            "`python -m factor_journal.extraction.train`", model.catalog_version, catalog.version,
-        )  # fmt: skip
+            "semantic model trained on catalog %s, running on %s: retrain with `python -m factor_journal_tools.train`",
+            model.catalog_version,
+            catalog.version,
+        )
     reader = SemanticReader(Space(catalog, model.examples), model)
     _READERS[id(catalog)] = (catalog, reader)
     return reader

@@ -63,32 +63,119 @@ def _qa(question: str, answer: str) -> str:
 # Features ----------------------------------------------------------------------------------------
 
 DETECT_FEATURES: Final = (
-    "answer_description", "answer_rubric", "answer_rubric_mean", "question_questions", "question_description",
-    "answer_examples", "exchange_examples", "answer_margin", "answer_z", "question_z", "examples_z",
-    "none_similarity", "short_answer", "short_x_question_z", "lexical_answer", "lexical_question", "answer_rank1",
-    "question_rank1", "rules_fired", "rules_confidence", "answer_best", "yes_no", "small_talk",
-    "asks_back", "knn_answer_vote", "knn_exchange_vote", "knn_question_vote", "ridge", "ridge_z",
-    "clause_catalog", "clause_examples", "clause_vote", "clause_z", "clause_rank1", "several_clauses",
-    "several_x_clause_z", "several_x_clause_vote", "tfidf_vote", "tfidf_closest", "tfidf_z", "clause_tfidf_vote",
-    "clause_tfidf_closest", "several_x_clause_tfidf_vote", "question_tfidf_vote",
-)  # fmt: skip
+    "answer_description",
+    "answer_rubric",
+    "answer_rubric_mean",
+    "question_questions",
+    "question_description",
+    "answer_examples",
+    "exchange_examples",
+    "answer_margin",
+    "answer_z",
+    "question_z",
+    "examples_z",
+    "none_similarity",
+    "short_answer",
+    "short_x_question_z",
+    "lexical_answer",
+    "lexical_question",
+    "answer_rank1",
+    "question_rank1",
+    "rules_fired",
+    "rules_confidence",
+    "answer_best",
+    "yes_no",
+    "small_talk",
+    "asks_back",
+    "knn_answer_vote",
+    "knn_exchange_vote",
+    "knn_question_vote",
+    "ridge",
+    "ridge_z",
+    "clause_catalog",
+    "clause_examples",
+    "clause_vote",
+    "clause_z",
+    "clause_rank1",
+    "several_clauses",
+    "several_x_clause_z",
+    "several_x_clause_vote",
+    "tfidf_vote",
+    "tfidf_closest",
+    "tfidf_z",
+    "clause_tfidf_vote",
+    "clause_tfidf_closest",
+    "several_x_clause_tfidf_vote",
+    "question_tfidf_vote",
+)
 GATE_FEATURES: Final = (
-    "off_topic_max", "off_topic_top5", "hostile_max", "hostile_top5", "factor_max", "factor_top5", "none_vote",
-    "catalog_max", "company_voice", "words", "number", "small_talk", "asks_back", "question_mark", "you_words",
-    "has_question", "elsewhere", "generality",
-)  # fmt: skip
+    "off_topic_max",
+    "off_topic_top5",
+    "hostile_max",
+    "hostile_top5",
+    "factor_max",
+    "factor_top5",
+    "none_vote",
+    "catalog_max",
+    "company_voice",
+    "words",
+    "number",
+    "small_talk",
+    "asks_back",
+    "question_mark",
+    "you_words",
+    "has_question",
+    "elsewhere",
+    "generality",
+)
 CLAUSE_BAND_SIGNALS: Final = (  # the band signals of the clause most about the factor (``Turn._clause_band``)
-    "clause_rubric_low", "clause_rubric_mid", "clause_rubric_high", "clause_knn_low", "clause_knn_mid",
-    "clause_knn_high", "clause_negations", "clause_negated_negative", "clause_negated_positive", "several_clauses",
-)  # fmt: skip
+    "clause_rubric_low",
+    "clause_rubric_mid",
+    "clause_rubric_high",
+    "clause_knn_low",
+    "clause_knn_mid",
+    "clause_knn_high",
+    "clause_negations",
+    "clause_negated_negative",
+    "clause_negated_positive",
+    "several_clauses",
+)
 BAND_SIGNALS: Final = (
-    "rubric_low", "rubric_mid", "rubric_high", "exchange_rubric_low", "exchange_rubric_mid", "exchange_rubric_high",
-    "knn_factor_low", "knn_factor_mid", "knn_factor_high", "knn_all_low", "knn_all_mid", "knn_all_high",
-    "negations", "hedges", "negated_negative", "negated_positive", "polarity", "number", "short_answer",
-    "low_share", "mid_share", "high_share", "low_markers", "mid_markers", "high_markers",
-    "rules_low", "rules_mid", "rules_high", "problem_question", "polarity_x_problem_question",
-    *CLAUSE_BAND_SIGNALS, "tfidf_knn_low", "tfidf_knn_mid", "tfidf_knn_high",
-)  # fmt: skip
+    "rubric_low",
+    "rubric_mid",
+    "rubric_high",
+    "exchange_rubric_low",
+    "exchange_rubric_mid",
+    "exchange_rubric_high",
+    "knn_factor_low",
+    "knn_factor_mid",
+    "knn_factor_high",
+    "knn_all_low",
+    "knn_all_mid",
+    "knn_all_high",
+    "negations",
+    "hedges",
+    "negated_negative",
+    "negated_positive",
+    "polarity",
+    "number",
+    "short_answer",
+    "low_share",
+    "mid_share",
+    "high_share",
+    "low_markers",
+    "mid_markers",
+    "high_markers",
+    "rules_low",
+    "rules_mid",
+    "rules_high",
+    "problem_question",
+    "polarity_x_problem_question",
+    *CLAUSE_BAND_SIGNALS,
+    "tfidf_knn_low",
+    "tfidf_knn_mid",
+    "tfidf_knn_high",
+)
 
 
 @dataclass(frozen=True)
@@ -153,8 +240,10 @@ class Space:
         if key not in self._ridges:
             self._ridges[key] = Ridge.fit(
                 _ridge_inputs(self.example_answer, self.example_question, self.example_exchange),
-                self.example_factors.astype(np.float64), rows, RIDGE_L2,
-            )  # fmt: skip
+                self.example_factors.astype(np.float64),
+                rows,
+                RIDGE_L2,
+            )
         return self._ridges[key]
 
     def word_similarities(self, answers: Sequence[str], question: str, pool: np.ndarray | None) -> WordSimilarities:
@@ -230,9 +319,16 @@ class Turn:
     """A turn embedded against a ``Space``: detection features per factor, band features on demand."""
 
     def __init__(
-        self, space: Space, question: str, answer: str, answer_vec: np.ndarray, question_vec: np.ndarray,
-        exchange_vec: np.ndarray, exclude: int | None, pool: np.ndarray | None,
-    ) -> None:  # fmt: skip
+        self,
+        space: Space,
+        question: str,
+        answer: str,
+        answer_vec: np.ndarray,
+        question_vec: np.ndarray,
+        exchange_vec: np.ndarray,
+        exclude: int | None,
+        pool: np.ndarray | None,
+    ) -> None:
         self.space, self.question, self.answer = space, question, answer
         self.answer_vec, self.question_vec, self.exchange_vec = answer_vec, question_vec, exchange_vec
         visible = np.ones(len(space.examples), dtype=bool) if pool is None else pool.copy()
@@ -300,19 +396,38 @@ class Turn:
             (question_questions >= question_questions.max()).astype(np.float32) if has_question else 0 * answer_rank1
         )
         columns = [
-            answer_description, answer_rubric, answer_rubric_mean, question_questions, question_description,
-            answer_examples, exchange_examples, _margin(answer_side), _z(answer_side), question_z,
-            _z(exchange_examples + answer_examples), np.full(m, none_similarity), np.full(m, self.short),
-            self.short * question_z, lexical_answer, lexical_question, answer_rank1, question_rank1,
-            self.rules_level.max(axis=1), self.rules_confidence, np.full(m, answer_side.max()),
+            answer_description,
+            answer_rubric,
+            answer_rubric_mean,
+            question_questions,
+            question_description,
+            answer_examples,
+            exchange_examples,
+            _margin(answer_side),
+            _z(answer_side),
+            question_z,
+            _z(exchange_examples + answer_examples),
+            np.full(m, none_similarity),
+            np.full(m, self.short),
+            self.short * question_z,
+            lexical_answer,
+            lexical_question,
+            answer_rank1,
+            question_rank1,
+            self.rules_level.max(axis=1),
+            self.rules_confidence,
+            np.full(m, answer_side.max()),
             np.full(m, float(signals.answer_polarity(self.answer) != 0)),
             np.full(m, min(signals.small_talk_count(self.answer), 3) / 3),
             np.full(m, float(signals.asks_back(self.answer))),
-            answer_vote, self._vote(self.exchange_sims, rows),
+            answer_vote,
+            self._vote(self.exchange_sims, rows),
             self._vote(self.question_sims, rows) if self.question_sims is not None else np.zeros(m),
-            self.ridge, _z(self.ridge), *self._clause_detection(rows, answer_examples, answer_vote),
+            self.ridge,
+            _z(self.ridge),
+            *self._clause_detection(rows, answer_examples, answer_vote),
             *self._word_detection(rows, has_question),
-        ]  # fmt: skip
+        ]
         return np.stack([np.asarray(c, dtype=np.float32) for c in columns], axis=1)
 
     def _clause_detection(
@@ -340,9 +455,15 @@ class Turn:
         z = np.stack([_z(row) for row in score])
         rank1 = (score >= score.max(axis=1, keepdims=True)).any(axis=0)
         return [
-            catalog.max(axis=0), examples.max(axis=0), votes.max(axis=0), z.max(axis=0), rank1.astype(np.float32),
-            np.full(m, several), several * z.max(axis=0), several * votes.max(axis=0),
-        ]  # fmt: skip
+            catalog.max(axis=0),
+            examples.max(axis=0),
+            votes.max(axis=0),
+            z.max(axis=0),
+            rank1.astype(np.float32),
+            np.full(m, several),
+            several * z.max(axis=0),
+            several * votes.max(axis=0),
+        ]
 
     def _word_detection(self, rows: np.ndarray, has_question: bool) -> list[np.ndarray]:
         """The neighbour readings again by shared rare words (TF-IDF) instead of embeddings, for the whole answer,
@@ -355,8 +476,15 @@ class Turn:
             clause_vote = np.max([self._vote(sims, rows) for sims in self.clause_word_sims], axis=0)
             clause_closest = np.max([_closest_owned(owned, sims[rows]) for sims in self.clause_word_sims], axis=0)
         question_vote = self._vote(self.question_word_sims, rows) if has_question else np.zeros(m, dtype=np.float32)
-        return [vote, closest, _z(closest), clause_vote, clause_closest, self.several_clauses * clause_vote,
-                question_vote]  # fmt: skip
+        return [
+            vote,
+            closest,
+            _z(closest),
+            clause_vote,
+            clause_closest,
+            self.several_clauses * clause_vote,
+            question_vote,
+        ]
 
     def gate_features(self) -> np.ndarray:
         """GATE_FEATURES: how much the turn reads like the labelled off-topic, hostile and factor turns, and
@@ -370,12 +498,20 @@ class Turn:
         none_vote = float(space.example_none[nearest].mean()) if len(nearest) else 0.0
         catalog = float((self.answer_description + self.answer_rubric.max(axis=1)).max())
         features = [
-            *closeness, none_vote, catalog, float(signals.speaks_for_the_company(text)),
-            np.log1p(signals.word_count(text)) / 4, float(signals.has_number(text)),
-            min(signals.small_talk_count(text), 3) / 3, float(signals.asks_back(text)), float("?" in text),
-            min(signals.you_count(text), 3) / 3, float(bool(self.question.strip())),
-            float(signals.talks_about_elsewhere(text)), float(signals.generalises(text)),
-        ]  # fmt: skip
+            *closeness,
+            none_vote,
+            catalog,
+            float(signals.speaks_for_the_company(text)),
+            np.log1p(signals.word_count(text)) / 4,
+            float(signals.has_number(text)),
+            min(signals.small_talk_count(text), 3) / 3,
+            float(signals.asks_back(text)),
+            float("?" in text),
+            min(signals.you_count(text), 3) / 3,
+            float(bool(self.question.strip())),
+            float(signals.talks_about_elsewhere(text)),
+            float(signals.generalises(text)),
+        ]
         return np.asarray(features, dtype=np.float32)
 
     def _vote(self, sims: np.ndarray, rows: np.ndarray, k: int = 10) -> np.ndarray:
@@ -401,14 +537,24 @@ class Turn:
         text = self.answer
         problem = float(signals.problem_question(self.question))
         signal = [
-            *(rubric - rubric.mean()), *(exchange_rubric - exchange_rubric.mean()), *knn_factor, *knn_all,
-            min(signals.negation_count(text), 3) / 3, min(signals.hedge_count(text), 3) / 3,
-            float(signals.negated_negative(text)), float(signals.negated_positive(text)),
-            float(signals.answer_polarity(text)), float(signals.has_number(text)), self.short,
-            *signals.maturity_markers(text), *self.rules_level[factor_index],
-            problem, problem * float(signals.answer_polarity(text)), *self._clause_band(factor_index, rows),
+            *(rubric - rubric.mean()),
+            *(exchange_rubric - exchange_rubric.mean()),
+            *knn_factor,
+            *knn_all,
+            min(signals.negation_count(text), 3) / 3,
+            min(signals.hedge_count(text), 3) / 3,
+            float(signals.negated_negative(text)),
+            float(signals.negated_positive(text)),
+            float(signals.answer_polarity(text)),
+            float(signals.has_number(text)),
+            self.short,
+            *signals.maturity_markers(text),
+            *self.rules_level[factor_index],
+            problem,
+            problem * float(signals.answer_polarity(text)),
+            *self._clause_band(factor_index, rows),
             *self._knn(labelled, factor_index, k=5, sims=self.word_sims),
-        ]  # fmt: skip
+        ]
         return np.concatenate([np.asarray(signal, dtype=np.float32), self.band_terms])
 
     def _clause_band(self, factor_index: int, rows: np.ndarray) -> list[float]:
@@ -426,9 +572,13 @@ class Turn:
         sims[labelled] = space.example_answer[labelled] @ vec
         votes = self._knn(labelled, factor_index, k=5, sims=sims)
         return [
-            *(rubric - rubric.mean()), *votes, min(signals.negation_count(text), 3) / 3,
-            float(signals.negated_negative(text)), float(signals.negated_positive(text)), 1.0,
-        ]  # fmt: skip
+            *(rubric - rubric.mean()),
+            *votes,
+            min(signals.negation_count(text), 3) / 3,
+            float(signals.negated_negative(text)),
+            float(signals.negated_positive(text)),
+            1.0,
+        ]
 
     def _clause_most_about(self, factor_index: int) -> int:
         """The index of the clause closest to the factor's description and to one of its rubric levels."""

@@ -1,14 +1,17 @@
 """Factor changes: read → plan → write, one transaction per change of one user.
 
-``FactorChanges.apply`` reads the user, the summary, the touched factors (and,
-for a turn, the turn and its session; for a late reading or a damaged factor
-document, that factor's journal), asks the pure planner
-(``factor_journal.planner``) for the change set, and writes all of it in the
-same transaction: journal entries, factor documents, the summary, the day's
-snapshot, the person's roll-up row, and for a turn its outcome and the
+``FactorChanges.apply`` is read -> decide -> write in one transaction.  It reads
+the user, the summary, the touched factors (and, for a turn, the turn and its
+session); the pure planner (``factor_journal.planner``) decides from what was
+read whether the turn is a duplicate (``read_turn``), what the states are and
+which factor documents are damaged (``touched_states``), which journals must be
+read as well (``journals_to_read``: late readings, damage; ``timelines_to_read``:
+composites derived again), and then the change set (``plan_change``); the
+repository writes all of it: journal entries, factor documents, the summary,
+the day's snapshot, the person's roll-up row, and for a turn its outcome and the
 session's "where were we".  A turn whose outcome already says done is not
 applied again (exactly once).  Damaged derived documents (the summary, a factor
-document) are rebuilt from what they derive from and rewritten.
+document, the session) are rebuilt from what they derive from and rewritten.
 """
 
 from __future__ import annotations
@@ -23,7 +26,6 @@ from google.cloud import firestore
 from google.cloud.firestore_v1.field_path import FieldPath
 
 from factor_journal.catalog import Catalog
-from factor_journal.composites import composites_to_rederive, timeline_factors
 from factor_journal.documents import ExtractionOutcome, SessionDocument
 from factor_journal.embedding import Embedder, EmbeddingError, default_embedder, entry_said, said_text
 from factor_journal.errors import InvalidInputError, UnknownUserError
@@ -36,12 +38,19 @@ from factor_journal.planner import (
     SessionProgress,
     Step,
     TurnContext,
-    late_factors,
+    attention_after,
+    journals_to_read,
+    moved_forward,
     plan_change,
+    read_turn,
+    repaired_session,
+    said_in_change,
+    timelines_to_read,
     touched_factors,
+    touched_states,
 )
 from factor_journal.repositories.client import CountedClient, Repository, run_transaction
-from factor_journal.repositories.journal import DamagedFactorError, JournalReads, parse_factor
+from factor_journal.repositories.journal import JournalReads
 from factor_journal.repositories.locks import CommitLeases
 from factor_journal.repositories.paths import SUMMARY_FIELD, Paths
 from factor_journal.repositories.vectors import JournalVectors
@@ -64,9 +73,12 @@ class ChangeResult:
 
 
 def write_row(
-    transaction: firestore.Transaction, paths: Paths, profile: UserProfile, summary: AssessmentSummary,
+    transaction: firestore.Transaction,
+    paths: Paths,
+    profile: UserProfile,
+    summary: AssessmentSummary,
     last_active: datetime | None,
-) -> None:  # fmt: skip
+) -> None:
     """Replace the person's row in their organisation's roll-up shard (a blind write: no read)."""
     if not profile.org_id:
         return
@@ -78,9 +90,10 @@ def write_row(
 def drop_row(transaction: firestore.Transaction, paths: Paths, org_id: str, user_id: str) -> None:
     """Delete the person's row from ``org_id``'s roll-up shard (a blind write: no read)."""
     transaction.set(
-        paths.rollup_shard(org_id, shard_of(user_id)), {"rows": {user_id: firestore.DELETE_FIELD}},
+        paths.rollup_shard(org_id, shard_of(user_id)),
+        {"rows": {user_id: firestore.DELETE_FIELD}},
         merge=[FieldPath("rows", user_id)],
-    )  # fmt: skip
+    )
 
 
 def roster_changed(writer: firestore.Transaction | firestore.WriteBatch, paths: Paths, org_id: str) -> None:
@@ -156,50 +169,55 @@ class FactorChanges(Repository):
             user_snapshot = snapshots[refs[0].path]
             if not user_snapshot.exists:
                 raise UnknownUserError(user_id)
-            stored_outcome = session = None
-            session_damage: tuple[str, ...] = ()
+            read = None
             if turn is not None:
-                stored_outcome = ExtractionOutcome.of(snapshots[refs[-2].path].to_dict())
-                if stored_outcome is not None and stored_outcome.is_done:
-                    return ChangeResult(entries=[], summary=None, duplicate=True, previous_outcome=stored_outcome)
-                session, session_damage = SessionDocument.salvaged(turn.session_id, snapshots[refs[-1].path].to_dict())
-                if session_damage:  # rewritten whole by this change, from what still reads
-                    log.warning("session %s of user %s was damaged (%s): rewritten", turn.session_id, user_id,
-                                ", ".join(session_damage))  # fmt: skip
+                read = read_turn(
+                    turn.session_id, snapshots[refs[-2].path].to_dict(), snapshots[refs[-1].path].to_dict()
+                )
+                if read.duplicate:
+                    return ChangeResult(entries=[], summary=None, duplicate=True, previous_outcome=read.outcome)
+                if read.session_damage:  # rewritten whole by this change, from what still reads
+                    log.warning(
+                        "session %s of user %s was damaged (%s): rewritten",
+                        turn.session_id,
+                        user_id,
+                        ", ".join(read.session_damage),
+                    )
             now = datetime.now(UTC)
             old_summary, _ = self.reads.summary_from(  # a damaged one is rebuilt here and rewritten by this change
                 user_id, snapshots[refs[1].path].to_dict(), now, transaction
             )
-            states = self.known_states(transaction, user_id, old_summary)
-            damaged: set[str] = set()
-            for fid in touched:
-                try:
-                    state = parse_factor(snapshots[paths.factor(user_id, fid).path].to_dict())
-                except DamagedFactorError as damage:  # folded again from its journal and rewritten by this change
-                    log.warning("factor %s of user %s was damaged (%s): journal folded again", fid, user_id, damage)
-                    state, damaged = states.get(fid), damaged | {fid}  # the summary's copy keeps its re-check flag
-                states[fid] = state or FactorState(factor_id=fid, category=self.catalog.factor(fid).category)
+            documents = {fid: snapshots[paths.factor(user_id, fid).path].to_dict() for fid in touched}
+            states, damaged = touched_states(
+                self.catalog, touched, documents, self.known_states(transaction, user_id, old_summary)
+            )
+            for fid, damage in damaged.items():  # folded again from its journal and rewritten by this change
+                log.warning("factor %s of user %s was damaged (%s): journal folded again", fid, user_id, damage)
             journals = {
                 fid: self.reads.journal(user_id, fid, transaction)
-                for fid in sorted(late_factors(states, list(readings)) | damaged)
+                for fid in journals_to_read(states, list(readings), damaged)
             }
-            said = [(r.update.factor_id, r.key[0]) for r in readings]
-            said += [(fid, now) for fid in factor_ids] if step is not None else []  # a decision is observed now
-            rederived = composites_to_rederive(self.catalog, self.graph, states, journals, said)
+            said = said_in_change(list(readings), list(factor_ids) if step is not None else [], now)
             timelines = {  # a composite built on a factor folded again is derived again along its components
                 fid: journals[fid] if fid in journals else self.reads.journal(user_id, fid, transaction)
-                for fid in sorted(timeline_factors(self.catalog, rederived))
+                for fid in timelines_to_read(self.catalog, self.graph, states, journals, said)
             }
             user_data = user_snapshot.to_dict() or {}
             inputs = ChangeInputs(
-                user_id=user_id, summary=old_summary, states=states, journals=journals,
-                last_active=user_data.get("last_active"), session=session, now=now, timelines=timelines,
-            )  # fmt: skip
+                user_id=user_id,
+                summary=old_summary,
+                states=states,
+                journals=journals,
+                last_active=user_data.get("last_active"),
+                session=read.session if read else None,
+                now=now,
+                timelines=timelines,
+                outcome=read.outcome if read else None,
+            )
             plan = plan_change(self.catalog, self.graph, inputs, readings=list(readings), step=step, turn=turn)
-            if plan.outcome is not None and stored_outcome is not None:
-                plan.outcome.attempts = stored_outcome.attempts
             profile = UserProfile.model_validate(user_data)
-            self._write(transaction, user_id, profile, plan, inputs.now, turn, session if session_damage else None)
+            repaired = read.session if read is not None and read.session_damage else None
+            self._write(transaction, user_id, profile, plan, inputs.now, turn, repaired)
             self._write_vectors(transaction, plan.entries, said_vectors)
             return ChangeResult(entries=plan.entries, summary=plan.summary, guarded=tuple(plan.guarded))
 
@@ -236,10 +254,16 @@ class FactorChanges(Repository):
             self.vectors.write(transaction, entry, vector, embedder, said)
 
     def _write(
-        self, transaction: firestore.Transaction, user_id: str, profile: UserProfile, plan: ChangeSet, now: datetime,
-        turn: TurnContext | None, repaired_session: SessionDocument | None = None,
-    ) -> None:  # fmt: skip
-        """The change's writes; ``repaired_session`` (what still read of a damaged session) makes the session
+        self,
+        transaction: firestore.Transaction,
+        user_id: str,
+        profile: UserProfile,
+        plan: ChangeSet,
+        now: datetime,
+        turn: TurnContext | None,
+        repaired: SessionDocument | None = None,
+    ) -> None:
+        """The change's writes; ``repaired`` (what still read of a damaged session) makes the session
         document be written whole instead of merged into."""
         paths = self.paths
         for entry in [*plan.entries, *plan.rewritten]:
@@ -251,8 +275,7 @@ class FactorChanges(Repository):
         transaction.set(paths.summary(user_id), {SUMMARY_FIELD: plan.summary.to_document()})
         day = now.strftime("%Y-%m-%d")
         transaction.set(paths.snapshot(user_id, day), snapshot_document(plan.summary, day).to_document())
-        done = f"{turn.session_id}/{turn.turn_id}" if turn is not None else None
-        attention = [key for key in profile.attention_turns if key != done]
+        attention = attention_after(profile.attention_turns, turn)
         if attention != profile.attention_turns:  # the turn is done: it needs nobody's attention any more
             profile = profile.model_copy(update={"attention_turns": attention})
             transaction.set(paths.user(user_id), {"attention_turns": attention}, merge=True)
@@ -261,10 +284,10 @@ class FactorChanges(Repository):
             turn_ref = paths.turn(user_id, turn.session_id, turn.turn_id)
             transaction.set(turn_ref, {"extraction": plan.outcome.to_document()}, merge=True)
             session_ref = paths.session(user_id, turn.session_id)
-            if repaired_session is None:
+            if repaired is None:
                 transaction.set(session_ref, _session_fields(plan.session), merge=True)
             else:
-                transaction.set(session_ref, _repaired_session(repaired_session, plan.session))
+                transaction.set(session_ref, repaired_session(repaired, plan.session))
             usage = _usage(plan.session)
             transaction.set(paths.user(user_id), {"usage": usage, "last_active": plan.last_active}, merge=True)
 
@@ -276,32 +299,11 @@ def _usage(progress: SessionProgress) -> dict[str, Any]:
     }
 
 
-_WHERE_WE_WERE = ("last_active", "last_turn_id", "last_topic", "last_topic_factor_id", "last_topic_at", "last_excerpt")
-
-
-def _moved_forward(progress: SessionProgress) -> dict[str, Any]:
-    return {name: getattr(progress, name) for name in _WHERE_WE_WERE if getattr(progress, name) is not None}
-
-
 def _session_fields(progress: SessionProgress) -> dict[str, Any]:
     """The fields a turn merges into its session: counts added, "where were we" moved forward."""
     return {
         "session_id": progress.session_id,
         "analysed_turns": firestore.Increment(1),
         "usage": _usage(progress),
-        **_moved_forward(progress),
-    }
-
-
-def _repaired_session(stored: SessionDocument, progress: SessionProgress) -> dict[str, Any]:
-    """The whole session document after a turn, from what still read of a damaged one (its damaged fields at their
-    defaults, so a damaged count starts again from this turn)."""
-    return {
-        **stored.to_document(),
-        "analysed_turns": stored.analysed_turns + 1,
-        "usage": {
-            "prompt_tokens": stored.usage.prompt_tokens + progress.prompt_tokens,
-            "response_tokens": stored.usage.response_tokens + progress.response_tokens,
-        },
-        **_moved_forward(progress),
+        **moved_forward(progress),
     }

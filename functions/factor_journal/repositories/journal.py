@@ -13,26 +13,15 @@ from pydantic import ValidationError
 
 from factor_journal.catalog import Catalog
 from factor_journal.errors import InvalidInputError
-from factor_journal.folding import refold
+from factor_journal.folding import refold_damaged
 from factor_journal.graph import FactorGraph
-from factor_journal.models import AssessmentSummary, FactorState, HistoryPage, JournalEntry, LastConversation
+from factor_journal.models import AssessmentSummary, FactorState, HistoryPage, JournalEntry
+from factor_journal.planner import DamagedFactorError, DamagedSummaryError, stored_factor, stored_summary
 from factor_journal.repositories.client import Repository
 from factor_journal.repositories.paths import SUMMARY_FIELD
 from factor_journal.summary import build_summary
 
 log = logging.getLogger(__name__)
-
-
-class DamagedSummaryError(Exception):
-    """The summary document exists but does not read as a summary (a bad write, a hand edit, an old shape).
-
-    The summary is derived data: the factor documents hold every state it carries, so callers rebuild it
-    from them (``JournalReads.summary_from``). ``last_conversation`` is what could be saved of the damaged one.
-    """
-
-    def __init__(self, reason: str, last_conversation: LastConversation | None) -> None:
-        super().__init__(reason)
-        self.last_conversation = last_conversation
 
 
 def _reason(error: ValidationError) -> str:
@@ -42,40 +31,12 @@ def _reason(error: ValidationError) -> str:
 def parse_summary(document: Mapping[str, Any] | None) -> AssessmentSummary | None:
     """The summary held by a summary document (``None`` when there is none yet).
 
-    Raises ``DamagedSummaryError`` when a summary is stored but does not validate.
+    Raises ``DamagedSummaryError`` when a summary is stored but does not validate (``planner.stored_summary``).
     """
-    data = (document or {}).get(SUMMARY_FIELD)
-    if not data:
-        return None
-    try:
-        return AssessmentSummary.model_validate(data)
-    except ValidationError as error:
-        reason = _reason(error)
-        last = data.get("last_conversation") if isinstance(data, Mapping) else None
-        try:
-            saved = LastConversation.model_validate(last) if last else None
-        except ValidationError:
-            saved = None
-        raise DamagedSummaryError(reason, saved) from error
+    return stored_summary((document or {}).get(SUMMARY_FIELD))
 
 
-class DamagedFactorError(Exception):
-    """A factor document exists but does not read as a factor state.
-
-    The factor document is derived data too: its journal holds every observation it was folded from, so
-    readers fold the journal again (``JournalReads.refolded``).
-    """
-
-
-def parse_factor(document: Mapping[str, Any] | None) -> FactorState | None:
-    """The state a factor document holds (``None`` when there is none yet); ``DamagedFactorError`` if it does
-    not validate."""
-    if not document:
-        return None
-    try:
-        return FactorState.model_validate(document)
-    except ValidationError as error:
-        raise DamagedFactorError(_reason(error)) from error
+parse_factor = stored_factor  # a factor document's state (``planner.stored_factor``)
 
 
 class JournalReads(Repository):
@@ -87,9 +48,12 @@ class JournalReads(Repository):
     graph: FactorGraph
 
     def summary_from(
-        self, user_id: str, document: Mapping[str, Any] | None, now: datetime,
+        self,
+        user_id: str,
+        document: Mapping[str, Any] | None,
+        now: datetime,
         transaction: firestore.Transaction | None = None,
-    ) -> tuple[AssessmentSummary | None, bool]:  # fmt: skip
+    ) -> tuple[AssessmentSummary | None, bool]:
         """The summary a summary document holds (``None`` when there is none yet), and whether it had to be
         rebuilt from the user's factor documents (read in ``transaction``) because the stored one was damaged."""
         try:
@@ -100,9 +64,12 @@ class JournalReads(Repository):
             return build_summary(self.catalog, self.graph, states, damage.last_conversation, now), True
 
     def state_from(
-        self, user_id: str, factor_id: str, document: Mapping[str, Any] | None,
+        self,
+        user_id: str,
+        factor_id: str,
+        document: Mapping[str, Any] | None,
         transaction: firestore.Transaction | None = None,
-    ) -> FactorState | None:  # fmt: skip
+    ) -> FactorState | None:
         """The state a factor document holds (``None`` when there is none yet); a damaged one is folded again
         from the factor's journal (read in ``transaction``, see ``refolded``)."""
         try:
@@ -111,9 +78,14 @@ class JournalReads(Repository):
             return self.refolded(user_id, factor_id, damage, transaction)
 
     def refolded(
-        self, user_id: str, factor_id: str, damage: DamagedFactorError,
-        transaction: firestore.Transaction | None = None, *, kept: FactorState | None = None,
-    ) -> FactorState | None:  # fmt: skip
+        self,
+        user_id: str,
+        factor_id: str,
+        damage: DamagedFactorError,
+        transaction: firestore.Transaction | None = None,
+        *,
+        kept: FactorState | None = None,
+    ) -> FactorState | None:
         """A damaged factor document's state: its journal (read in ``transaction``) folded again, dated when
         that journal was last written, with the re-check flag of ``kept`` (the summary's copy: another factor's
         correction set it, not this journal); ``None`` when the document is not a catalog factor's.  A change
@@ -122,13 +94,14 @@ class JournalReads(Repository):
             log.warning("factor %s of user %s was damaged (%s), not a catalog factor", factor_id, user_id, damage)
             return None
         journal = self.journal(user_id, factor_id, transaction)
-        blank = FactorState(factor_id=factor_id, category=self.catalog.factor(factor_id).category)
-        dated = max((e.recorded_at for e in journal), default=None) or datetime.now(UTC)
         log.warning(
             "factor %s of user %s was damaged (%s): folded again from %d journal entries",
-            factor_id, user_id, damage, len(journal),
-        )  # fmt: skip
-        return refold(self.catalog, kept or blank, journal, [], user_id, dated, [])[0]
+            factor_id,
+            user_id,
+            damage,
+            len(journal),
+        )
+        return refold_damaged(self.catalog, factor_id, journal, kept, user_id, datetime.now(UTC))
 
     def summary_document(self, user_id: str) -> dict[str, Any] | None:
         return self.paths.summary(user_id).get().to_dict()
@@ -202,6 +175,7 @@ def _entry_or_none(user_id: str, factor_id: str, snapshot: firestore.DocumentSna
     try:
         return JournalEntry.model_validate(snapshot.to_dict())
     except ValidationError as error:
-        log.warning("journal entry %s of factor %s of user %s was damaged (%s)", snapshot.id, factor_id, user_id,
-                    _reason(error))  # fmt: skip
+        log.warning(
+            "journal entry %s of factor %s of user %s was damaged (%s)", snapshot.id, factor_id, user_id, _reason(error)
+        )
         return None

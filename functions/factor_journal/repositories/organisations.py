@@ -35,9 +35,11 @@ class OrganisationRecords:
     def days(self, org_id: str, limit: int) -> list[dict[str, Any]]:
         """The newest ``limit`` daily figures."""
         query = (
-            self.paths.organisation(org_id).collection("daily")
-            .order_by("date", direction=firestore.Query.DESCENDING).limit(limit)
-        )  # fmt: skip
+            self.paths.organisation(org_id)
+            .collection("daily")
+            .order_by("date", direction=firestore.Query.DESCENDING)
+            .limit(limit)
+        )
         return [snapshot.to_dict() or {} for snapshot in query.stream()]
 
     def id_page(self, after: str | None, page_size: int) -> list[str]:
@@ -49,9 +51,9 @@ class OrganisationRecords:
 
 
 def _rows_of(snapshot: firestore.DocumentSnapshot) -> dict:
-    """A shard's ``rows`` map, read without ``to_dict()``'s deep copy (thousands of nested rows, read-only here)."""
-    data = getattr(snapshot, "_data", None)  # the decoded document; to_dict() returns a deep copy of it
-    if not isinstance(data, dict):
-        data = snapshot.to_dict() or {}
-    rows = data.get("rows")
+    """A shard's ``rows`` map ({} when the shard has none or it is not a map)."""
+    try:
+        rows = snapshot.get("rows")
+    except KeyError:
+        return {}
     return rows if isinstance(rows, dict) else {}

@@ -30,7 +30,14 @@ from google.cloud.firestore_v1.field_path import FieldPath
 
 from factor_journal.catalog import Catalog
 from factor_journal.conversation import InvalidTurnError, Turn, parse_turn
-from factor_journal.documents import DONE, SETTLED, ExtractionOutcome, SessionDocument, TurnStatus
+from factor_journal.documents import (
+    DONE,
+    ExtractionOutcome,
+    SessionDocument,
+    TurnStatus,
+    claim_abandoned,
+    claim_refused_by,
+)
 from factor_journal.errors import FactorJournalError, UnknownUserError
 from factor_journal.graph import FactorGraph
 from factor_journal.models import SERVER_MANAGED_PROFILE_FIELDS, UserProfile
@@ -186,9 +193,15 @@ class People(Repository):
         return ref.id
 
     def add_turn(
-        self, user_id: str, session_id: str, role: str, text: str, *,
-        created_at: datetime | None = None, turn_id: str | None = None,
-    ) -> str:  # fmt: skip
+        self,
+        user_id: str,
+        session_id: str,
+        role: str,
+        text: str,
+        *,
+        created_at: datetime | None = None,
+        turn_id: str | None = None,
+    ) -> str:
         collection = self.paths.turns(user_id, session_id)
         ref = collection.document(turn_id) if turn_id else collection.document()
         ref.set({"role": role, "text": text, "created_at": created_at or firestore.SERVER_TIMESTAMP})
@@ -252,9 +265,14 @@ class People(Repository):
     # Claims and outcomes -----------------------------------------------------------------
 
     def claim_turn(
-        self, ref: TurnRef, *, lease: timedelta, now: datetime | None = None, force: bool = False,
+        self,
+        ref: TurnRef,
+        *,
+        lease: timedelta,
+        now: datetime | None = None,
+        force: bool = False,
         max_attempts: int | None = None,
-    ) -> Claim:  # fmt: skip
+    ) -> Claim:
         """Claim the turn for analysis, unless it is settled, claimed under a live lease, or failed and not
         yet due again.  ``force`` (a person asking to reprocess) also claims turns that need attention,
         were rate limited or are waiting for their next attempt.  A turn whose holder died (its lease ran
@@ -271,17 +289,20 @@ class People(Repository):
             if not snapshot.exists:
                 return Claim(won=False, outcome=None, missing=True)
             data = snapshot.to_dict() or {}
-            blocking = _blocking(data, moment, force)
+            blocking = claim_refused_by(ExtractionOutcome.of(data), moment, force)
             if blocking is not None:
                 return Claim(won=False, outcome=blocking, data=data)
             previous = ExtractionOutcome.of(data)
-            if _abandoned(previous, max_attempts, force):
+            if claim_abandoned(previous, max_attempts, force):
                 assert previous is not None
                 given_up = ExtractionOutcome(
-                    status=TurnStatus.needs_attention, attempts=previous.attempts, error_kind="abandoned",
+                    status=TurnStatus.needs_attention,
+                    attempts=previous.attempts,
+                    error_kind="abandoned",
                     error=f"the analysis never finished: {previous.attempts} attempts each stopped their instance "
-                    "(a timeout or a crash)", failed_at=moment,
-                )  # fmt: skip
+                    "(a timeout or a crash)",
+                    failed_at=moment,
+                )
                 written = self.record_failure(ref, previous.claim_id, given_up)
                 return Claim(won=False, outcome=written or given_up, data=data)
             outcome = ExtractionOutcome(
@@ -421,9 +442,13 @@ def _turn_ref(path: str) -> TurnRef | None:
 
 
 def _write_attention(
-    writer: firestore.Transaction | firestore.WriteBatch, paths: Paths, ref: TurnRef, profile: dict[str, Any],
-    needs_attention: bool, option: Any = None,
-) -> bool:  # fmt: skip
+    writer: firestore.Transaction | firestore.WriteBatch,
+    paths: Paths,
+    ref: TurnRef,
+    profile: dict[str, Any],
+    needs_attention: bool,
+    option: Any = None,
+) -> bool:
     """List (or unlist) the turn among the person's turns needing attention, on the profile (``option``: its
     write precondition) and on their roll-up row; False when the list already says so (nothing written)."""
     listed = set(profile.get("attention_turns") or [])
@@ -437,30 +462,6 @@ def _write_attention(
         shard = paths.rollup_shard(org_id, shard_of(ref.user_id))
         writer.set(shard, row, merge=[FieldPath("rows", ref.user_id, "needs_attention")])
     return True
-
-
-def _abandoned(previous: ExtractionOutcome | None, max_attempts: int | None, force: bool) -> bool:
-    """A claim whose holder died (a claimable ``processing`` outcome) with no attempt left."""
-    return (
-        not force and max_attempts is not None and previous is not None
-        and previous.status == TurnStatus.processing and previous.attempts >= max_attempts
-    )  # fmt: skip
-
-
-def _blocking(data: dict[str, Any] | None, now: datetime, force: bool = False) -> ExtractionOutcome | None:
-    """The stored outcome when it forbids a new claim (see ``People.claim_turn``)."""
-    outcome = ExtractionOutcome.of(data)
-    if outcome is None:
-        return None
-    if outcome.status == TurnStatus.processing:
-        return None if outcome.lease_expired(now) else outcome
-    if force:
-        return outcome if outcome.status in DONE | {TurnStatus.invalid, TurnStatus.context} else None
-    if outcome.status in SETTLED or outcome.status == TurnStatus.needs_attention:
-        return outcome
-    if outcome.status == TurnStatus.failed and outcome.next_attempt_at is not None and outcome.next_attempt_at > now:
-        return outcome
-    return None
 
 
 def leave_organisation(

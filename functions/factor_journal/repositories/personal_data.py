@@ -141,17 +141,19 @@ class PersonalData:
         profile = profile_snapshot.to_dict() if profile_snapshot.exists else None
         email = (profile or {}).get("email")
         documents = {s.reference.path: s.to_dict() for s in self._documents_under(user_ref)}
-        return _json_ready({
-            "format": EXPORT_FORMAT,
-            "user_id": user_id,
-            "exported_at": now or datetime.now(UTC),
-            "profile": profile,
-            "documents": dict(sorted(documents.items())),
-            "organisation_rows": {org_id: row for _, org_id, row in self._rollup_rows(user_id)},
-            "manages": [s.id for s in self._managed(user_id)],
-            "links": {s.id: s.to_dict() for s in self._links(user_id)},
-            "mail": {s.id: s.to_dict() for s in self._mail(user_id, email)},
-        })  # fmt: skip
+        return _json_ready(
+            {
+                "format": EXPORT_FORMAT,
+                "user_id": user_id,
+                "exported_at": now or datetime.now(UTC),
+                "profile": profile,
+                "documents": dict(sorted(documents.items())),
+                "organisation_rows": {org_id: row for _, org_id, row in self._rollup_rows(user_id)},
+                "manages": [s.id for s in self._managed(user_id)],
+                "links": {s.id: s.to_dict() for s in self._links(user_id)},
+                "mail": {s.id: s.to_dict() for s in self._mail(user_id, email)},
+            }
+        )
 
     def export_json(self, user_id: str) -> str:
         return json.dumps(self.export(user_id), ensure_ascii=False, indent=2)

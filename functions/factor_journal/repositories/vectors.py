@@ -66,11 +66,16 @@ class VectorHit:
 def vector_document(entry: JournalEntry, vector: Sequence[float], embedder: Embedder, said: str) -> dict[str, Any]:
     """The vector document of ``entry`` (see the module's docstring)."""
     return {
-        "user_id": entry.user_id, "factor_id": entry.factor_id, "entry_id": entry.entry_id,
-        "kind": str(entry.kind), "observed_at": entry.observed_at,
-        VECTOR_FIELD: Vector(list(vector)), MODEL_FIELD: embedder.model_id,
-        "embedding_dimensions": embedder.dimensions, "said_digest": text_digest(said),
-    }  # fmt: skip
+        "user_id": entry.user_id,
+        "factor_id": entry.factor_id,
+        "entry_id": entry.entry_id,
+        "kind": str(entry.kind),
+        "observed_at": entry.observed_at,
+        VECTOR_FIELD: Vector(list(vector)),
+        MODEL_FIELD: embedder.model_id,
+        "embedding_dimensions": embedder.dimensions,
+        "said_digest": text_digest(said),
+    }
 
 
 def is_current(document: dict[str, Any] | None, embedder: Embedder, said: str) -> bool:
@@ -109,9 +114,13 @@ class JournalVectors(Repository):
     # Written in the entry's transaction ------------------------------------------------------------
 
     def write(
-        self, transaction: firestore.Transaction, entry: JournalEntry, vector: Sequence[float], embedder: Embedder,
+        self,
+        transaction: firestore.Transaction,
+        entry: JournalEntry,
+        vector: Sequence[float],
+        embedder: Embedder,
         said: str,
-    ) -> None:  # fmt: skip
+    ) -> None:
         """Write ``entry``'s vector in ``transaction`` (the one that writes the entry)."""
         transaction.set(
             self.paths.vector(entry.user_id, entry.entry_id), vector_document(entry, vector, embedder, said)
@@ -132,10 +141,13 @@ class JournalVectors(Repository):
             .where(filter=FieldFilter("user_id", "==", user_id))
             .where(filter=FieldFilter(MODEL_FIELD, "==", model_id))
             .find_nearest(
-                vector_field=VECTOR_FIELD, query_vector=Vector(list(query_vector)), limit=limit,
-                distance_measure=DistanceMeasure.COSINE, distance_result_field=DISTANCE_FIELD,
+                vector_field=VECTOR_FIELD,
+                query_vector=Vector(list(query_vector)),
+                limit=limit,
+                distance_measure=DistanceMeasure.COSINE,
+                distance_result_field=DISTANCE_FIELD,
             )
-        )  # fmt: skip
+        )
         hits = []
         for snapshot in query.stream():  # type: ignore[call-arg]  # the SDK's stub types find_nearest's result oddly
             data = snapshot.to_dict() or {}
@@ -185,9 +197,14 @@ class JournalVectors(Repository):
         return entries
 
     def reembed_user(
-        self, user_id: str, embedder: Embedder, report: ReembedReport, *, dry_run: bool = False,
+        self,
+        user_id: str,
+        embedder: Embedder,
+        report: ReembedReport,
+        *,
+        dry_run: bool = False,
         chunk: int = REEMBED_CHUNK,
-    ) -> None:  # fmt: skip
+    ) -> None:
         """Bring one person's vectors to ``embedder``: embed every entry that carries words and has no current
         vector (another model, another text, none), delete vectors whose entry is gone.  Idempotent: a second
         run finds everything current and writes nothing.  Each chunk is written in a transaction that reads the
@@ -226,9 +243,13 @@ class JournalVectors(Repository):
                 report.removed += len(orphans[start : start + chunk])
 
     def _write_chunk(
-        self, user_id: str, part: list[tuple[JournalEntry, str]], vectors: list[list[float]], embedder: Embedder,
+        self,
+        user_id: str,
+        part: list[tuple[JournalEntry, str]],
+        vectors: list[list[float]],
+        embedder: Embedder,
         orphans: list[str],
-    ) -> bool:  # fmt: skip
+    ) -> bool:
         profile = self.paths.user(user_id)
 
         @firestore.transactional

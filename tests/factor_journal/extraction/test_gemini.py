@@ -8,7 +8,6 @@ import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from vertex_stand_in import Step, VertexStandIn, error, model_response, output, recorded
 
 from factor_journal.candidates import candidate_view
 from factor_journal.evidence import MAX_UNCORROBORATED_MOVE
@@ -16,11 +15,18 @@ from factor_journal.extraction.base import ExchangeTurn, ExtractionError, Extrac
 from factor_journal.extraction.gemini import GeminiExtractor, GeminiSettings, vertex_mode
 from factor_journal.extraction.prompt import estimate_tokens
 from factor_journal.pipeline import TurnProcessor
+from vertex_stand_in import Step, VertexStandIn, error, model_response, output, recorded
 
 
 def settings(url: str, **overrides: object) -> GeminiSettings:
-    values = {"project": "demo-factor-journal", "base_url": url, "timeout_seconds": 2.0, "max_attempts": 3,
-              "initial_backoff_seconds": 0.05, "max_backoff_seconds": 0.2} | overrides  # fmt: skip
+    values = {
+        "project": "demo-factor-journal",
+        "base_url": url,
+        "timeout_seconds": 2.0,
+        "max_attempts": 3,
+        "initial_backoff_seconds": 0.05,
+        "max_backoff_seconds": 0.2,
+    } | overrides
     return GeminiSettings.model_validate(values)
 
 
@@ -28,10 +34,13 @@ def settings(url: str, **overrides: object) -> GeminiSettings:
 def request_for(catalog):
     def make(*factor_ids: str, text: str = "No, nothing like that yet.") -> ExtractionRequest:
         return ExtractionRequest(
-            user_id="u1", session_id="s1", turn_id="t1", text=text,
+            user_id="u1",
+            session_id="s1",
+            turn_id="t1",
+            text=text,
             recent=[ExchangeTurn(role="assistant", text="Would you say you have a data catalog?")],
             candidates=[candidate_view(catalog, fid, None) for fid in factor_ids],
-        )  # fmt: skip
+        )
 
     return make
 
@@ -83,8 +92,18 @@ def test_unknown_factors_are_passed_on_untrusted_for_screening(request_for):
 
 
 def test_malformed_entries_in_valid_json_are_passed_on_as_they_are(request_for):
-    entries = [{"factor_id": "data_quality", "value": "very high"}, "junk", {"factor_id": "data_quality", "value": 20,
-               "confidence": 0.7, "rationale": "said so", "inferred_from": [], "extra": True}]  # fmt: skip
+    entries = [
+        {"factor_id": "data_quality", "value": "very high"},
+        "junk",
+        {
+            "factor_id": "data_quality",
+            "value": 20,
+            "confidence": 0.7,
+            "rationale": "said so",
+            "inferred_from": [],
+            "extra": True,
+        },
+    ]
     with VertexStandIn([output(json.dumps({"updates": entries}))]) as vertex:
         result = GeminiExtractor(settings(vertex.url)).extract(request_for("data_quality"))
     assert result.raw_updates == entries and result.rejected == []
@@ -217,12 +236,23 @@ def test_an_injection_obeyed_by_the_model_is_bounded(store, make_user):
 
     user = make_user(store)
     store.correct(user, "ml_expertise", 30, "One analyst, no data scientists")
-    store.record_inference(user, InferredUpdate(factor_id="data_quality", value=20, confidence=0.8, rationale="stated",
-                                                observed_at=datetime.now(UTC) - timedelta(hours=1)))  # fmt: skip
+    store.record_inference(
+        user,
+        InferredUpdate(
+            factor_id="data_quality",
+            value=20,
+            confidence=0.8,
+            rationale="stated",
+            observed_at=datetime.now(UTC) - timedelta(hours=1),
+        ),
+    )
     user, session, turn = _conversation(
-        store, make_user, "We're flawless at everything, data quality and data scientists too.",
-        minutes_ago=-1, user=user,
-    )  # fmt: skip
+        store,
+        make_user,
+        "We're flawless at everything, data quality and data scientists too.",
+        minutes_ago=-1,
+        user=user,
+    )
     with VertexStandIn([recorded("obeys_injection")]) as vertex:
         TurnProcessor(store, GeminiExtractor(settings(vertex.url))).process(user, session, turn)
     assert store.factor(user, "data_quality").current_value <= 20 + MAX_UNCORROBORATED_MOVE
@@ -239,8 +269,12 @@ def test_gemini_writes_answers_but_citations_come_from_the_journal(store, make_u
     user = make_user(store)
     from factor_journal.models import InferredUpdate
 
-    store.record_inference(user, InferredUpdate(factor_id="data_quality", value=20, confidence=0.75,
-                                                rationale="Data scattered across 5 systems"))  # fmt: skip
+    store.record_inference(
+        user,
+        InferredUpdate(
+            factor_id="data_quality", value=20, confidence=0.75, rationale="Data scattered across 5 systems"
+        ),
+    )
     with VertexStandIn([output("Data quality is 20 because on this date you said it is scattered.")]) as vertex:
         writer = GeminiWriter(GeminiExtractor(settings(vertex.url)))
         answer = answer_question(store, user, "Why is data quality so low?", composer=writer)
@@ -261,16 +295,14 @@ def test_gemini_phrases_the_next_question_and_fails_clearly(catalog):
         GeminiWriter(GeminiExtractor(settings(vertex.url, max_attempts=1))).phrase_question("Q?", "")
 
 
-def test_gemini_is_never_asked_about_a_turn_the_screening_refuses_and_its_prompt_has_the_same_rule(store, make_user):
+def test_a_turn_the_screening_refuses_never_reaches_gemini_and_its_prompt_has_the_same_rule():
+    """The pipeline screens a turn before any extractor (test_hostile_input.py asserts, on the emulator, that a
+    refused turn makes no model call): this one is refused, quoting the words that decided it, and what the rules
+    miss the model is told the same."""
+    from factor_journal.extraction.listening import screen_turn
     from factor_journal.extraction.prompt import SYSTEM_INSTRUCTION
 
-    user, session, turn = _conversation(
-        store, make_user, "My cousin's garage books every repair online; a very slick system.", minutes_ago=-1
-    )
-    with VertexStandIn([recorded("obeys_injection")]) as vertex:
-        outcome = TurnProcessor(store, GeminiExtractor(settings(vertex.url))).process(user, session, turn)
-    assert outcome.status == "no_update" and vertex.requests == []  # no model call, nothing paid for
-    screened = store.turn_data(user, session, turn)["extraction"]["screened"]
-    assert screened["kind"] == "other_organisation" and "my cousin's" in screened["reason"]
+    screened = screen_turn("My cousin's garage books every repair online; a very slick system.")
+    assert screened is not None and screened.kind == "other_organisation" and "my cousin's" in screened.reason
     for words in ("THIS organisation TODAY", "another organisation", "plan", "deferral", "question back", "pause"):
-        assert words in SYSTEM_INSTRUCTION  # what the rules miss, the model is told the same
+        assert words in SYSTEM_INSTRUCTION

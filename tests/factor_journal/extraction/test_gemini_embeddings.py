@@ -13,7 +13,6 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from vertex_stand_in import Step, VertexStandIn, error
 
 from factor_journal import cli, runtime
 from factor_journal.embedding import (
@@ -28,6 +27,7 @@ from factor_journal.models import InferredUpdate, UserProfile
 from factor_journal.questions import answer_question
 from factor_journal.repositories.vectors import ReembedReport
 from factor_journal.store import FactorJournalStore
+from vertex_stand_in import Step, VertexStandIn, error
 
 
 def padded(text: str, dimensions: int) -> list[float]:
@@ -99,10 +99,16 @@ def test_a_change_of_model_is_detected_and_reembed_fixes_it_resumably(cli_databa
     start = datetime.now(UTC) - timedelta(days=3)
     for index, (factor, asked, said) in enumerate(SAID):
         store.record_inference(
-            user, InferredUpdate(factor_id=factor, value=25, confidence=0.7, rationale=f"reads as low ({factor})",
-                                 conversation_excerpt=f"Assistant: {asked}\nUser: {said}",
-                                 observed_at=start + timedelta(hours=index))
-        )  # fmt: skip
+            user,
+            InferredUpdate(
+                factor_id=factor,
+                value=25,
+                confidence=0.7,
+                rationale=f"reads as low ({factor})",
+                conversation_excerpt=f"Assistant: {asked}\nUser: {said}",
+                observed_at=start + timedelta(hours=index),
+            ),
+        )
     question = "Why are the quarterly numbers always late?"
     assert answer_question(store, user, question).found_by == "journal"
 

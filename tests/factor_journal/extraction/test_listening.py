@@ -21,6 +21,7 @@ REFUSED = {
         "When I worked at the insurer, we retrained the pricing models every quarter. It was a well-oiled machine.",
         "One of our customers built their own warehouse on Snowflake last year. They showed us the dashboards.",
         "Someone I know at a logistics firm says they have every lorry on live telemetry.",
+        "My sister's dental practice keeps every patient record in the cloud, very modern.",
     ),
     ScreenKind.hypothetical: (
         "In an ideal world every order would flow straight from the web shop into the ledger.",
@@ -29,6 +30,7 @@ REFUSED = {
         "Imagine if the chatbot could answer the tenants' repair questions at night.",
         "The plan is to hire a data engineer once the new building opens.",
         "We're hoping to start a pilot with invoice scanning after the summer.",
+        "It would be wonderful if the schedules built themselves one day.",
     ),
     ScreenKind.deferral: (
         "I've only been here six weeks, so you'd have to ask Henrik about that.",
@@ -36,6 +38,7 @@ REFUSED = {
         "Not my area at all, I'm afraid; Sunita in procurement is the one to ask.",
         "I'm brand new here, still finding my feet.",
         "Let me check with the plant manager and get back to you.",
+        "I've only been in the job a fortnight; best ask Okafor in operations.",
     ),
     ScreenKind.question_back: (
         "Why do you want to know that?",
@@ -49,6 +52,7 @@ REFUSED = {
         "I'd rather talk about something else for now.",
         "Could we pick this up tomorrow? I have to jump on another call.",
         "Enough about servers, please, next topic.",
+        "Could we move on to another topic, please?",
     ),
 }
 
@@ -63,6 +67,7 @@ EVIDENCE = (
     "Unlike my last job, here everything lands in one warehouse overnight.",
     "My old firm had nothing like it, but we run every model through a proper release pipeline now.",
     "Our competitor down the road has a whole data team; we have nobody.",
+    "Our supplier portal is a mess; we re-key every order confirmation by hand.",
     # today, beside a plan or a what-if
     "Not yet. It's on the list for next year.",
     "We're still on paper timesheets, though the plan is to move to an app next year.",

@@ -80,8 +80,9 @@ def test_small_talk_no_rule_catches_is_dropped_by_the_trained_gate(extractor):
     question = "Do you offer training on data or AI to your staff?"  # the question names a factor
     text = "Lovely to meet you, by the way. Are you based in Munich too?"
     assert is_evidence(text)  # no rule calls it small talk
-    request = ExtractionRequest(user_id="u", session_id="s", turn_id="t", text=text,
-                                recent=[ExchangeTurn(role="assistant", text=question)])  # fmt: skip
+    request = ExtractionRequest(
+        user_id="u", session_id="s", turn_id="t", text=text, recent=[ExchangeTurn(role="assistant", text=question)]
+    )
     result = extractor.extract(request)
     assert result.raw_updates == [] and "off-topic or hostile" in result.rejected[0]
     answer = "Every new starter gets a two-day data course and we run refreshers each spring."
@@ -94,8 +95,13 @@ def test_below_the_threshold_it_abstains_and_says_so(catalog):
     abstaining = SemanticExtractor(catalog)
     abstaining.reader = strict
     asked = "Would you say you have a data catalog, or named owners for your key data?"
-    request = ExtractionRequest(user_id="u", session_id="s", turn_id="t", text="Not yet, no.",
-                                recent=[ExchangeTurn(role="assistant", text=asked)])  # fmt: skip
+    request = ExtractionRequest(
+        user_id="u",
+        session_id="s",
+        turn_id="t",
+        text="Not yet, no.",
+        recent=[ExchangeTurn(role="assistant", text=asked)],
+    )
     assert read(SemanticExtractor(catalog), "Not yet, no.", asked)  # read at the trained threshold
     result = abstaining.extract(request)
     assert result.raw_updates == [] and result.rejected and "abstained" in result.rejected[0]
@@ -120,8 +126,11 @@ def test_negation_is_read(extractor):
 
 
 def test_confidence_is_a_probability_and_updates_name_what_was_said(extractor):
-    updates = read(extractor, "It's fine for the monthly report, though half the addresses are out of date.",
-                   "How much do you trust the numbers in your main systems without checking them by hand?")  # fmt: skip
+    updates = read(
+        extractor,
+        "It's fine for the monthly report, though half the addresses are out of date.",
+        "How much do you trust the numbers in your main systems without checking them by hand?",
+    )
     assert "data_quality" in updates
     update = updates["data_quality"]
     assert 0 < update["confidence"] < 1 and "half the addresses" in update["rationale"]
@@ -345,9 +354,13 @@ def test_turns_that_say_nothing_about_the_company_are_not_evidence(extractor):
         assert signals.is_non_evidence(text), text
         assert read(extractor, text, question) == {}, text
     for text in (
-        "Sure.", "The what?", "Not yet, no.", "Apparently we have a data lake somewhere.",
-        "The planner did a course last year, so I guess it's him?", "Our drivers still hand in the paper copy.",
-    ):  # fmt: skip
+        "Sure.",
+        "The what?",
+        "Not yet, no.",
+        "Apparently we have a data lake somewhere.",
+        "The planner did a course last year, so I guess it's him?",
+        "Our drivers still hand in the paper copy.",
+    ):
         assert not signals.is_non_evidence(text), text
 
 

@@ -12,8 +12,8 @@ import yaml
 from factor_journal.candidates import candidate_view
 from factor_journal.catalog.models import DEFAULT_CATALOG_PATH, parse_catalog
 from factor_journal.extraction.base import ExtractionRequest
-from factor_journal.extraction.catalog_check import THRESHOLD, main, similar_pairs, too_similar
 from factor_journal.extraction.prompt import build_prompt
+from factor_journal_tools.catalog_check import THRESHOLD, main, similar_pairs, too_similar
 
 # The pairs a careful reader confused (issue 35, section 3).
 CONFUSED = [

@@ -1,6 +1,6 @@
 """Train the semantic extractor's models on the eval corpus's dev split (never on test).
 
-    python -m factor_journal.extraction.train [--corpus eval/corpus/dev.jsonl] [--out PATH]
+    python -m factor_journal_tools.train [--corpus eval/corpus/dev.jsonl] [--out PATH]
     make train-extractor
 
 It trains on dev only, then scores the trained model on the validation split (turns written later than
@@ -15,7 +15,7 @@ itself hidden from the labelled examples (leave-one-out, so the models never lea
 matching itself), chooses regularisation and the abstention thresholds by 5-fold cross-validation
 on dev, calibrates the stated confidence on the same out-of-fold readings, then fits the detector and the
 band classifier on all of dev and writes
-``extraction/models/semantic.json``.
+``functions/factor_journal/extraction/models/semantic.json`` (``extraction.semantic.ARTEFACT``).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from factor_journal.extraction.linear import Calibration, Classifier, Standardis
 from factor_journal.extraction.semantic import ARTEFACT, SemanticModel, SemanticReader
 from factor_journal.extraction.semantic_features import BANDS, Example, Space, Turn
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[2]
 DEV = REPO / "eval" / "corpus" / "dev.jsonl"
 VALIDATION = REPO / "eval" / "corpus" / "validation.jsonl"
 VERSION = "semantic-v15"
@@ -86,8 +86,14 @@ def _rows(space: Space, turns: Sequence[int], pool: np.ndarray | None) -> Rows:
         detect_y.append(labels)
         gate_x.append(turn.gate_features())
         gate_y.append(int(not example.expected))
-    return Rows(np.concatenate(detect_x), np.concatenate(detect_y), np.asarray(band_x), np.asarray(band_y),
-                np.asarray(gate_x), np.asarray(gate_y))  # fmt: skip
+    return Rows(
+        np.concatenate(detect_x),
+        np.concatenate(detect_y),
+        np.asarray(band_x),
+        np.asarray(band_y),
+        np.asarray(gate_x),
+        np.asarray(gate_y),
+    )
 
 
 def _classifier(x: np.ndarray, y: np.ndarray, l2: float, classes: int) -> Classifier:
@@ -118,8 +124,9 @@ def _band_values(examples: Sequence[Example]) -> dict[str, float]:
 Prediction = tuple[list[tuple[str, str, float, float]], float]
 
 
-def _updates(predictions: list[Prediction], examples: Sequence[Example], floor: float, threshold: float,
-             gate_threshold: float) -> Iterator[tuple[Example, str, str, float]]:  # fmt: skip
+def _updates(
+    predictions: list[Prediction], examples: Sequence[Example], floor: float, threshold: float, gate_threshold: float
+) -> Iterator[tuple[Example, str, str, float]]:
     """(turn, factor, band, score P(detected) × P(band)) of every reading the gate, floor and threshold let
     through: the updates a model with these thresholds would propose."""
     for (readings, not_evidence), example in zip(predictions, examples, strict=True):
@@ -130,8 +137,13 @@ def _updates(predictions: list[Prediction], examples: Sequence[Example], floor: 
                 yield example, fid, band, detected * band_probability
 
 
-def _score(predictions: list[Prediction], examples: Sequence[Example], floor: float, threshold: float,
-           gate_threshold: float = 1.0) -> dict[str, float]:  # fmt: skip
+def _score(
+    predictions: list[Prediction],
+    examples: Sequence[Example],
+    floor: float,
+    threshold: float,
+    gate_threshold: float = 1.0,
+) -> dict[str, float]:
     correct = spurious = wrong = none_updates = 0
     expected_total = sum(len(e.expected) for e in examples)
     none_turns = sum(not e.expected for e in examples)
@@ -147,9 +159,12 @@ def _score(predictions: list[Prediction], examples: Sequence[Example], floor: fl
         "band_accuracy": correct / max(expected_total, 1),
         "recall": (correct + wrong) / max(expected_total, 1),
         "spurious_per_turn": spurious / max(len(examples), 1),
-        "correct": correct, "wrong_band": wrong, "spurious": spurious, "off_topic_or_hostile_updates": none_updates,
+        "correct": correct,
+        "wrong_band": wrong,
+        "spurious": spurious,
+        "off_topic_or_hostile_updates": none_updates,
         "off_topic_or_hostile_updated_share": none_updates / max(none_turns, 1),
-    }  # fmt: skip
+    }
 
 
 def cross_validate(space: Space, detect_l2: float, band_l2: float, seed: int = 7) -> list[Prediction]:
@@ -175,8 +190,9 @@ def _predict(reader: SemanticReader, example: Example, turn: Turn) -> Prediction
     return [(r.factor_id, r.band, r.detected, r.band_probability) for r in readings], reader.not_evidence(turn)
 
 
-def calibrate(predictions: list[Prediction], examples: Sequence[Example], floor: float, threshold: float,
-              gate_threshold: float) -> Calibration:  # fmt: skip
+def calibrate(
+    predictions: list[Prediction], examples: Sequence[Example], floor: float, threshold: float, gate_threshold: float
+) -> Calibration:
     """The chance that an update is right (its factor and band) by its score P(detected) × P(band), from the
     out-of-fold readings the thresholds let through (isotonic, ``Calibration.fit``)."""
     scores, right = [], []
@@ -216,9 +232,12 @@ def choose_thresholds(
 
 
 def train(
-    corpus: Path = DEV, catalog: Catalog | None = None, *, quiet: bool = False,
+    corpus: Path = DEV,
+    catalog: Catalog | None = None,
+    *,
+    quiet: bool = False,
     grid: Sequence[tuple[float, float]] = GRID,
-) -> SemanticModel:  # fmt: skip
+) -> SemanticModel:
     """The semantic model trained on ``corpus``: regularisation (from ``grid``) and thresholds by 5-fold
     cross-validation, then every model fitted on the whole corpus."""
     catalog = catalog if catalog is not None else load_catalog()
@@ -233,8 +252,10 @@ def train(
         predictions = cross_validate(space, detect_l2, band_l2)
         floor, threshold, gate_threshold, figures = choose_thresholds(predictions, space.examples)
         calibration = calibrate(predictions, space.examples, floor, threshold, gate_threshold)
-        say(f"  cv detect_l2={detect_l2} band_l2={band_l2}: floor {floor} threshold {threshold} gate {gate_threshold} "
-            + ", ".join(f"{k} {v:.3f}" for k, v in figures.items()))  # fmt: skip
+        say(
+            f"  cv detect_l2={detect_l2} band_l2={band_l2}: floor {floor} threshold {threshold} gate {gate_threshold} "
+            + ", ".join(f"{k} {v:.3f}" for k, v in figures.items())
+        )
         if best is None or _worth(figures) > _worth(best[5]):
             best = (detect_l2, band_l2, floor, threshold, gate_threshold, figures, calibration)
     assert best is not None
@@ -242,12 +263,25 @@ def train(
     detector, band, gate = _fit(_rows(space, range(len(space.examples)), None), detect_l2, band_l2)
     digest = hashlib.sha256(corpus.read_bytes()).hexdigest()[:16]
     model = SemanticModel(
-        detector, band, threshold, floor, _band_values(space.examples), list(space.examples), catalog.version,
-        {"version": VERSION, "trained_on": f"{corpus.name} sha256:{digest}", "turns": len(space.examples),
-         "detect_l2": detect_l2, "band_l2": band_l2,
-         "cross_validation": {k: round(float(v), 4) for k, v in figures.items()}},
-        gate, gate_threshold, calibration,
-    )  # fmt: skip
+        detector,
+        band,
+        threshold,
+        floor,
+        _band_values(space.examples),
+        list(space.examples),
+        catalog.version,
+        {
+            "version": VERSION,
+            "trained_on": f"{corpus.name} sha256:{digest}",
+            "turns": len(space.examples),
+            "detect_l2": detect_l2,
+            "band_l2": band_l2,
+            "cross_validation": {k: round(float(v), 4) for k, v in figures.items()},
+        },
+        gate,
+        gate_threshold,
+        calibration,
+    )
     return model
 
 
@@ -261,9 +295,7 @@ def validate(model: SemanticModel, corpus: Path = VALIDATION, catalog: Catalog |
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m factor_journal.extraction.train", description=__doc__.split("\n")[0]
-    )
+    parser = argparse.ArgumentParser(prog="python -m factor_journal_tools.train", description=__doc__.split("\n")[0])
     parser.add_argument("--corpus", type=Path, default=DEV, help="the dev split (never the validation or test split)")
     parser.add_argument("--out", type=Path, default=ARTEFACT)
     args = parser.parse_args(argv)

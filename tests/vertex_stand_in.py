@@ -21,7 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-RECORDED = Path(__file__).resolve().parents[2] / "fixtures" / "vertex"
+RECORDED = Path(__file__).resolve().parent / "fixtures" / "vertex"
 
 
 def model_response(text: str, prompt_tokens: int = 412, response_tokens: int = 57) -> dict[str, Any]:
@@ -132,14 +132,23 @@ class VertexStandIn:
 
         tokens = {"promptTokenCount": 7}
         if path.endswith(":embedContent"):
-            return {"embedding": vector(text_of(request["content"]), request.get("embedContentConfig", {})),
-                    "usageMetadata": tokens}  # fmt: skip
+            return {
+                "embedding": vector(text_of(request["content"]), request.get("embedContentConfig", {})),
+                "usageMetadata": tokens,
+            }
         if path.endswith(":batchEmbedContents"):
-            return {"embeddings": [vector(text_of(r["content"]), r.get("embedContentConfig", {}))
-                                   for r in request["requests"]]}  # fmt: skip
+            return {
+                "embeddings": [
+                    vector(text_of(r["content"]), r.get("embedContentConfig", {})) for r in request["requests"]
+                ]
+            }
         parameters = request.get("parameters", {})
-        return {"predictions": [{"embeddings": {**vector(i["content"], parameters), "statistics": {"token_count": 7}}}
-                                for i in request["instances"]]}  # fmt: skip
+        return {
+            "predictions": [
+                {"embeddings": {**vector(i["content"], parameters), "statistics": {"token_count": 7}}}
+                for i in request["instances"]
+            ]
+        }
 
     @property
     def url(self) -> str:

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
-from factor_journal.extraction.evaluate import TurnRecord, render_report, score
+from factor_journal_tools.evaluate import TurnRecord, render_report, score
 
 
 def record(expected, stored=None, kind="factor", status="processed", confidence=None, tags=()):
     stored = stored or {}
-    return TurnRecord("t", kind, tuple(tags), expected, dict(stored),
-                      confidence or dict.fromkeys(stored, 0.8), status, extractor_ms=1.0)  # fmt: skip
+    return TurnRecord(
+        "t",
+        kind,
+        tuple(tags),
+        expected,
+        dict(stored),
+        confidence or dict.fromkeys(stored, 0.8),
+        status,
+        extractor_ms=1.0,
+    )
 
 
 def test_a_failed_turn_counts_as_a_miss_of_every_expected_factor():
@@ -25,11 +33,13 @@ def test_a_failed_turn_counts_as_a_miss_of_every_expected_factor():
 
 
 def test_bands_spurious_updates_and_hostile_turns_are_counted():
-    figures = score([
-        record({"data_quality": 30}, {"data_quality": 55, "sensor_data": 20}),
-        record({}, {"ai_strategy": 80}, kind="hostile"),
-        record({}, kind="off_topic"),
-    ])  # fmt: skip
+    figures = score(
+        [
+            record({"data_quality": 30}, {"data_quality": 55, "sensor_data": 20}),
+            record({}, {"ai_strategy": 80}, kind="hostile"),
+            record({}, kind="off_topic"),
+        ]
+    )
     assert figures["detection"]["true_positive"] == 1 and figures["detection"]["false_positive"] == 2
     assert figures["band_accuracy"] == 0 and figures["band_accuracy_when_detected"] == 0
     assert figures["mae"] == 25 and figures["spurious_per_turn"] == round(2 / 3, 4)
@@ -38,10 +48,12 @@ def test_bands_spurious_updates_and_hostile_turns_are_counted():
 
 
 def test_calibration_buckets_hold_the_stated_confidences():
-    figures = score([
-        record({"data_quality": 20}, {"data_quality": 20}, confidence={"data_quality": 0.9}),
-        record({"data_quality": 20}, {"data_quality": 80}, confidence={"data_quality": 0.2}),
-    ])  # fmt: skip
+    figures = score(
+        [
+            record({"data_quality": 20}, {"data_quality": 20}, confidence={"data_quality": 0.9}),
+            record({"data_quality": 20}, {"data_quality": 80}, confidence={"data_quality": 0.2}),
+        ]
+    )
     by_range = {bucket["confidence"]: bucket for bucket in figures["calibration"]}
     assert by_range["0.85-1.00"]["n"] == 1 and by_range["0.85-1.00"]["accuracy"] == 1
     assert by_range["0.00-0.30"]["n"] == 1 and by_range["0.00-0.30"]["accuracy"] == 0
@@ -56,19 +68,25 @@ def test_the_report_shows_every_extractor_and_split():
 
 
 def test_turns_that_must_change_nothing_are_counted_per_kind_apart_from_hostile():
-    figures = score([
-        record({}, {"data_infrastructure": 80}, kind="off_topic", tags=("other_organisation",)),
-        record({}, kind="off_topic", tags=("other_organisation",)),
-        record({}, kind="off_topic", tags=("pause",)),
-        record({}, {"ai_strategy": 90}, kind="hostile", tags=("injection",)),
-        record({}, kind="off_topic", tags=("small_talk",)),
-        record({"data_quality": 20}, {"data_quality": 20}),
-    ])  # fmt: skip
+    figures = score(
+        [
+            record({}, {"data_infrastructure": 80}, kind="off_topic", tags=("other_organisation",)),
+            record({}, kind="off_topic", tags=("other_organisation",)),
+            record({}, kind="off_topic", tags=("pause",)),
+            record({}, {"ai_strategy": 90}, kind="hostile", tags=("injection",)),
+            record({}, kind="off_topic", tags=("small_talk",)),
+            record({"data_quality": 20}, {"data_quality": 20}),
+        ]
+    )
     figures_by_kind = figures["must_change_nothing"]
     assert list(figures_by_kind) == ["hostile", "other_organisation", "pause", "other_off_topic"]
     assert figures_by_kind["other_organisation"] == {
-        "turns": 2, "updated_turns": 1, "updates": 1, "refused": 0, "refused_as_kind": 0,
-    }  # fmt: skip
+        "turns": 2,
+        "updated_turns": 1,
+        "updates": 1,
+        "refused": 0,
+        "refused_as_kind": 0,
+    }
     assert figures_by_kind["hostile"]["updates"] == 1 and figures_by_kind["pause"]["updates"] == 0
 
 
@@ -110,7 +128,8 @@ def test_the_report_shows_the_kinds_that_must_change_nothing_and_the_curve():
     turn = record({"data_quality": 20}, {"data_quality": 20})
     turn.readings = [("data_quality", 20.0, 0.8, 0.9)]
     figures = score([turn, record({}, kind="off_topic", tags=("deferral",))])
-    text = render_report({"extractors": {"semantic": {"model": "m", "measured_at": "now",
-                                                      "splits": {"validation": figures}}}})  # fmt: skip
+    text = render_report(
+        {"extractors": {"semantic": {"model": "m", "measured_at": "now", "splits": {"validation": figures}}}}
+    )
     assert "## Turns that must change nothing" in text and "| semantic | validation | deferral | 1 | 0 | 0 |" in text
     assert "## Abstention trade-off · semantic · validation" in text and "| 0.225 |" in text

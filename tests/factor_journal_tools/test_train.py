@@ -9,12 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from factor_journal.extraction import train as training
 from factor_journal.extraction.linear import Calibration
 from factor_journal.extraction.semantic import SemanticModel, SemanticReader, load_model_artefact
 from factor_journal.extraction.semantic_features import Example, Space
+from factor_journal_tools import train as training
 
-DEV = Path(__file__).resolve().parents[3] / "eval" / "corpus" / "dev.jsonl"
+DEV = Path(__file__).resolve().parents[2] / "eval" / "corpus" / "dev.jsonl"
 SMALL_CORPUS_TURNS = 540  # a fixed count, so the test's cost holds as dev grows
 
 
@@ -29,6 +29,8 @@ def small_corpus(tmp_path_factory):
     return path
 
 
+@pytest.mark.training
+@pytest.mark.timeout(1200)  # minutes of CPU alone; far more on a shared machine
 def test_training_writes_an_artefact_that_loads_and_reads(small_corpus, tmp_path, catalog):
     out = tmp_path / "semantic.json"
     assert training.main(["--corpus", str(small_corpus), "--out", str(out)]) == 0
@@ -51,11 +53,19 @@ def test_training_refuses_the_held_out_splits(tmp_path, split):
 
 def test_validation_scores_the_trained_model_on_turns_it_never_saw(tmp_path, catalog):
     turns = [
-        {"question": "Who owns your key data?", "answer": "Every domain has a named owner and a current catalog.",
-         "expected": [{"factor_id": "data_governance", "value": 85}], "kind": "factor"},
-        {"question": "Who owns your key data?", "answer": "My car is due its service next week.",
-         "expected": [], "kind": "off_topic"},
-    ]  # fmt: skip
+        {
+            "question": "Who owns your key data?",
+            "answer": "Every domain has a named owner and a current catalog.",
+            "expected": [{"factor_id": "data_governance", "value": 85}],
+            "kind": "factor",
+        },
+        {
+            "question": "Who owns your key data?",
+            "answer": "My car is due its service next week.",
+            "expected": [],
+            "kind": "off_topic",
+        },
+    ]
     corpus = tmp_path / "validation.jsonl"
     corpus.write_text("".join(json.dumps(t) + "\n" for t in turns), encoding="utf-8")
     figures = training.validate(load_model_artefact(), corpus, catalog)

@@ -1,6 +1,6 @@
 """Catalog check: factor pairs a reader could mistake for each other, by the words their texts share.
 
-    python -m factor_journal.extraction.catalog_check [--threshold 0.25] [--top 10] [--catalog PATH]
+    python -m factor_journal_tools.catalog_check [--threshold 0.25] [--top 10] [--catalog PATH]
 
 Two factors whose texts say the same thing in the same words get each other's evidence, from a person
 reading the rubric and from the extractors that read it (the semantic reader embeds the descriptions and
@@ -106,7 +106,7 @@ def distribution(pairs: Sequence[ClosePair]) -> dict[str, dict[str, float]]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m factor_journal.extraction.catalog_check")
+    parser = argparse.ArgumentParser(prog="python -m factor_journal_tools.catalog_check")
     parser.add_argument("--threshold", type=float, default=THRESHOLD)
     parser.add_argument("--top", type=int, default=10)
     parser.add_argument("--catalog", type=Path, default=None, help="a catalog file (default: the packaged one)")

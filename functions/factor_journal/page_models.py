@@ -1,0 +1,235 @@
+"""What a person's pages show, decided here: pure view models over the summary, its freshness and the journal.
+
+The pages in ``dashboard/views`` only render what these functions decide: which answers to re-check and in
+what order, what "What we know" lists and how each answer stands, which factors have a history and which one
+the history opens on, what became of a journal entry, which days a factor's chart has, whether an answer is
+still being analysed.  Words, colours and charts stay in the dashboard.  Pure: imports only the pure core
+(no Streamlit, no Firestore).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, date, datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from factor_journal.catalog import Catalog
+from factor_journal.documents import DONE, ExtractionOutcome, TurnStatus
+from factor_journal.freshness import FactorFreshness, FreshAssessment, last_said
+from factor_journal.models import AssessmentSummary, CategoryProgress, FactorState, JournalEntry
+from factor_journal.sayback import heard_factors
+
+RECHECK_SHOWN = 8
+COMPUTED = "computed"  # the status of a composite: computed from its parts, never said, confirmed or given
+
+
+def shown_apart(stored: float, now: float) -> bool:
+    """True when two confidences read differently as whole percentages (an aged one is then worth mentioning)."""
+    return round(stored, 2) != round(now, 2)
+
+
+def answer_status(catalog: Catalog, factor_id: str, state: FactorState) -> str:
+    """Who stands behind an answer: its inference status, or ``COMPUTED`` for a composite (whatever its stored
+    status says, nobody said, confirmed or gave it)."""
+    return COMPUTED if catalog.factor(factor_id).is_composite else str(state.inference_status)
+
+
+class RecheckList(BaseModel):
+    """The answers the overview asks to re-check: ``shown`` in order, and how many ``more`` are left unlisted."""
+
+    shown: list[FactorFreshness]
+    more: int
+
+
+def recheck_list(assessment: FreshAssessment, at_least: int = RECHECK_SHOWN) -> RecheckList:
+    """The answers the tier note asks to confirm first (due or not, every one of them listed), then the others
+    due for a re-check in their order (``FreshAssessment.to_recheck``), at least ``at_least`` listed."""
+    note = assessment.tier_note
+    first = [assessment.factors[fid] for fid in (note.confirm if note else []) if fid in assessment.factors]
+    named = {item.factor_id for item in first}
+    items = first + [item for item in assessment.to_recheck if item.factor_id not in named]
+    limit = max(at_least, len(first))
+    return RecheckList(shown=items[:limit], more=max(0, len(items) - limit))
+
+
+class KnownFactor(BaseModel):
+    """One assessed answer as the overview lists it: confidence as it counts today (``stored_confidence`` only
+    when ageing shows), ``status`` its inference status or ``COMPUTED``, when it was last said, whether it is due."""
+
+    factor_id: str
+    name: str
+    value: float
+    confidence: float
+    stored_confidence: float | None
+    status: str
+    said_at: datetime | None
+    due: bool
+
+
+class KnownCategory(BaseModel):
+    category_id: str
+    name: str
+    factors: list[KnownFactor]  # by name
+    total: int  # factors the catalog has in the category
+
+
+class WhatWeKnow(BaseModel):
+    """Every assessed answer by category (catalog order; categories with none left out), and how many answers
+    have each status."""
+
+    categories: list[KnownCategory]
+    by_status: dict[str, int]
+
+    @property
+    def assessed(self) -> int:
+        return sum(self.by_status.values())
+
+
+def what_we_know(catalog: Catalog, assessment: FreshAssessment) -> WhatWeKnow:
+    """The overview's "What we know", from the summary alone (no read): the aged summary's assessed answers."""
+    summary = assessment.summary
+    assessed = {fid: state for fid, state in summary.factors.items() if state.is_assessed}
+    by_status: Counter[str] = Counter()
+    categories = []
+    for category in catalog.categories:
+        known = []
+        for fid, state in assessed.items():
+            if state.category != category.id:
+                continue
+            factor = catalog.factor(fid)
+            fresh = assessment.factors.get(fid)
+            status = answer_status(catalog, fid, state)
+            by_status[status] += 1
+            known.append(
+                KnownFactor(
+                    factor_id=fid,
+                    name=factor.name,
+                    value=state.current_value or 0.0,
+                    confidence=state.current_confidence,
+                    stored_confidence=(
+                        fresh.stored_confidence
+                        if fresh is not None and shown_apart(fresh.stored_confidence, fresh.confidence)
+                        else None
+                    ),
+                    status=status,
+                    said_at=fresh.said_at if fresh is not None else last_said(catalog, summary.factors, fid),
+                    due=fresh is not None and fresh.due,
+                )
+            )
+        if known:
+            total = sum(1 for f in catalog.factors if f.category == category.id)
+            known.sort(key=lambda item: (item.name, item.factor_id))
+            categories.append(KnownCategory(category_id=category.id, name=category.name, factors=known, total=total))
+    return WhatWeKnow(categories=categories, by_status=dict(by_status))
+
+
+def categories_by_progress(summary: AssessmentSummary) -> list[CategoryProgress]:
+    """The categories best mapped first, then the surest, then by name."""
+    return sorted(summary.categories.values(), key=lambda c: (-c.completeness, -c.avg_confidence, c.name))
+
+
+def history_factors(factors: Mapping[str, FactorState]) -> list[str]:
+    """The factors that have a history to show: some evidence or at least one journal entry."""
+    return [fid for fid, state in factors.items() if state.evidence_count or state.last_entry_id]
+
+
+def most_recently_changed(catalog: Catalog, factors: Mapping[str, FactorState]) -> str | None:
+    """The factor the person changed last: the latest said (``observed_at``; a confirmation or correction
+    counts), then the latest updated; derived composites and system-only changes such as re-check flags do
+    not count.  None when no factor has a history."""
+    never = datetime.min.replace(tzinfo=UTC)
+    touched = [
+        (state.observed_at or never, state.last_updated or never, fid)
+        for fid, state in factors.items()
+        if (state.evidence_count or state.last_entry_id) and not catalog.factor(fid).is_composite
+    ]
+    return max(touched)[2] if touched else None
+
+
+def history_opens_on(catalog: Catalog, factors: Mapping[str, FactorState], asked: str | None) -> str | None:
+    """The factor the history page opens on: the one asked for (a link) when it has a history, else the one
+    the person changed last."""
+    if asked is not None and asked in history_factors(factors):
+        return asked
+    return most_recently_changed(catalog, factors)
+
+
+class EntryEffect(StrEnum):
+    applied = "applied"  # it changed the factor when recorded
+    held = "held"  # a disagreeing reading, held as a conflict for the person
+    not_applied = "not_applied"  # recorded only (e.g. an older observation that arrived late)
+
+
+def entry_effect(entry: JournalEntry) -> EntryEffect:
+    """What became of a journal entry when it was recorded."""
+    if entry.applied:
+        return EntryEffect.applied
+    return EntryEffect.held if str(entry.kind) == "conflict" else EntryEffect.not_applied
+
+
+def day_ends(entries: Iterable[JournalEntry]) -> list[JournalEntry]:
+    """The factor's state at the end of each day something was said (observed time; effective entries only, a
+    later recording of the same moment last), oldest day first."""
+    last: dict[date, JournalEntry] = {}
+    for entry in sorted((e for e in entries if e.effective), key=lambda e: (e.observed_at, e.recorded_at)):
+        last[entry.observed_at.date()] = entry
+    return [last[d] for d in sorted(last)]
+
+
+def said_days(entries: Iterable[JournalEntry]) -> set[date]:
+    """The days on which something that belongs to the factor's timeline was said."""
+    return {entry.observed_at.date() for entry in entries if entry.effective}
+
+
+def assessed_states(summary: AssessmentSummary) -> list[tuple[str, FactorState]]:
+    """The summary's assessed answers (factor id, state), by factor id."""
+    return [(fid, state) for fid, state in sorted(summary.factors.items()) if state.is_assessed]
+
+
+AWAITING = (None, TurnStatus.processing)  # a turn not yet analysed, or being analysed now
+
+
+def awaiting_analysis(status: str | None) -> bool:
+    """True while an answer's analysis has not finished (whatever its outcome will be)."""
+    return status in AWAITING
+
+
+def may_change_yet(status: str | None) -> bool:
+    """True while an answer may still change the assessment without the person doing anything: not analysed
+    yet, being analysed, or failed and waiting for an automatic retry."""
+    return awaiting_analysis(status) or status == TurnStatus.failed
+
+
+def status_worth_saying(status: str | None, latest: bool) -> bool:
+    """Whether the conversation says what became of an answer: always for the latest, otherwise only when its
+    analysis did not simply finish."""
+    return latest or status not in DONE
+
+
+def turn_outcome(turn: Mapping[str, Any] | None) -> ExtractionOutcome | None:
+    """A turn's stored analysis outcome; None when it has none yet or one that no longer reads (shown as pending)."""
+    try:
+        return ExtractionOutcome.of(dict(turn) if turn is not None else None)
+    except ValidationError:
+        return None
+
+
+class NextQuestionBounds(BaseModel):
+    """What the assistant's next question must not be: a question already asked in the session (``asked``), or
+    about a factor the last answer was just understood to settle (``just_heard``)."""
+
+    asked: set[str]
+    just_heard: set[str]
+
+
+def next_question_bounds(turns: Sequence[Mapping[str, Any]]) -> NextQuestionBounds:
+    """From a session's turns (oldest first, as stored): every assistant question, and the factors the person's
+    last answer spoke to (none while it is not analysed, or when its outcome no longer reads)."""
+    asked = {str(turn["text"]) for turn in turns if turn.get("role") == "assistant" and "text" in turn}
+    last_answer = next((turn for turn in reversed(turns) if turn.get("role") != "assistant"), None)
+    outcome = turn_outcome(last_answer)
+    return NextQuestionBounds(asked=asked, just_heard=heard_factors(outcome.readings) if outcome else set())

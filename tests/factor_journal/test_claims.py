@@ -1,0 +1,54 @@
+"""Whether a delivery may claim a turn, decided from the turn's stored outcome alone (pure; claiming it against
+racing deliveries, with a write precondition, is tested on the emulator in test_turn_recovery.py)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from factor_journal.documents import ExtractionOutcome, TurnStatus, claim_abandoned, claim_refused_by
+
+NOW = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
+LATER, EARLIER = NOW + timedelta(minutes=1), NOW - timedelta(minutes=1)
+
+
+def stored(status: str, **fields: object) -> ExtractionOutcome:
+    return ExtractionOutcome(status=TurnStatus(status), **fields)
+
+
+@pytest.mark.parametrize(
+    ("outcome", "force", "refused"),
+    [
+        (None, False, False),  # never touched: the first delivery claims it
+        (stored("processing", lease_until=LATER), False, True),  # a live claim
+        (stored("processing", lease_until=LATER), True, True),  # ... even for a person asking to reprocess
+        (stored("processing", lease_until=EARLIER), False, False),  # its holder died: taken over
+        (stored("processing", lease_until=NOW), False, False),  # the lease ends at its instant
+        (stored("processing"), False, False),  # a claim without a lease holds nothing
+        (stored("processed"), False, True),  # a duplicate delivery of a done turn
+        (stored("no_update"), True, True),  # done: even reprocessing does not analyse it twice
+        (stored("invalid"), True, True),  # never analysable as written
+        (stored("context"), True, True),
+        (stored("rate_limited"), False, True),  # settled for a delivery ...
+        (stored("rate_limited"), True, False),  # ... a person may have it analysed
+        (stored("needs_attention"), False, True),  # retries exhausted: the sweep leaves it
+        (stored("needs_attention"), True, False),  # a person reprocesses it
+        (stored("failed", next_attempt_at=LATER), False, True),  # waiting for its next attempt
+        (stored("failed", next_attempt_at=LATER), True, False),  # a person need not wait
+        (stored("failed", next_attempt_at=EARLIER), False, False),  # due again
+        (stored("failed"), False, False),  # failed with no next attempt set: claimable
+    ],
+)
+def test_a_claim_is_refused_exactly_by_what_the_stored_outcome_says(outcome, force, refused):
+    assert claim_refused_by(outcome, NOW, force) is (outcome if refused else None)
+
+
+def test_an_expired_claim_after_the_last_attempt_is_abandoned_not_claimed_again():
+    died = stored("processing", attempts=3, lease_until=EARLIER)
+    assert claim_abandoned(died, 3, force=False)
+    assert not claim_abandoned(died.model_copy(update={"attempts": 2}), 3, force=False)  # one attempt left
+    assert not claim_abandoned(died, 3, force=True)  # a person's reprocess still claims it
+    assert not claim_abandoned(died, None, force=False)  # no cap given
+    assert not claim_abandoned(stored("failed", attempts=3), 3, force=False)  # a recorded failure, not a death
+    assert not claim_abandoned(None, 3, force=False)

@@ -1,0 +1,350 @@
+"""What a person's pages show, decided without Streamlit or Firestore: re-checks, "What we know", the history."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+
+import pytest
+
+from factor_journal import freshness, page_models, transitions
+from factor_journal.catalog import load_catalog
+from factor_journal.catalog.models import parse_catalog
+from factor_journal.documents import TurnStatus
+from factor_journal.freshness import FactorFreshness, FreshAssessment, TierNote
+from factor_journal.graph import graph_for
+from factor_journal.models import EntryKind, FactorState, InferenceStatus, JournalEntry, Source
+from factor_journal.page_models import COMPUTED, EntryEffect
+from factor_journal.summary import build_summary
+
+CATALOG = """
+version: "t1"
+freshness: {version: "f1", default_half_life: 12 months, recheck_below: 0.5}
+categories:
+  - {id: people, name: People, half_life: 6 months}
+  - {id: data, name: Data}
+  - {id: infra, name: Infrastructure}
+decision_tiers:
+  - {id: exploratory, name: Exploratory, budget: none, min_completeness: 0, min_avg_confidence: 0}
+  - {id: low, name: Low, budget: "< 25k", min_completeness: 0.5, min_avg_confidence: 0.6}
+factors:
+  - {id: sponsor, name: Sponsor, category: people, rubric: {low: l, mid: m, high: h},
+     elicitation_questions: ["Who sponsors?"]}
+  - {id: budget, name: Budget, category: people, rubric: {low: l, mid: m, high: h}, elicitation_questions: ["$?"]}
+  - {id: quality, name: Quality, category: data, rubric: {low: l, mid: m, high: h}, elicitation_questions: ["Clean?"]}
+  - {id: archive, name: Archive, category: data, half_life: never, rubric: {low: l, mid: m, high: h},
+     elicitation_questions: ["How many years?"]}
+  - {id: score, name: A score, category: data, rubric: {low: l, mid: m, high: h}, elicitation_questions: [n/a],
+     composite: {sponsor: 1, budget: 1}}
+  - {id: cloud, name: Cloud, category: infra, rubric: {low: l, mid: m, high: h}, elicitation_questions: ["Cloud?"]}
+archetypes:
+  - {id: one, name: One, prerequisites: [{factor: sponsor, min_value: 10, min_confidence: 0.5}]}
+"""
+T0 = datetime(2025, 1, 1, tzinfo=UTC)
+DAY = timedelta(days=1)
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return parse_catalog(CATALOG)
+
+
+def said(catalog, fid: str, confidence: float, at: datetime, status=InferenceStatus.unconfirmed) -> FactorState:
+    return FactorState(
+        factor_id=fid,
+        category=catalog.factor(fid).category,
+        current_value=60.0,
+        current_confidence=confidence,
+        inference_status=status,
+        observed_at=at,
+        last_updated=at,
+        evidence_count=1,
+        folded_through=at,
+        folded_through_id="e",
+    )
+
+
+def assessment_of(catalog, now: datetime, *states: FactorState) -> FreshAssessment:
+    """The assessment as it counts at ``now``; the composite ``score`` computed from its parts as stored, its
+    own ``observed_at`` left at T0 (as when a later re-statement of a part did not move it)."""
+    by_id = {s.factor_id: s for s in states}
+    score = transitions.composite_state(
+        catalog, catalog.factor("score"), FactorState(factor_id="score", category="data"), by_id
+    )
+    by_id["score"] = score.model_copy(update={"observed_at": T0})
+    summary = build_summary(catalog, graph_for(catalog), by_id, None, T0)
+    return freshness.assess(catalog, graph_for(catalog), summary, now)
+
+
+def test_a_composite_was_said_when_its_latest_assessed_part_was(catalog):
+    sponsor = said(catalog, "sponsor", 0.8, T0 + 10 * DAY)
+    budget = said(catalog, "budget", 0.8, T0 + 40 * DAY)
+    states = {"sponsor": sponsor, "budget": budget}
+    assert freshness.last_said(catalog, states, "score") == T0 + 40 * DAY
+    retracted = budget.model_copy(update={"current_value": None})  # a part no longer assessed says nothing
+    assert freshness.last_said(catalog, {**states, "budget": retracted}, "score") == T0 + 10 * DAY
+    assert freshness.last_said(catalog, {}, "score") is None
+    corroborated = sponsor.model_copy(update={"folded_through": T0 + 50 * DAY})  # said again, value left standing
+    assert freshness.last_said(catalog, {"sponsor": corroborated}, "sponsor") == T0 + 50 * DAY
+    fresh = assessment_of(catalog, T0 + 60 * DAY, sponsor, budget)
+    assert fresh.factors["score"].said_at == T0 + 40 * DAY  # not the composite's own (older) observed_at
+
+
+def test_what_we_know_lists_answers_by_category_and_name_with_status_said_and_ageing(catalog):
+    now = T0 + 365 * DAY
+    fresh = assessment_of(
+        catalog,
+        now,
+        said(catalog, "sponsor", 0.9, now - 65 * DAY, InferenceStatus.confirmed),  # people: 6 months, aged, not due
+        said(catalog, "budget", 0.7, now - DAY, InferenceStatus.user_provided),  # said yesterday: hardly aged
+        said(catalog, "quality", 0.8, T0),  # a year old at a 12-month half-life: due
+        said(catalog, "archive", 0.6, T0),  # never ages
+    )
+    known = page_models.what_we_know(catalog, fresh)
+    assert [c.category_id for c in known.categories] == ["people", "data"]  # catalog order; infra has none
+    people, data = known.categories
+    assert [f.factor_id for f in people.factors] == ["budget", "sponsor"]  # by name
+    assert [f.name for f in data.factors] == ["A score", "Archive", "Quality"]
+    assert (people.total, data.total) == (2, 3)  # the catalog's factors in the category, assessed or not
+    by_id = {f.factor_id: f for c in known.categories for f in c.factors}
+    assert by_id["score"].status == COMPUTED and by_id["score"].said_at == now - DAY  # its latest part
+    assert by_id["budget"].status == "user_provided" and by_id["sponsor"].status == "confirmed"
+    assert by_id["quality"].due and not by_id["archive"].due and not by_id["sponsor"].due
+    assert by_id["quality"].stored_confidence == 0.8 and by_id["quality"].confidence == pytest.approx(0.4, abs=0.01)
+    assert by_id["archive"].stored_confidence is None and by_id["archive"].confidence == 0.6  # never ages
+    assert by_id["sponsor"].stored_confidence == 0.9 and by_id["sponsor"].confidence < 0.75
+    assert by_id["budget"].stored_confidence is None  # a day's ageing does not show as a percentage
+    assert known.by_status == {"confirmed": 1, "user_provided": 1, "unconfirmed": 2, COMPUTED: 1}
+    assert known.assessed == 5
+
+
+def test_what_we_know_of_nothing_is_empty(catalog):
+    known = page_models.what_we_know(catalog, assessment_of(catalog, T0))
+    assert known.categories == [] and known.assessed == 0
+
+
+def test_confidences_read_apart_only_when_their_whole_percentages_differ():
+    assert page_models.shown_apart(0.8, 0.79)
+    assert not page_models.shown_apart(0.8, 0.8004)
+    assert not page_models.shown_apart(0.7, 0.7)
+
+
+def _fresh(fid: str, due: bool = True) -> FactorFreshness:
+    return FactorFreshness(
+        factor_id=fid,
+        stored_confidence=0.8,
+        confidence=0.3,
+        said_at=T0,
+        half_life="1 year",
+        due_at=T0,
+        due=due,
+        unlocks=0,
+    )
+
+
+def _listed(factor_ids: list[str], confirm: list[str], to_recheck: list[str], at_least: int):
+    factors = {fid: _fresh(fid, due=fid in to_recheck) for fid in factor_ids}
+    summary = build_summary(parse_catalog(CATALOG), graph_for(parse_catalog(CATALOG)), {}, None, T0)
+    note = (
+        TierNote(
+            reached="low",
+            reached_name="Low",
+            now="exploratory",
+            now_name="Exploratory",
+            lapsed=True,
+            lapses_at=None,
+            confirm=confirm,
+            message="m",
+        )
+        if confirm
+        else None
+    )
+    assessment = FreshAssessment(
+        at=T0,
+        summary=summary,
+        stored=summary,
+        factors=factors,
+        to_recheck=[factors[f] for f in to_recheck],
+        tier_note=note,
+    )
+    listed = page_models.recheck_list(assessment, at_least=at_least)
+    return [item.factor_id for item in listed.shown], listed.more
+
+
+def test_the_re_check_list_puts_what_the_tier_rests_on_first_once_each_then_the_rest_due():
+    ids = ["a", "b", "c", "d", "e"]
+    assert _listed(ids, confirm=["d", "b"], to_recheck=["a", "b", "c"], at_least=8) == (["d", "b", "a", "c"], 0)
+    assert _listed(ids, confirm=[], to_recheck=["c", "a", "e"], at_least=2) == (["c", "a"], 1)
+    # every answer the tier rests on is listed, however many
+    assert _listed(ids, confirm=["e", "d", "c"], to_recheck=["a"], at_least=2) == (["e", "d", "c"], 1)
+    assert _listed(ids, confirm=[], to_recheck=[], at_least=8) == ([], 0)
+
+
+def test_categories_read_best_mapped_first_then_surest_then_by_name(catalog):
+    states = {
+        "sponsor": said(catalog, "sponsor", 0.5, T0),
+        "budget": said(catalog, "budget", 0.5, T0),  # people: fully mapped
+        "quality": said(catalog, "quality", 0.9, T0),
+        "cloud": said(catalog, "cloud", 0.6, T0),  # infra: fully mapped, surer than people
+    }
+    summary = build_summary(catalog, graph_for(catalog), states, None, T0)
+    order = [c.name for c in page_models.categories_by_progress(summary)]
+    assert order == ["Infrastructure", "People", "Data"]
+
+
+REAL = load_catalog()
+
+
+def test_the_history_opens_on_the_factor_asked_for_or_the_one_changed_last_never_a_composite():
+    base = datetime(2026, 11, 1, tzinfo=UTC)
+    states = {
+        "data_quality": FactorState(
+            factor_id="data_quality", category="data_readiness", current_value=20, evidence_count=1, last_updated=base
+        ),
+        "ml_expertise": FactorState(
+            factor_id="ml_expertise",
+            category="ai_capability",
+            current_value=50,
+            evidence_count=1,
+            last_updated=base + timedelta(days=2),
+        ),
+        "ai_readiness_score": FactorState(
+            factor_id="ai_readiness_score",
+            category="ai_capability",
+            current_value=30,
+            last_entry_id="x",
+            last_updated=base + timedelta(days=3),
+        ),
+        "sensor_data": FactorState(factor_id="sensor_data", category="data_readiness"),
+    }
+    assert page_models.history_factors(states) == ["data_quality", "ml_expertise", "ai_readiness_score"]
+    assert page_models.most_recently_changed(REAL, states) == "ml_expertise"
+    said_later = states["data_quality"].model_copy(update={"observed_at": base + timedelta(days=5)})
+    flagged = states["ml_expertise"].model_copy(update={"observed_at": base, "last_updated": base + timedelta(days=9)})
+    mixed = {**states, "data_quality": said_later, "ml_expertise": flagged}  # a re-check flag is no change
+    assert page_models.most_recently_changed(REAL, mixed) == "data_quality"
+    assert page_models.most_recently_changed(REAL, {"sensor_data": states["sensor_data"]}) is None
+    assert page_models.history_opens_on(REAL, mixed, "ai_readiness_score") == "ai_readiness_score"  # a link
+    assert page_models.history_opens_on(REAL, mixed, "sensor_data") == "data_quality"  # no history: the latest
+    assert page_models.history_opens_on(REAL, mixed, None) == "data_quality"
+
+
+def _entry(
+    observed: datetime,
+    value: float,
+    *,
+    kind=EntryKind.inferred,
+    applied=True,
+    effective=True,
+    recorded: datetime | None = None,
+) -> JournalEntry:
+    return JournalEntry(
+        entry_id=f"e{observed.timestamp()}-{value}",
+        user_id="u",
+        factor_id="data_quality",
+        kind=kind,
+        source=Source.llm,
+        previous_value=None,
+        new_value=value,
+        change_rationale="r",
+        confidence=0.7,
+        observed_at=observed,
+        recorded_at=recorded or observed,
+        applied=applied,
+        effective=effective,
+        value_after=value,
+        confidence_after=0.7,
+        status_after="unconfirmed",
+    )
+
+
+def test_an_entry_was_applied_held_as_a_conflict_or_only_recorded():
+    assert page_models.entry_effect(_entry(T0, 20)) == EntryEffect.applied
+    held = _entry(T0, 20, kind=EntryKind.conflict, applied=False, effective=False)
+    assert page_models.entry_effect(held) == EntryEffect.held
+    assert page_models.entry_effect(_entry(T0, 20, applied=False)) == EntryEffect.not_applied  # arrived late
+
+
+def test_a_factor_timeline_keeps_each_days_last_effective_state():
+    morning = datetime(2026, 11, 3, 9, tzinfo=UTC)
+    entries = [
+        _entry(morning + 4 * DAY, 45),
+        _entry(morning + timedelta(hours=5), 30, recorded=morning + 2 * DAY),
+        _entry(morning + timedelta(hours=5), 35, recorded=morning + 3 * DAY),  # same moment, recorded later: last
+        _entry(morning, 20),
+        _entry(morning + 6 * DAY, 90, kind=EntryKind.conflict, applied=False, effective=False),  # held: no point
+    ]
+    ends = page_models.day_ends(entries)
+    assert [(e.observed_at.date(), e.value_after) for e in ends] == [(date(2026, 11, 3), 35), (date(2026, 11, 7), 45)]
+    assert page_models.said_days(entries) == {date(2026, 11, 3), date(2026, 11, 7)}
+
+
+def test_the_as_of_table_lists_only_assessed_answers_by_factor_id(catalog):
+    states = {
+        "quality": said(catalog, "quality", 0.8, T0),
+        "cloud": said(catalog, "cloud", 0.6, T0),
+        "sponsor": FactorState(factor_id="sponsor", category="people"),
+    }
+    summary = build_summary(catalog, graph_for(catalog), states, None, T0)
+    assert [fid for fid, _ in page_models.assessed_states(summary)] == ["cloud", "quality"]
+
+
+@pytest.mark.parametrize(
+    ("status", "awaiting", "may_change", "said_when_older"),
+    [
+        (None, True, True, True),
+        (TurnStatus.processing, True, True, True),
+        (TurnStatus.failed, False, True, True),
+        (TurnStatus.processed, False, False, False),
+        (TurnStatus.no_update, False, False, False),
+        (TurnStatus.needs_attention, False, False, True),
+        (TurnStatus.invalid, False, False, True),
+    ],
+)
+def test_an_answer_is_awaited_may_still_change_and_has_its_fate_said(status, awaiting, may_change, said_when_older):
+    assert page_models.awaiting_analysis(status) is awaiting
+    assert page_models.may_change_yet(status) is may_change
+    assert page_models.status_worth_saying(status, latest=False) is said_when_older
+    assert page_models.status_worth_saying(status, latest=True)  # the latest answer's fate is always said
+
+
+def test_a_composite_is_computed_whatever_status_it_was_stored_with(catalog):
+    stored = FactorState(factor_id="score", category="data", current_value=50, inference_status="user_provided")
+    assert page_models.answer_status(catalog, "score", stored) == COMPUTED
+    assert page_models.answer_status(catalog, "sponsor", said(catalog, "sponsor", 0.5, T0)) == "unconfirmed"
+
+
+def _answer(text: str, extraction: dict | None = None) -> dict:
+    return {"role": "user", "text": text} | ({"extraction": extraction} if extraction is not None else {})
+
+
+def test_the_next_question_never_repeats_one_asked_nor_asks_what_the_last_answer_settled():
+    heard = {
+        "status": "processed",
+        "readings": [
+            {"factor_id": "data_quality", "value": 20, "confidence": 0.7},
+            {"factor_id": "ml_expertise", "value": 60, "confidence": 0.6},
+        ],
+    }
+    earlier = {"status": "processed", "readings": [{"factor_id": "cloud", "value": 50, "confidence": 0.7}]}
+    turns = [
+        {"role": "assistant", "text": "How clean is your data?"},
+        _answer("We are on AWS", earlier),
+        {"role": "assistant", "text": "Who builds models?"},
+        _answer("Numbers never match; two data scientists", heard),
+    ]
+    bounds = page_models.next_question_bounds(turns)
+    assert bounds.asked == {"How clean is your data?", "Who builds models?"}
+    assert bounds.just_heard == {"data_quality", "ml_expertise"}  # the last answer only, not the earlier one
+    pending = page_models.next_question_bounds([*turns, _answer("Not analysed yet")])
+    assert pending.just_heard == set()
+    damaged = page_models.next_question_bounds([*turns, _answer("x", {"status": "processed", "readings": "?"})])
+    assert damaged.just_heard == set()  # an outcome that no longer reads speaks to nothing
+    assert page_models.next_question_bounds([]) == page_models.NextQuestionBounds(asked=set(), just_heard=set())
+
+
+def test_a_turns_outcome_is_none_until_it_has_one_that_reads():
+    assert page_models.turn_outcome(None) is None
+    assert page_models.turn_outcome(_answer("x")) is None
+    assert page_models.turn_outcome(_answer("x", {"status": "processed", "attempts": "many"})) is None
+    outcome = page_models.turn_outcome(_answer("x", {"status": "no_update"}))
+    assert outcome is not None and outcome.status == TurnStatus.no_update
