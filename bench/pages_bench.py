@@ -34,6 +34,7 @@ from factor_journal.models import InferredUpdate, UserProfile
 from factor_journal.pipeline import TurnProcessor
 from factor_journal.repositories.links import LinkRecords
 from factor_journal.store import FactorJournalStore, entry_id_for
+from factor_journal_tools.browser import headless_chromium
 
 ASSESSED = 50
 JOURNAL_ENTRIES = 5000
@@ -146,8 +147,6 @@ def _first_content(token: str) -> dict[str, Any]:
     """Time to first content of the overview in headless Chromium, on a Streamlit server started for it."""
     if not (shutil.which("chromium") and shutil.which("chromedriver")):
         return {"skipped": "chromium and chromedriver are not installed"}
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
 
     with socket.socket() as probe:
@@ -161,18 +160,6 @@ def _first_content(token: str) -> dict[str, Any]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    options = webdriver.ChromeOptions()
-    options.binary_location = shutil.which("chromium")  # type: ignore[assignment]
-    for flag in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-dev-shm-usage",
-        "--window-size=1280,1000",
-    ):
-        options.add_argument(flag)
     driver = None
     try:
         deadline = time.monotonic() + 60
@@ -182,7 +169,7 @@ def _first_content(token: str) -> dict[str, Any]:
                     break
             except httpx.HTTPError:
                 time.sleep(0.2)
-        driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+        driver = headless_chromium(1280, 1000)
         visits = {}
         for visit in ("cold", "warm"):
             started = time.perf_counter()

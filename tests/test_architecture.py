@@ -66,7 +66,10 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
         _modules("pipeline nightly reminders organisation links access privacy questions"),
     ),
     ("entry points: the functions' runtime and the command line", _modules("runtime cli __main__")),
-    ("tools: eval, training, catalog check", {TOOLS.name} | _modules("evaluate train catalog_check", TOOLS.name)),
+    (
+        "tools: eval, training, catalog check",
+        {TOOLS.name} | _modules("evaluate train catalog_check browser", TOOLS.name),
+    ),
 )
 
 

@@ -26,6 +26,7 @@ from factor_journal.guidance import next_best_questions
 from factor_journal.models import AssessmentSummary, SaidIn
 from factor_journal.page_models import (
     awaiting_analysis,
+    keep_watching,
     may_change_yet,
     next_question_bounds,
     status_worth_saying,
@@ -34,6 +35,7 @@ from factor_journal.page_models import (
 from factor_journal.sayback import LineState, SayBackLine, nothing_understood, say_back
 
 WAIT_FOR_ANALYSIS_SECONDS = 8.0
+WATCH_EVERY_SECONDS = 2.0
 SHOWN_TURNS = 12
 
 
@@ -58,6 +60,25 @@ def _wait_until_settled(store, user_id: str, session_id: str, turn_id: str) -> N
             if not awaiting_analysis(extraction.get("status")):
                 return
             time.sleep(0.25)
+
+
+@st.fragment(run_every=WATCH_EVERY_SECONDS)
+def _watch_until_analysed(user_id: str, session_id: str, turn_ids: tuple[str, ...]) -> None:
+    """While answers are still being analysed after the page's first wait (a cold start, a busy trigger), look at
+    their turns every WATCH_EVERY_SECONDS (one read per answer) and show the whole page again as soon as one is
+    done, so what was understood appears under it without the person asking; after WATCH_FOR_SECONDS it stops
+    reading and "Check again" is the way to look."""
+    store = context.store()
+    started = st.session_state.get("conversation_watch")
+    if started is None or started[0] != turn_ids:
+        st.session_state["conversation_watch"] = (turn_ids, time.monotonic())  # the page itself just read them
+        return
+    if not keep_watching(time.monotonic() - started[1]):
+        return
+    for turn_id in turn_ids:
+        extraction = (store.turn_data(user_id, session_id, turn_id) or {}).get("extraction") or {}
+        if not awaiting_analysis(extraction.get("status")):
+            st.rerun(scope="app")
 
 
 def _show(turns: list[tuple[str, dict]], summary: AssessmentSummary | None, *, can_act: bool) -> None:
@@ -205,6 +226,13 @@ def render() -> None:
         for _, d in turns[-SHOWN_TURNS:]
         if d.get("role") != "assistant" and may_change_yet((d.get("extraction") or {}).get("status"))
     ]
+    awaiting = tuple(
+        tid
+        for tid, d in turns[-SHOWN_TURNS:]
+        if d.get("role") != "assistant" and awaiting_analysis((d.get("extraction") or {}).get("status"))
+    )
+    if awaiting:
+        _watch_until_analysed(subject.user_id, session_id, awaiting)
     if pending:
         st.button(
             "Check again",

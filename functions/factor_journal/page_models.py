@@ -198,6 +198,14 @@ def awaiting_analysis(status: str | None) -> bool:
     return status in AWAITING
 
 
+WATCH_FOR_SECONDS = 180.0  # longer than a cold start and a retry or two; after it the person checks again by hand
+
+
+def keep_watching(waited_seconds: float) -> bool:
+    """Whether a page still looks, by itself, for the analysis of an answer it has waited this long for."""
+    return waited_seconds < WATCH_FOR_SECONDS
+
+
 def may_change_yet(status: str | None) -> bool:
     """True while an answer may still change the assessment without the person doing anything: not analysed
     yet, being analysed, or failed and waiting for an automatic retry."""

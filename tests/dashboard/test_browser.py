@@ -26,6 +26,7 @@ from factor_journal import freshness
 from factor_journal.links import LinkSigner, link_url
 from factor_journal.models import InferredUpdate
 from factor_journal.repositories.links import LinkRecords
+from factor_journal_tools.browser import headless_chromium
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
@@ -88,22 +89,7 @@ def app_url() -> Iterator[str]:
 
 @pytest.fixture
 def browser() -> Iterator[object]:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = shutil.which("chromium")  # type: ignore[assignment]
-    for flag in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-dev-shm-usage",
-        "--window-size=1400,1000",
-    ):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+    driver = headless_chromium(1400, 1000)
     try:
         yield driver
     finally:

@@ -307,6 +307,13 @@ def test_an_answer_is_awaited_may_still_change_and_has_its_fate_said(status, awa
     assert page_models.status_worth_saying(status, latest=True)  # the latest answer's fate is always said
 
 
+def test_a_page_keeps_looking_for_an_analysis_past_a_cold_start_but_not_for_ever():
+    assert page_models.keep_watching(0.0)
+    assert page_models.keep_watching(60.0)  # a cold start and a retry fit well inside
+    assert not page_models.keep_watching(page_models.WATCH_FOR_SECONDS)
+    assert not page_models.keep_watching(3600.0)
+
+
 def test_a_composite_is_computed_whatever_status_it_was_stored_with(catalog):
     stored = FactorState(factor_id="score", category="data", current_value=50, inference_status="user_provided")
     assert page_models.answer_status(catalog, "score", stored) == COMPUTED

@@ -79,6 +79,27 @@ _PAUSE: Final = re.compile(
     r"|\b(?:can|could) we (?:not|skip)\b|\bmove on,? please\b|\bnext one,? please\b|\bcontinue tomorrow\b"
     r"|^(?:please )?skip\b|^next(?:,? please| one\b| question\b)"
     r"|\bskip (?:that|this|the) (?:one|question|bit|part)\b"
+    # time asked for, or the talk put off: "back in 5", "talk tomorrow?", "I'll reconnect in a bit"
+    r"|\bpausing\b|\bback in (?:a|one|two|five|ten|\d{1,2})\b|\b(?:stop|break|leave it) for (?:now|today)\b"
+    r"|\b(?:talk|speak|chat|continue|carry on|catch up|finish) (?:tomorrow|later|next week|after|on \w+day)\b"
+    r"|\bsame time (?:next|tomorrow)\b|\bcut (?:this|it) short\b|\bsave where we (?:are|got to)\b"
+    r"|\b(?:i'll|i will|let me|can i|could i) (?:reconnect|log (?:back )?(?:in|on)|rejoin|call (?:you )?back|come back"
+    r"|be back|jump back|pick (?:this|it) up)\b|\b(?:jump|skip|go|move|get) (?:ahead |on )?to the next (?:section|part"
+    r"|question|topic|bit|one)\b|^(?:just )?(?:a|one) (?:moment|minute|min|sec|second)\b"
+    r"|\bgive me (?:a (?:few|couple of) |a |some |\w+ )?(?:sec|secs|second|seconds|min|mins|minute|minutes"
+    r"|moment|moments"
+    r"|tick|mo)\b"
+)
+# Words about the company's data, systems, people or ways of working: a request to pause or a hand-off followed
+# by these says something after all ("Give me a sec. The tills upload every sale nightly.")
+_WORK_WORDS: Final = re.compile(
+    r"\b(?:data|system|systems|spreadsheets?|excel|sheets?|reports?|reporting|software|apps?|erp|crm|databases?"
+    r"|servers?|cloud|dashboards?|records?|files?|invoices?|stock|tools?|models?|ai|machines?|sensors?|scann\w*"
+    r"|logs?|logged|track\w*|paper|emails?|portal|process\w*|staff|train\w*|orders?|figures|numbers|budget"
+    r"|automat\w*|manual\w*|by hand|typed|keyed|entered|upload\w*|export\w*|sync\w*|tills?|website|online"
+    r"|digital|computers?|laptops?|backups?|passwords?|access|security|analytics|forecast\w*|written|write"
+    r"|document\w*|recorded|notes?"
+    r"|procedures?|recipes?|checklists?|forms?|rules?|polic(?:y|ies)|quality|customers?|suppliers?)\b"
 )
 
 # Not knowing, handing the question on, too new to tell -------------------------------------------------
@@ -116,7 +137,18 @@ _DEFERRAL: Final = re.compile(
     r"|learning the ropes|getting to know (?:the|how))|i(?:'m| am) (?:a |the )?new (?:starter|joiner|hire|one)"
     r"|(?:i'll|let me|i will|i'd have to|i need to|i'd need to) (?:find out|check|look (?:it|that) up|ask|get back"
     r"|come back|double-?check)|(?:get|come) back to you|pass (?:that|this|it) on to|forward (?:that|this|it) to"
-    r"|no comment|not for me to say|can't speak (?:to|for)|couldn't speak (?:to|for))\b"
+    r"|no comment|not for me to say|can't speak (?:to|for)|couldn't speak (?:to|for)"
+    r"|i(?:'m| am) (?:only |just )?(?:covering|filling in|standing in|temping|holding the fort)"
+    r"|i(?:'m| am) (?:only |just )?(?:agency|(?:a |the )?(?:temp|locum|stand-in|cover|agency (?:worker|temp|staff)"
+    r"|placement student|work experience))\b"
+    r"|i'?d (?:only )?be (?:making (?:it|that|things) up|speculating|guessing)|i don't (?:get involved"
+    r"|deal) (?:in|with)"
+    r"|(?:asking|ask) the wrong (?:person|one|bloke|guy|woman)|you'?d want \w+ (?:for|on) (?:that|this)"
+    r"|(?:someone|somebody|\w+) (?:upstairs|downstairs|at (?:head office|hq|the top)|in (?:the )?(?:office|accounts"
+    r"|finance|it)) (?:would|will|'d|'ll|might|should) (?:\w+ )?know"
+    r"|(?:i'?d|i would) have to (?:ask|check|dig|look|find out|get)|(?:i'?ll|i will|i'?d rather) (?:leave|skip|pass on)"
+    r" (?:that|this|it)|better not (?:say|guess|answer)|(?:don't|do not) want to (?:give you|say) (?:the )?(?:wrong"
+    r"|something wrong))\b"
 )
 
 # A question to the interviewer, not about the company --------------------------------------------------
@@ -172,9 +204,27 @@ _OTHER_ORG: Final = re.compile(
     r"|printer|accountants?)(?:'s|s')?(?:, [^,]{1,40},)?(?= (?:(?:\w+ly|just|also|all|both) )?(?:has|have|had|is|are"
     r"|was|were|uses?"
     r"|used|runs?|ran|does|did|do|keeps?|kept|built|bought|got|went|switched|moved|spent|introduced|installed|employs?"
-    r"|hired|own|owns|rolled|launched|set up|sets up|just)\b)"
+    r"|hired|own|owns|rolled|launched|set up|sets up|just|told|tells|said|says|mentioned|reckons|swears)\b)"
     r"|\b(?:another|a different|some other|other) (?:company|firm|business|organi[sz]ation|client|customer|site of"
     r" theirs)\b"
+    # a neighbour, a landlord, a sister company, a rival, someone met elsewhere, a former workplace
+    r"|\b\w+(?:'s)? (?:down the (?:road|street|way)|next door|across the (?:road|street|yard))\b|\bnext door(?:'s)?\b"
+    r"|\bthe (?:\w+ )?(?:unit|shop|firm|business|lot|people|place|site) next to (?:us|ours)\b|\b(?:our "
+    r"|the )?landlord\b"
+    r"|\b(?:the|our) (?:\w+ )?(?:sister|parent|partner) (?:company|firm|business|group|organi[sz]ation)\b"
+    r"|\b(?:a|one of the|some of the|the) (?:other|rival|competing|neighbouring|nearby) (?:\w+ )?(?:councils?|agenc(?:y"
+    r"|ies)|firms?|compan(?:y|ies)|practices?|schools?|hospitals?|trusts?|bakeries|bakery|restaurants?|hotels?"
+    r"|garages?|farms?|businesses|charit(?:y|ies))\b"
+    r"|\b(?:a|the|one|this) (?:chap|guy|bloke|woman|man|lady|fellow|speaker|rep|consultant) from (?:a|an|the|some)\b"
+    r"|\b(?:a )?friend of mine\b"
+    r"|\bwhere i was (?:before|previously)\b|\bback when i (?:was|worked)\b|\bi (?:used to|once) (?:temp|be|work)"
+    r" (?:at|for|in)\b|\b(?:i|we) trained at\b"
+    r"|\bthe (?:\w+ )?(?:haulier|courier|supplier|co-?op|wholesaler|printer|accountants?|bank|agency|distributor"
+    r"|contractor|landlord|vendor) (?:we|i) (?:use|buy (?:\w+ )?from|work with|sell to|deal with)\b"
+    r"|\b(?:our|the) (?:\w+ )?(?:accountant|supplier|customer|client)(?:'s|s') (?:firm|company|business"
+    r"|office|practice)\b"
+    r"|\b(?:the|a|an|one) (?:\w+ ){0,3}(?:trust|ministry|hospital|university|franchise|chain)(?:'s)? (?:has|have"
+    r"|had|is|are|was|were|runs?|ran|uses?|used|spent|built|bought|owns?)\b"
 )
 # A competitor or customer pushing the company toward AI, or winning business with it: competitive_pressure
 _PRESSURE: Final = re.compile(
@@ -199,11 +249,45 @@ _HYPOTHETICAL: Final = re.compile(
     r"|\b(?:i|we)(?:'re| are|'m| am) (?:\w+ )?(?:planning|hoping|aiming|intending|thinking (?:about|of)|considering"
     r"|looking (?:at|into)|toying with|keen|going)(?: to| on| of)?\b"
     r"|\b(?:i|we) (?:plan|hope|intend|aim|want|mean|wish|would like|might|may) to\b"
-    r"|\bthe (?:plan|idea|goal|hope|dream|ambition|intention|aim|wish) (?:is|would be|was)\b(?! to (?:wait|do nothing"
+    r"|\bthe (?:plan|idea|goal|hope|dream|ambition|intention|aim|wish)(?: for \w+)?(?:,[^,]{1,50},)? (?:is|would be"
+    r"|was)\b(?! to (?:wait|do nothing"
     r"|see|keep|carry on|stay|ignore|sit))"
     r"|\bthe (?:dream|hope|wish)\b|\bwhat (?:i|we)(?:'d| would) (?:like|love|want)\b"
     r"|\b(?:we|i)(?:'ll| will| shall) (?:probably |maybe |perhaps |eventually |definitely |hopefully |likely )?(?:look"
     r"|start|try|think|consider|build|hire|move|roll|launch|invest|begin|bring|buy|explore|test|pilot|want|get round)\b"
+    # time ahead, a wish list, a wish of the owners or the board
+    r"|\bwish ?list\b|\bthere'?s talk of\b"
+    r"|\bmy (?:plan|idea|goal|hope|dream|ambition|wish|aim)s? (?:is|are|would be|was|for)\b|\b(?:gonna|going to) (?:try"
+    r"|get|look|start|move|buy|hire|build)\b|^would be (?:so |really |very )?(?:nice|great|lovely|good|brilliant|handy"
+    r"|ideal)\b|\b(?:the )?(?:partners|board|owners?|boss|management|directors?|md|ceo|head office) (?:wants?"
+    r"|would like|hopes?|plans?|intends?) to\b|^assuming\b|\b(?:i|we) want (?:the|our|a|an|someone|somebody|everyone"
+    r"|people|all)\b|\b(?:i|we) (?:might|may|could) (?:\w+ )?(?:hire|get|try|buy|move|start|bring|switch"
+    r"|invest|add|look)\b"
+)
+# Time ahead ("down the line", "next spring", "in five years' time"): a plan when the sentence says something
+# (at least AHEAD_MIN_WORDS words; "The vendor. Eventually." answers who, "Maybe twice in five years." how often)
+_AHEAD: Final = re.compile(
+    r"\b(?:eventually|down the line|long[- ]term|in the long run|one day|some ?day|at some point|in (?:the )?future"
+    r"|in (?:a|two|three|four|five|ten|\d+) (?:years?|months?)(?:'s?)? time)\b|^(?:in|within) (?:a|two|three|four|five"
+    r"|ten|\d+) (?:years?|months?)\b|\b(?:next|this coming) (?:year|month|spring|summer|autumn|fall|winter"
+    r"|quarter)\b(?!'s)"
+)
+AHEAD_MIN_WORDS: Final = 4
+# A frame that puts what follows in the future or under a condition ("Once the new manager starts, …"): the
+# words before a wish in the same sentence, when they open this way, are part of the wish
+_AHEAD_FRAME: Final = re.compile(
+    r"^(?:(?:once|when|after|as soon as|by the time|assuming|supposing|should|if|unless|until|provided)\b"
+    r"|(?:next|this coming) \w+\b|(?:in|within) (?:a|two|three|five|ten|\d+) (?:years?|months?)|down the line"
+    r"|long[- ]term|eventually|one day|some ?day|after the \w+|the (?:plan|idea|goal|hope|aim)\b)"
+)
+# Subordinate clauses about a time ahead or a condition: their verbs do not state how things are now
+_AHEAD_CLAUSE: Final = re.compile(
+    r"\b(?:when|once|if|after|until|as soon as|by the time|assuming|supposing|provided)\b[^,.;]*"
+)
+# What follows "but" in a plan that is still only a plan ("…, but it depends on the budget")
+_STILL_A_PLAN: Final = re.compile(
+    r"^(?:it |that |this |all )?(?:depends|'s subject to|is subject to)|^(?:only )?if\b|^(?:we'll|we will|let's) see\b"
+    r"|^who knows\b|^(?:no|nothing)(?:'s| is)? (?:decided|booked|agreed|signed|fixed|confirmed)"
 )
 # Words that state how things are now: a turn with one of these is never refused as merely hypothetical
 _TODAY: Final = re.compile(
@@ -283,7 +367,9 @@ _PIVOT: Final = re.compile(
 )
 # A conditional wish: "if …, I'd / we'd …" (not "there'd be nothing": that states today's limit)
 _IF_WOULD: Final = re.compile(
-    r"\bif\b.*\b(?:i|we)(?:'d| would) (?!be\b|have to\b|need\b|know\b|notice\b|see\b|find\b)(?:\w+ly )?\w+|\b(?:i|we)"
+    r"\bif\b.*\b(?:i|we)(?:'d| would) (?!be\b|have to\b|need\b|know\b|notice\b|see\b|find\b)(?:\w+ly )?\w+"
+    r"|\bif\b.*\b(?:they|he|she)"
+    r"(?:'d| would) (?:probably |likely )?(?:want|like|love|expect|insist|bring|change)\b|\b(?:i|we)"
     r"(?:'d| would) (?!be\b|have to\b|need\b|know\b|notice\b|see\b|find\b)(?:\w+ly )?\w+\b.*\bif\b"
     r"|^should (?:\w+ ){1,3}ever\b|\bif (?:\w+ ){0,3}ever\b"
 )
@@ -306,7 +392,9 @@ def _frame(text: str) -> re.Match[str] | None:
 
 _LEAD: Final = re.compile(
     r"^(?:(?:funnily enough|funny enough|funny you (?:ask|mention it)|honestly|well|so|oh"
-    r"|actually|interestingly|mind you)\W*)+"
+    r"|actually|interestingly|mind you|apparently|by the way|(?:i )?(?:saw|read|heard)(?: (?:on|in) [\w ]{1,20}?)?"
+    r"(?: that)?|went to a [\w ]{1,30}?|at an? [\w ]{1,30}?|(?:at|in) [\w ]{1,25}?(?= where i\b)"
+    r"|the [\w ]{1,25}?(?= where i\b))\W*)+"
 )
 
 
@@ -327,10 +415,28 @@ def _is_hypothetical(sentence: str) -> re.Match[str] | None:
     """A wish, a what-if or a plan, with no word about how things are now in the same sentence and no contrast
     ("we'd like to, but nobody can be spared"); what comes before the marker is judged on its own (see
     ``screen_turn``)."""
-    match = _HYPOTHETICAL.search(sentence) or _IF_WOULD.search(sentence)
-    if match is None or _TODAY.search(_HYPOTHETICAL.sub(" ", sentence)) or _CONTRAST.search(sentence):
+    ahead = _AHEAD.search(sentence) if _words(sentence) >= AHEAD_MIN_WORDS else None
+    matches = [m for m in (_HYPOTHETICAL.search(sentence), _IF_WOULD.search(sentence), ahead) if m is not None]
+    if not matches:
+        return None
+    match = min(matches, key=lambda m: m.start())
+    if _TODAY.search(_AHEAD.sub(" ", _HYPOTHETICAL.sub(" ", _AHEAD_CLAUSE.sub(" ", sentence)))):
+        return None
+    contrast = _CONTRAST.search(sentence)
+    if contrast and not _STILL_A_PLAN.match(sentence[contrast.end() :].strip()):
         return None
     return match
+
+
+_WOULD: Final = re.compile(r"\b(?:would|'d|could|will|'ll|might)\b")
+
+
+def _goes_on_wishing(sentence: str, previous: str) -> bool:
+    """A sentence that carries on the wish before it: after "Ideally?" or "My wish list:", or in the same "would"
+    mood with no word about today ("…, I'd want a data person. They would sort the reports out.")."""
+    if _TODAY.search(_AHEAD_CLAUSE.sub(" ", sentence)):
+        return False
+    return previous.endswith(("?", ":")) or bool(_WOULD.search(sentence))
 
 
 _CONTRAST: Final = re.compile(r"\b(?:but|though|although|however|except|whereas|yet)\b")
@@ -376,6 +482,29 @@ def _opening(sentences: list[str]) -> tuple[ScreenKind, re.Match[str]] | None:
     return None
 
 
+def _only_reasons_around(sentences: list[str]) -> tuple[ScreenKind, re.Match[str]] | None:
+    """A short turn that pauses or hands the question on anywhere ("Battery's on 2%, I'll reconnect in a bit.",
+    "Give me ten minutes, a delivery just turned up.") when its other words are only the reasons: no "but…", no
+    word about us, nothing about data, systems, people or ways of working (``_WORK_WORDS``), at most
+    ``OPENING_REST_MAX_WORDS`` words."""
+    fragments = [f for x in sentences for f in _fragments(x)]
+    for kind, pattern in ((ScreenKind.pause, _PAUSE), (ScreenKind.deferral, _DEFERRAL)):
+        match = next((m for f in fragments if (m := pattern.search(f))), None)
+        if match is None:
+            continue
+        rest = [pattern.sub(" ", f) for f in fragments]
+        said = " ".join(rest)
+        if (
+            _PIVOT.search(said)
+            or _WE_SPEAKING.search(said)
+            or _WORK_WORDS.search(said)
+            or sum(_words(f) for f in rest if not _NEUTRAL.match(f)) > OPENING_REST_MAX_WORDS
+        ):
+            return None
+        return kind, match
+    return None
+
+
 def screen_turn(answer: str) -> ScreenedTurn | None:
     """Why the turn is no evidence about this organisation today, or None when it may be evidence.
 
@@ -391,7 +520,7 @@ def screen_turn(answer: str) -> ScreenedTurn | None:
     if older is not None:
         return older
     sentences = _sentences(said)
-    opening = _opening(sentences)
+    opening = _opening(sentences) or _only_reasons_around(sentences)
     if opening is not None:
         return _refused(*opening)
 
@@ -402,6 +531,7 @@ def screen_turn(answer: str) -> ScreenedTurn | None:
     former = any(f is not None and _FORMER.search(f.group(0)) for f in frames)
     found: dict[ScreenKind, re.Match[str]] = {}
     first: re.Match[str] | None = None
+    wishing: str | None = None  # the last sentence that wished or planned, while the turn goes on wishing
     for sentence, frame in zip(sentences, frames, strict=True):
         if frame is not None:
             own = _OTHER_ORG.sub(" ", sentence)  # "our main supplier runs SAP": the "our" belongs to the supplier
@@ -422,9 +552,16 @@ def screen_turn(answer: str) -> ScreenedTurn | None:
             found.setdefault(ScreenKind.question_back, re.match(r".{0,40}", sentence))  # type: ignore[arg-type]
             continue
         hypothetical = _is_hypothetical(sentence)
+        if hypothetical is None and wishing is not None and _goes_on_wishing(sentence, wishing):
+            wishing = sentence
+            continue
+        wishing = None
         if hypothetical is not None:
             found.setdefault(ScreenKind.hypothetical, hypothetical)
+            wishing = sentence
             sentence = sentence[: hypothetical.start()]  # what comes before the wish or plan is judged on its own
+            if _AHEAD_FRAME.match(_LEAD.sub("", _NEUTRAL_LEAD.sub("", sentence))):
+                sentence = ""  # "Once the new manager starts, we're going to…": the frame belongs to the wish
         for fragment in _fragments(sentence):
             matched = None
             for kind, pattern in (
@@ -475,6 +612,18 @@ def _refused(kind: ScreenKind, match: re.Match[str] | None) -> ScreenedTurn:
     return ScreenedTurn(kind=kind, reason=f"no update: {_WHY[kind]}" + (f" ({_quoted(match)})" if match else ""))
 
 
+def _goes_on_about_work(said: str) -> bool:
+    """Whether a short turn that holds off ("hang on", "not my area") goes on, in a clause of its own, to say
+    something about data, systems, people or ways of working ("…, but I know our invoices are all typed in")."""
+    rest = signals._DEFERRAL.sub(" . ", said)
+    return any(
+        _words(x) >= MIN_FRAGMENT_WORDS + 2
+        and _WORK_WORDS.search(x)
+        and not (x.endswith("?") or _DEFERRAL.search(x) or _PAUSE.search(x) or re.match(r"^\W*i\b", x))
+        for x in _sentences(rest)
+    )
+
+
 def _older_rules(answer: str, said: str) -> ScreenedTurn | None:
     """The whole-turn rules ``signals`` had before this module (filler, a question back, a short deferral, hearsay),
     each given its kind."""
@@ -485,7 +634,7 @@ def _older_rules(answer: str, said: str) -> ScreenedTurn | None:
             if match := pattern.search(said):  # "Could we move on to another topic?" asks to pause
                 return _refused(kind, match)
         return ScreenedTurn(kind=ScreenKind.question_back, reason=f"no update: {_WHY[ScreenKind.question_back]}")
-    if signals.is_deferral(answer):
+    if signals.is_deferral(answer) and not _goes_on_about_work(said):
         pause = _PAUSE.search(said)
         kind = ScreenKind.pause if pause else ScreenKind.deferral
         if not pause and (asked := signals._INTERROGATIVE.match(said)) is not None and said.endswith("?"):

@@ -5,6 +5,9 @@ near misses that are evidence about us and must reach the extractor."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from factor_journal.documents import ScreenKind
@@ -120,3 +123,33 @@ def test_ordinary_words_that_resemble_a_pause_or_a_newcomer_are_not_refused():
         "The new starter checklist is on paper and every manager keeps their own version.",
     ):
         assert screen_turn(text) is None, (text, screen_turn(text))
+
+
+SCREENING = Path(__file__).resolve().parents[3] / "eval" / "corpus" / "screening.jsonl"
+DEV = SCREENING.with_name("dev.jsonl")
+
+
+def _corpus(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def test_the_screening_set_in_new_voices_is_mostly_refused_and_its_look_alikes_kept():
+    """``eval/corpus/screening.jsonl`` is the screen's own development set: 150 turns that must change nothing (30 of
+    each kind) and 60 look-alikes that state something about us now, written in new voices by a writer who read
+    neither validation nor test (issue 35 §2). The floors are what the screen reaches today (125 of 150, 2 of 60):
+    a change that refuses less, or refuses more evidence, fails here first."""
+    rows = _corpus(SCREENING)
+    must_not = [row for row in rows if row["kind"] != "evidence"]
+    look_alikes = [row for row in rows if row["kind"] == "evidence"]
+    assert (len(must_not), len(look_alikes)) == (150, 60)
+    refused = [row for row in must_not if screen_turn(row["answer"]) is not None]
+    kept_out = [row["answer"] for row in look_alikes if screen_turn(row["answer"]) is not None]
+    assert len(refused) >= 125, [row["answer"] for row in must_not if row not in refused]
+    assert len(kept_out) <= 2, kept_out
+    for kind in {row["kind"] for row in must_not}:  # every kind is caught, not only the easy ones
+        assert sum(row["kind"] == kind for row in refused) >= 22, kind
+
+
+def test_the_screen_refuses_almost_no_dev_turn_that_carries_evidence():
+    refused = [row["answer"] for row in _corpus(DEV) if row["expected"] and screen_turn(row["answer"]) is not None]
+    assert len(refused) <= 10, refused  # of 4,652; each is a short answer that needs its question

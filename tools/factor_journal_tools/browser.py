@@ -1,0 +1,27 @@
+"""Headless Chromium for the browser tests and the pages bench: the system's ``chromium`` and ``chromedriver``
+(``apt-get install chromium chromium-driver``), never a downloaded browser."""
+
+from __future__ import annotations
+
+import shutil
+
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-dev-shm-usage",
+)
+
+
+def headless_chromium(width: int = 1280, height: int = 1000):
+    """A new headless Chromium driver with a window of ``width`` x ``height``; the caller quits it."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium")  # type: ignore[assignment]
+    for flag in (*FLAGS, f"--window-size={width},{height}"):
+        options.add_argument(flag)
+    return webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
