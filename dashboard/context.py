@@ -138,6 +138,21 @@ def require_subject() -> Subject:
     return subject
 
 
+def conversation_session(subject: Subject) -> str:
+    """The session the person's conversation continues, kept for this browser session: the one their link
+    named when it still exists, else their latest, else a new one."""
+    chosen = st.session_state.get("conversation_session")
+    if chosen:
+        return chosen
+    the_store, viewer = store(), st.session_state["viewer"]
+    named = viewer.session_id if viewer.session_id else None
+    if named and the_store.session_data(subject.user_id, named) is None:
+        named = None  # the session the link named is gone
+    chosen = named or the_store.latest_session(subject.user_id) or the_store.start_session(subject.user_id)
+    st.session_state["conversation_session"] = chosen
+    return chosen
+
+
 def fresh(summary: AssessmentSummary, at: datetime | None = None) -> freshness.FreshAssessment:
     """The summary as it counts now (or ``at``): every confidence aged (``factor_journal.freshness``), no read."""
     shared = store()

@@ -39,18 +39,6 @@ WATCH_EVERY_SECONDS = 2.0
 SHOWN_TURNS = 12
 
 
-def _session_id(store, subject, viewer) -> str:
-    chosen = st.session_state.get("conversation_session")
-    if chosen:
-        return chosen
-    if viewer.session_id and store.session_data(subject.user_id, viewer.session_id) is not None:
-        chosen = viewer.session_id
-    else:
-        chosen = store.latest_session(subject.user_id) or store.start_session(subject.user_id)
-    st.session_state["conversation_session"] = chosen
-    return chosen
-
-
 def _wait_until_settled(store, user_id: str, session_id: str, turn_id: str) -> None:
     """Wait (at most WAIT_FOR_ANALYSIS_SECONDS) until the trigger has finished with the turn, whatever the outcome."""
     deadline = time.monotonic() + WAIT_FOR_ANALYSIS_SECONDS
@@ -195,7 +183,6 @@ def _act(action: Callable[[], object], notice: str) -> None:
 
 def render() -> None:
     subject = context.require_subject()
-    viewer = st.session_state["viewer"]
     store = context.store()
     st.title("Continue the conversation")
     if subject.read_only:
@@ -204,7 +191,7 @@ def render() -> None:
     notice = st.session_state.pop("conversation_notice", None)
     if notice:
         st.toast(notice, icon=":material/check:")
-    session_id = _session_id(store, subject, viewer)
+    session_id = context.conversation_session(subject)
     turns = [
         (tid, data)
         for tid, data in store.session_turns(subject.user_id, session_id)

@@ -85,14 +85,7 @@ def render() -> None:
 def _talk_about(store, subject, factor_id: str, when: str) -> None:
     """Put the factor's question to the person in their conversation (the assistant's turn), so the
     conversation page opens on it."""
-    viewer = st.session_state["viewer"]
-    session = st.session_state.get("conversation_session")
-    if not session:
-        named = (
-            viewer.session_id if viewer.session_id and store.session_data(subject.user_id, viewer.session_id) else None
-        )
-        session = named or store.latest_session(subject.user_id) or store.start_session(subject.user_id)
-        st.session_state["conversation_session"] = session
+    session = context.conversation_session(subject)
     factor = store.catalog.factor(factor_id)
     question = f"You told us about {factor.name.lower()} {when}: does it still hold? {factor.elicitation_questions[0]}"
     store.add_turn(subject.user_id, session, "assistant", question)
