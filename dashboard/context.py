@@ -37,7 +37,6 @@ __all__ = [
     "require_subject",
     "sign_in",
     "signer",
-    "stale_of",
     "store",
 ]
 
@@ -157,11 +156,6 @@ def fresh(summary: AssessmentSummary, at: datetime | None = None) -> freshness.F
     """The summary as it counts now (or ``at``): every confidence aged (``factor_journal.freshness``), no read."""
     shared = store()
     return freshness.assess(shared.catalog, shared.graph, summary, at or datetime.now(UTC))
-
-
-def stale_of(assessment: freshness.FreshAssessment) -> dict[str, datetime | None]:
-    """The answers due for a re-check and when each was last said (``next_best_questions(stale=…)``)."""
-    return assessment.stale
 
 
 def open_page(title: str) -> tuple[Subject, FactorJournalStore, AssessmentSummary]:

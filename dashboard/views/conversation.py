@@ -254,7 +254,7 @@ def _next_question(turns: list[tuple[str, dict]], summary: AssessmentSummary | N
         limit=1,
         asked=bounds.asked,
         just_heard=bounds.just_heard,
-        stale=context.stale_of(fresh),
+        stale=fresh.stale,
     )
     if not suggestions:
         return None

@@ -75,7 +75,7 @@ def render() -> None:
                 if not subject.read_only:  # the excerpt is the person's own words (docs/security.md)
                     quote(last.excerpt)
         st.subheader("Next best questions")
-        suggestions = next_best_questions(store.catalog, store.graph, summary, stale=context.stale_of(assessment))
+        suggestions = next_best_questions(store.catalog, store.graph, summary, stale=assessment.stale)
         if not suggestions:
             st.write("Every factor is assessed with good confidence.")
         for suggestion in suggestions:

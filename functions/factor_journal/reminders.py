@@ -380,8 +380,7 @@ def _send_once(
 ) -> str | None:
     summary = fresh.summary
     session_id = summary.last_conversation.session_id if summary.last_conversation else None
-    stale = {item.factor_id: item.said_at for item in fresh.to_recheck}
-    questions = next_best_questions(store.catalog, store.graph, summary, limit=1, stale=stale)
+    questions = next_best_questions(store.catalog, store.graph, summary, limit=1, stale=fresh.stale)
     recheck = [store.graph.name(item.factor_id) for item in fresh.to_recheck]
     token_box: dict[str, str] = {}
     unsubscribe_links = UnsubscribeLinks.like(signer)
