@@ -7,7 +7,8 @@ app, tests).
 
 from __future__ import annotations
 
-from datetime import datetime
+from collections.abc import Iterable
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
@@ -170,6 +171,24 @@ def claim_refused_by(outcome: ExtractionOutcome | None, now: datetime, force: bo
     if outcome.status == TurnStatus.failed and outcome.next_attempt_at is not None and outcome.next_attempt_at > now:
         return outcome
     return None
+
+
+def failure_recorded(
+    stored: ExtractionOutcome | None, claim_id: str | None, failed: ExtractionOutcome
+) -> ExtractionOutcome | None:
+    """What a failed attempt writes over the turn's ``stored`` outcome, or None when it must write nothing: the
+    turn was completed meanwhile, or re-claimed by another delivery. The attempts counted never go down."""
+    if stored is not None and (stored.status in DONE or (claim_id and stored.claim_id not in (None, claim_id))):
+        return None
+    return failed.model_copy(update={"attempts": max(failed.attempts, stored.attempts if stored else 0)})
+
+
+def latest_session_id(sessions: Iterable[SessionDocument]) -> str | None:
+    """The session the person was last active in: its newest analysed turn, else when it started (ties to the
+    larger id, so the answer never depends on read order); None without sessions."""
+    since_ever = datetime.min.replace(tzinfo=UTC)
+    keys = [(session.last_active or session.started_at or since_ever, session.session_id) for session in sessions]
+    return max(keys)[1] if keys else None
 
 
 def claim_abandoned(previous: ExtractionOutcome | None, max_attempts: int | None, force: bool) -> bool:

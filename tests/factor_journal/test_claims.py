@@ -7,7 +7,15 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from factor_journal.documents import ExtractionOutcome, TurnStatus, claim_abandoned, claim_refused_by
+from factor_journal.documents import (
+    ExtractionOutcome,
+    SessionDocument,
+    TurnStatus,
+    claim_abandoned,
+    claim_refused_by,
+    failure_recorded,
+    latest_session_id,
+)
 
 NOW = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
 LATER, EARLIER = NOW + timedelta(minutes=1), NOW - timedelta(minutes=1)
@@ -52,3 +60,35 @@ def test_an_expired_claim_after_the_last_attempt_is_abandoned_not_claimed_again(
     assert not claim_abandoned(died, None, force=False)  # no cap given
     assert not claim_abandoned(stored("failed", attempts=3), 3, force=False)  # a recorded failure, not a death
     assert not claim_abandoned(None, 3, force=False)
+
+
+@pytest.mark.parametrize(
+    ("before", "claim_id", "written"),
+    [
+        (None, "c1", True),  # no outcome stored yet
+        (stored("processing", claim_id="c1", attempts=2), "c1", True),  # our own claim failed
+        (stored("processing", claim_id="c2"), "c1", False),  # another delivery claimed it meanwhile
+        (stored("processing"), "c1", True),  # a claim without an id is nobody's
+        (stored("processed"), "c1", False),  # completed meanwhile: a late failure never undoes it
+        (stored("no_update"), None, False),
+        (stored("failed", attempts=4), None, True),
+    ],
+)
+def test_a_failure_is_recorded_only_over_a_turn_still_ours_and_not_done(before, claim_id, written):
+    failed = stored("failed", attempts=1, next_attempt_at=LATER)
+    recorded = failure_recorded(before, claim_id, failed)
+    assert (recorded is not None) is written
+    if recorded is not None:
+        assert recorded.status == TurnStatus.failed
+        assert recorded.attempts == max(1, before.attempts if before else 0)  # attempts never go down
+
+
+def test_the_latest_session_is_the_last_active_else_the_last_started_whatever_the_read_order():
+    old = SessionDocument(session_id="a", started_at=EARLIER, last_active=NOW)
+    new = SessionDocument(session_id="b", started_at=NOW)  # started later, nothing analysed yet
+    talked = SessionDocument(session_id="c", started_at=EARLIER, last_active=LATER)
+    assert latest_session_id([old, new, talked]) == "c"
+    assert latest_session_id([talked, new, old]) == "c"
+    assert latest_session_id([old, new]) == "b"  # a tie on time goes to the larger id
+    assert latest_session_id([SessionDocument(session_id="x")]) == "x"  # no times at all still counts
+    assert latest_session_id([]) is None

@@ -258,7 +258,7 @@ def test_a_damaged_factor_is_folded_again_from_its_journal_and_rewritten_by_the_
         for processor, u, s, turn in zip(processors, (user, twin), (session, twin_session), turns, strict=True):
             assert processor.process(u, s, turn).status == "processed"
 
-    process(say("Our data is all over the place; AI is on the board's agenda"))
+    process(say("Our data is all over the place; we have a written AI strategy the board signed off"))
     process(say("Actually, the finance data is clean"))
     stored = store.factor(user, "data_quality")
     document = store.client.document(f"users/{user}/factors/data_quality")
@@ -306,7 +306,10 @@ def test_a_damaged_summary_is_rebuilt_from_the_factors_and_rewritten_by_the_next
     assert shown.last_conversation == before.last_conversation  # the part that still read is kept
     assert "was damaged" in caplog.text
 
-    assert processor.process(user, session, say("user", "AI is on the board's agenda")).status == "processed"
+    assert (
+        processor.process(user, session, say("user", "We have a written AI strategy that the board signed off")).status
+        == "processed"
+    )
     healed = store.journal.summary(user)  # the stored document reads again, with both factors
     assert healed.factors["data_quality"].current_value == 25
     assert healed.factors["ai_strategy"].current_value == 70
@@ -326,7 +329,7 @@ def test_a_damaged_session_document_is_rewritten_by_the_next_turn_instead_of_fai
     assert kept["analysed_turns"] == 1 and kept["last_turn_id"] == first
     document.update({"last_topic_at": "yesterday", "usage": "lots"})  # two fields no code writes
 
-    second = say("user", "AI is on the board's agenda")
+    second = say("user", "We have a written AI strategy that the board signed off")
     assert processor.process(user, session, second).status == "processed"  # not an internal error
     assert "session" in caplog.text and "was damaged (last_topic_at, usage): rewritten" in caplog.text
     healed = SessionDocument.of(session, document.get().to_dict())  # reads again

@@ -31,12 +31,13 @@ from google.cloud.firestore_v1.field_path import FieldPath
 from factor_journal.catalog import Catalog
 from factor_journal.conversation import InvalidTurnError, Turn, parse_turn
 from factor_journal.documents import (
-    DONE,
     ExtractionOutcome,
     SessionDocument,
     TurnStatus,
     claim_abandoned,
     claim_refused_by,
+    failure_recorded,
+    latest_session_id,
 )
 from factor_journal.errors import FactorJournalError, UnknownUserError
 from factor_journal.graph import FactorGraph
@@ -241,15 +242,13 @@ class People(Repository):
     def latest_session(self, user_id: str) -> str | None:
         """The session the person was last active in (its newest analysed turn, else when it started), or None
         when they have none. A damaged session document counts by what still reads of it."""
-        since_ever = datetime.min.replace(tzinfo=UTC)
-        latest: tuple[datetime, str] | None = None
+        sessions = []
         for snapshot in self.paths.sessions(user_id).stream():
             session, damage = SessionDocument.salvaged(snapshot.id, snapshot.to_dict())
             if damage:
                 log.warning("session %s of user %s is damaged (%s)", snapshot.id, user_id, ", ".join(damage))
-            key = (session.last_active or session.started_at or since_ever, snapshot.id)
-            latest = key if latest is None or key > latest else latest
-        return latest[1] if latest else None
+            sessions.append(session)
+        return latest_session_id(sessions)
 
     def wait_for_analysis(self, user_id: str, session_id: str, turn_id: str, timeout: float) -> str | None:
         """The turn's status once the pipeline has settled it (done, failed, …), or None after ``timeout``."""
@@ -351,10 +350,9 @@ class People(Repository):
             user = self.paths.user(ref.user_id).get(transaction=transaction) if listing else None
             if not snapshot.exists:
                 return None
-            stored = ExtractionOutcome.of(snapshot.to_dict())
-            if stored is not None and (stored.status in DONE or (claim_id and stored.claim_id not in (None, claim_id))):
+            written = failure_recorded(ExtractionOutcome.of(snapshot.to_dict()), claim_id, outcome)
+            if written is None:
                 return None
-            written = outcome.model_copy(update={"attempts": max(outcome.attempts, stored.attempts if stored else 0)})
             transaction.set(turn_ref, {"extraction": written.to_document()}, merge=True)
             if user is not None and user.exists:
                 _write_attention(transaction, self.paths, ref, user.to_dict() or {}, needs_attention=True)
