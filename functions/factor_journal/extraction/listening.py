@@ -80,6 +80,7 @@ _PAUSE: Final = re.compile(
     r"|^(?:please )?skip\b|^next(?:,? please| one\b| question\b)"
     r"|\bskip (?:that|this|the) (?:one|question|bit|part)\b"
     # time asked for, or the talk put off: "back in 5", "talk tomorrow?", "I'll reconnect in a bit"
+    r"|\b(?:can|could|shall|may) we (?:talk about|do|go to|look at|cover|start with) (?:[\w']+ ){1,4}instead\b"
     r"|\bpausing\b|\bback in (?:a|one|two|five|ten|\d{1,2})\b|\b(?:stop|break|leave it) for (?:now|today)\b"
     r"|\b(?:talk|speak|chat|continue|carry on|catch up|finish) (?:tomorrow|later|next week|after|on \w+day)\b"
     r"|\bsame time (?:next|tomorrow)\b|\bcut (?:this|it) short\b|\bsave where we (?:are|got to)\b"
@@ -261,7 +262,7 @@ _HYPOTHETICAL: Final = re.compile(
     r"|get|look|start|move|buy|hire|build)\b|^would be (?:so |really |very )?(?:nice|great|lovely|good|brilliant|handy"
     r"|ideal)\b|\b(?:the )?(?:partners|board|owners?|boss|management|directors?|md|ceo|head office) (?:wants?"
     r"|would like|hopes?|plans?|intends?) to\b|^assuming\b|\b(?:i|we) want (?:the|our|a|an|someone|somebody|everyone"
-    r"|people|all)\b|\b(?:i|we) (?:might|may|could) (?:\w+ )?(?:hire|get|try|buy|move|start|bring|switch"
+    r"|people|all)\b|\b(?:i|we) (?:might|may) (?:\w+ )?(?:hire|get|try|buy|move|start|bring|switch"
     r"|invest|add|look)\b"
 )
 # Time ahead ("down the line", "next spring", "in five years' time"): a plan when the sentence says something

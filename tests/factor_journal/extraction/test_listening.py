@@ -56,6 +56,7 @@ REFUSED = {
         "Could we pick this up tomorrow? I have to jump on another call.",
         "Enough about servers, please, next topic.",
         "Could we move on to another topic, please?",
+        "Could we talk about the budget part instead?",
     ),
 }
 
