@@ -39,17 +39,6 @@ WATCH_EVERY_SECONDS = 2.0
 SHOWN_TURNS = 12
 
 
-def _wait_until_settled(store, user_id: str, session_id: str, turn_id: str) -> None:
-    """Wait (at most WAIT_FOR_ANALYSIS_SECONDS) until the trigger has finished with the turn, whatever the outcome."""
-    deadline = time.monotonic() + WAIT_FOR_ANALYSIS_SECONDS
-    with st.spinner("Reading your answer…"):
-        while time.monotonic() < deadline:
-            extraction = (store.turn_data(user_id, session_id, turn_id) or {}).get("extraction") or {}
-            if not awaiting_analysis(extraction.get("status")):
-                return
-            time.sleep(0.25)
-
-
 @st.fragment(run_every=WATCH_EVERY_SECONDS)
 def _watch_until_analysed(user_id: str, session_id: str, turn_ids: tuple[str, ...]) -> None:
     """While answers are still being analysed after the page's first wait (a cold start, a busy trigger), look at
@@ -63,10 +52,8 @@ def _watch_until_analysed(user_id: str, session_id: str, turn_ids: tuple[str, ..
         return
     if not keep_watching(time.monotonic() - started[1]):
         return
-    for turn_id in turn_ids:
-        extraction = (store.turn_data(user_id, session_id, turn_id) or {}).get("extraction") or {}
-        if not awaiting_analysis(extraction.get("status")):
-            st.rerun(scope="app")
+    if any(not awaiting_analysis(store.analysis_status(user_id, session_id, turn_id)) for turn_id in turn_ids):
+        st.rerun(scope="app")
 
 
 def _show(turns: list[tuple[str, dict]], summary: AssessmentSummary | None, *, can_act: bool) -> None:
@@ -208,19 +195,12 @@ def render() -> None:
         turns.append((turn_id, {"role": "assistant", "text": question}))  # shown as written: no second read
 
     _show(turns, summary, can_act=True)
-    pending = [
-        d
-        for _, d in turns[-SHOWN_TURNS:]
-        if d.get("role") != "assistant" and may_change_yet((d.get("extraction") or {}).get("status"))
-    ]
-    awaiting = tuple(
-        tid
-        for tid, d in turns[-SHOWN_TURNS:]
-        if d.get("role") != "assistant" and awaiting_analysis((d.get("extraction") or {}).get("status"))
-    )
+    shown = turns[-SHOWN_TURNS:]
+    statuses = {tid: (d.get("extraction") or {}).get("status") for tid, d in shown if d.get("role") != "assistant"}
+    awaiting = tuple(tid for tid, status in statuses.items() if awaiting_analysis(status))
     if awaiting:
         _watch_until_analysed(subject.user_id, session_id, awaiting)
-    if pending:
+    if any(may_change_yet(status) for status in statuses.values()):
         st.button(
             "Check again",
             key="conversation_refresh",
@@ -235,7 +215,8 @@ def render() -> None:
             st.warning(f"Your answer was not sent: {problem}.")
             return
         turn_id = store.add_turn(subject.user_id, session_id, "user", answer)
-        _wait_until_settled(store, subject.user_id, session_id, turn_id)
+        with st.spinner("Reading your answer…"):  # briefly: the trigger usually finishes well inside the wait
+            store.wait_for_analysis(subject.user_id, session_id, turn_id, WAIT_FOR_ANALYSIS_SECONDS)
         st.rerun()  # the answer and what became of it are shown from the turn itself
 
 

@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from factor_journal.catalog import Catalog
-from factor_journal.documents import DONE, ExtractionOutcome, TurnStatus
+from factor_journal.documents import DONE, ExtractionOutcome, TurnStatus, awaiting_analysis
 from factor_journal.freshness import FactorFreshness, FreshAssessment, last_said
 from factor_journal.models import AssessmentSummary, CategoryProgress, FactorState, JournalEntry
 from factor_journal.sayback import heard_factors
@@ -188,14 +188,6 @@ def said_days(entries: Iterable[JournalEntry]) -> set[date]:
 def assessed_states(summary: AssessmentSummary) -> list[tuple[str, FactorState]]:
     """The summary's assessed answers (factor id, state), by factor id."""
     return [(fid, state) for fid, state in sorted(summary.factors.items()) if state.is_assessed]
-
-
-AWAITING = (None, TurnStatus.processing)  # a turn not yet analysed, or being analysed now
-
-
-def awaiting_analysis(status: str | None) -> bool:
-    """True while an answer's analysis has not finished (whatever its outcome will be)."""
-    return status in AWAITING
 
 
 WATCH_FOR_SECONDS = 180.0  # longer than a cold start and a retry or two; after it the person checks again by hand

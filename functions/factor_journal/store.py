@@ -242,8 +242,13 @@ class FactorJournalStore:
     def turn_data(self, user_id: str, session_id: str, turn_id: str) -> dict[str, Any] | None:
         return self._people.turn_data(user_id, session_id, turn_id)
 
+    def analysis_status(self, user_id: str, session_id: str, turn_id: str) -> str | None:
+        """The turn's stored analysis status (one read); None while it has none."""
+        return self._people.analysis_status(user_id, session_id, turn_id)
+
     def wait_for_analysis(self, user_id: str, session_id: str, turn_id: str, timeout: float) -> str | None:
-        """The turn's status once the pipeline has settled it, or None after ``timeout`` seconds."""
+        """The turn's analysis status once the pipeline has finished with it, or as it stands after ``timeout``
+        seconds."""
         return self._people.wait_for_analysis(user_id, session_id, turn_id, timeout)
 
     def session_data(self, user_id: str, session_id: str) -> dict[str, Any] | None:

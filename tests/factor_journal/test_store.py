@@ -243,3 +243,18 @@ def test_a_batch_with_one_bad_update_writes_nothing(store, make_user):
         store.record_inferences(user, [update("data_quality", 20), update("sensor_data", 101)])
     assert store.summary(user).overall.total_factors_assessed == 0
     assert journal(store, user, "data_quality") == []
+
+
+def test_waiting_for_an_analysis_returns_once_the_turn_is_finished_with_or_as_it_stands(store, make_user):
+    """What the conversation page waits on and polls: the status as written, one read each, never raising."""
+    user = make_user(store)
+    session = store.start_session(user)
+    turn = store.add_turn(user, session, "user", "Our data is all over the place")
+    ref = store.client.document(f"users/{user}/conversations/{session}/turns/{turn}")
+    assert store.analysis_status(user, session, turn) is None  # written, not claimed yet
+    assert store.wait_for_analysis(user, session, turn, timeout=0.3) is None  # as it stands after the wait
+    ref.update({"extraction": {"status": "processing"}})
+    assert store.wait_for_analysis(user, session, turn, timeout=0.3) == "processing"
+    ref.update({"extraction": {"status": "no_update", "attempts": "not a number"}})  # a damaged outcome
+    assert store.analysis_status(user, session, turn) == "no_update"
+    assert store.wait_for_analysis(user, session, turn, timeout=30) == "no_update"  # finished: no waiting

@@ -34,6 +34,7 @@ from factor_journal.documents import (
     ExtractionOutcome,
     SessionDocument,
     TurnStatus,
+    awaiting_analysis,
     claim_abandoned,
     claim_refused_by,
     failure_recorded,
@@ -250,15 +251,20 @@ class People(Repository):
             sessions.append(session)
         return latest_session_id(sessions)
 
+    def analysis_status(self, user_id: str, session_id: str, turn_id: str) -> str | None:
+        """The turn's stored analysis status as written (one read), None while it has none; never raises on a
+        damaged outcome."""
+        status = ((self.turn_data(user_id, session_id, turn_id) or {}).get("extraction") or {}).get("status")
+        return None if status is None else str(status)
+
     def wait_for_analysis(self, user_id: str, session_id: str, turn_id: str, timeout: float) -> str | None:
-        """The turn's status once the pipeline has settled it (done, failed, …), or None after ``timeout``."""
+        """The turn's analysis status once the pipeline has finished with it (done, failed, …), or as it stands
+        after ``timeout`` seconds (None: not claimed yet)."""
         deadline = time.monotonic() + timeout
         while True:
-            outcome = ExtractionOutcome.of(self.turn_data(user_id, session_id, turn_id))
-            if outcome is not None and outcome.status != TurnStatus.processing:
-                return str(outcome.status)
-            if time.monotonic() >= deadline:
-                return str(outcome.status) if outcome else None
+            status = self.analysis_status(user_id, session_id, turn_id)
+            if not awaiting_analysis(status) or time.monotonic() >= deadline:
+                return status
             time.sleep(0.2)
 
     # Claims and outcomes -----------------------------------------------------------------
