@@ -30,13 +30,13 @@ class TurnStatus(StrEnum):
 
 DONE = frozenset({TurnStatus.processed, TurnStatus.no_update})
 SETTLED = DONE | {TurnStatus.invalid, TurnStatus.rate_limited, TurnStatus.context}
+"""Statuses a delivery never acts on again (``reprocess`` may still re-run needs_attention)."""
 AWAITING = (None, TurnStatus.processing)  # a turn not yet analysed, or being analysed now
 
 
 def awaiting_analysis(status: str | None) -> bool:
     """True while a turn's analysis has not finished (whatever its outcome will be)."""
     return status in AWAITING
-"""Statuses a delivery never acts on again (``reprocess`` may still re-run needs_attention)."""
 
 
 class HeardReading(DocumentModel):
