@@ -267,8 +267,11 @@ _HYPOTHETICAL: Final = re.compile(
 )
 # Time ahead ("down the line", "next spring", "in five years' time"): a plan when the sentence says something
 # (at least AHEAD_MIN_WORDS words; "The vendor. Eventually." answers who, "Maybe twice in five years." how often)
+# Time ahead and the words that open a condition or a time ahead, shared by the rules below
+_SOMETIME: Final = r"eventually|down the line|long[- ]term|one day|some ?day"
+_IF_OR_WHEN: Final = r"when|once|if|after|until|as soon as|by the time|assuming|supposing|provided"
 _AHEAD: Final = re.compile(
-    r"\b(?:eventually|down the line|long[- ]term|in the long run|one day|some ?day|at some point|in (?:the )?future"
+    rf"\b(?:{_SOMETIME}|in the long run|at some point|in (?:the )?future"
     r"|in (?:a|two|three|four|five|ten|\d+) (?:years?|months?)(?:'s?)? time)\b|^(?:in|within) (?:a|two|three|four|five"
     r"|ten|\d+) (?:years?|months?)\b|\b(?:next|this coming) (?:year|month|spring|summer|autumn|fall|winter"
     r"|quarter)\b(?!'s)"
@@ -277,14 +280,12 @@ AHEAD_MIN_WORDS: Final = 4
 # A frame that puts what follows in the future or under a condition ("Once the new manager starts, …"): the
 # words before a wish in the same sentence, when they open this way, are part of the wish
 _AHEAD_FRAME: Final = re.compile(
-    r"^(?:(?:once|when|after|as soon as|by the time|assuming|supposing|should|if|unless|until|provided)\b"
-    r"|(?:next|this coming) \w+\b|(?:in|within) (?:a|two|three|five|ten|\d+) (?:years?|months?)|down the line"
-    r"|long[- ]term|eventually|one day|some ?day|after the \w+|the (?:plan|idea|goal|hope|aim)\b)"
+    rf"^(?:(?:{_IF_OR_WHEN}|should|unless)\b"
+    r"|(?:next|this coming) \w+\b|(?:in|within) (?:a|two|three|five|ten|\d+) (?:years?|months?)"
+    rf"|{_SOMETIME}|after the \w+|the (?:plan|idea|goal|hope|aim)\b)"
 )
 # Subordinate clauses about a time ahead or a condition: their verbs do not state how things are now
-_AHEAD_CLAUSE: Final = re.compile(
-    r"\b(?:when|once|if|after|until|as soon as|by the time|assuming|supposing|provided)\b[^,.;]*"
-)
+_AHEAD_CLAUSE: Final = re.compile(rf"\b(?:{_IF_OR_WHEN})\b[^,.;]*")
 # What follows "but" in a plan that is still only a plan ("…, but it depends on the budget")
 _STILL_A_PLAN: Final = re.compile(
     r"^(?:it |that |this |all )?(?:depends|'s subject to|is subject to)|^(?:only )?if\b|^(?:we'll|we will|let's) see\b"
