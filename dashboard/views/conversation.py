@@ -30,6 +30,7 @@ from factor_journal.page_models import (
     may_change_yet,
     next_question_bounds,
     status_worth_saying,
+    time_for_next_question,
     turn_outcome,
 )
 from factor_journal.sayback import LineState, SayBackLine, nothing_understood, say_back
@@ -185,7 +186,7 @@ def render() -> None:
         if isinstance(data.get("text"), str)
     ]
     summary = store.summary(subject.user_id)
-    if not turns or turns[-1][1].get("role") != "assistant":
+    if time_for_next_question([data for _, data in turns]):
         question = _next_question(turns, summary)
         if question is None:
             _show(turns, summary, can_act=True)

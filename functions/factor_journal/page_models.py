@@ -226,6 +226,16 @@ class NextQuestionBounds(BaseModel):
     just_heard: set[str]
 
 
+def time_for_next_question(turns: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether the assistant asks its next question now: at the start, or after the person's answer once its
+    analysis has finished (whatever the outcome), so the question follows from what was understood and never
+    re-asks what the answer settled; never after its own question."""
+    if not turns:
+        return True
+    last = turns[-1]
+    return last.get("role") != "assistant" and not awaiting_analysis((last.get("extraction") or {}).get("status"))
+
+
 def next_question_bounds(turns: Sequence[Mapping[str, Any]]) -> NextQuestionBounds:
     """From a session's turns (oldest first, as stored): every assistant question, and the factors the person's
     last answer spoke to (none while it is not analysed, or when its outcome no longer reads)."""

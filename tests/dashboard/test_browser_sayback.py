@@ -77,6 +77,10 @@ def test_a_person_confirms_one_reading_and_corrects_another_in_the_conversation(
     wait_for(lambda: len(_lines(browser)) >= 2, 60, "what was understood, under the answer")
     first, second = _lines(browser)[:2]
     first_factor, second_factor = (key.rsplit("-", 1)[1] for key in (first, second))
+    # the question after the answer follows from what was understood: never one of the factors it just settled
+    after = browser.find_elements(By.CSS_SELECTOR, '[data-testid="stChatMessage"]')[-1].text
+    for heard in (first_factor, second_factor):
+        assert not any(question in after for question in catalog.factor(heard).elicitation_questions), after
     body = wait_for_text(browser, "That's right")
     assert catalog.factor(first_factor).name in body and catalog.factor(second_factor).name in body
     shoot(browser, "conversation", width, tmp_path)

@@ -355,3 +355,17 @@ def test_a_turns_outcome_is_none_until_it_has_one_that_reads():
     assert page_models.turn_outcome(_answer("x", {"status": "processed", "attempts": "many"})) is None
     outcome = page_models.turn_outcome(_answer("x", {"status": "no_update"}))
     assert outcome is not None and outcome.status == TurnStatus.no_update
+
+
+def test_the_next_question_waits_for_the_answer_to_be_understood():
+    asked = {"role": "assistant", "text": "How much do you trust the numbers?"}
+
+    def answer(status: str | None) -> dict:
+        return {"role": "user", "text": "They never match", **({"extraction": {"status": status}} if status else {})}
+
+    assert page_models.time_for_next_question([])  # the conversation opens with a question
+    assert not page_models.time_for_next_question([asked])  # never two questions in a row
+    assert not page_models.time_for_next_question([asked, answer(None)])  # written, not analysed yet
+    assert not page_models.time_for_next_question([asked, answer("processing")])
+    for status in ("processed", "no_update", "failed", "needs_attention", "invalid", "rate_limited"):
+        assert page_models.time_for_next_question([asked, answer(status)]), status  # finished, whatever came of it
