@@ -256,5 +256,8 @@ def test_waiting_for_an_analysis_returns_once_the_turn_is_finished_with_or_as_it
     ref.update({"extraction": {"status": "processing"}})
     assert store.wait_for_analysis(user, session, turn, timeout=0.3) == "processing"
     ref.update({"extraction": {"status": "no_update", "attempts": "not a number"}})  # a damaged outcome
-    assert store.analysis_status(user, session, turn) == "no_update"
-    assert store.wait_for_analysis(user, session, turn, timeout=30) == "no_update"  # finished: no waiting
+    try:
+        assert store.analysis_status(user, session, turn) == "no_update"
+        assert store.wait_for_analysis(user, session, turn, timeout=30) == "no_update"  # finished: no waiting
+    finally:  # other tests scan every turn of the database: leave none damaged
+        ref.update({"extraction": {"status": "no_update"}})
