@@ -34,6 +34,9 @@ SETTLED = DONE | {TurnStatus.invalid, TurnStatus.rate_limited, TurnStatus.contex
 AWAITING = (None, TurnStatus.processing)  # a turn not yet analysed, or being analysed now
 
 
+DAMAGED = "damaged"  # ``error_kind`` of a turn whose stored analysis record no longer reads
+
+
 def awaiting_analysis(status: str | None) -> bool:
     """True while a turn's analysis has not finished (whatever its outcome will be)."""
     return status in AWAITING
@@ -101,11 +104,36 @@ class ExtractionOutcome(AnalysisDetails):
 
     @classmethod
     def of(cls, turn_document: dict[str, Any] | None) -> ExtractionOutcome | None:
-        """The outcome stored on a turn document, or None when the turn was never touched."""
+        """The outcome stored on a turn document, or None when the turn was never touched; never raises (a damaged
+        record reads as needing attention, see ``read``)."""
+        return cls.read(turn_document)[0]
+
+    @classmethod
+    def read(cls, turn_document: dict[str, Any] | None) -> tuple[ExtractionOutcome | None, str | None]:
+        """The outcome stored on a turn document and, when the stored record no longer reads (a bad write, a hand
+        edit), what is wrong with it.
+
+        A damaged record says the turn was touched but not what became of it, so it is neither claimable as new
+        nor trusted as settled: it reads as ``needs_attention`` (attempts kept where they still read), which a
+        delivery refuses and a person's reprocess claims again.  None when the turn was never touched."""
         raw = (turn_document or {}).get("extraction")
         if not isinstance(raw, dict) or raw.get("status") not in TurnStatus.__members__:
-            return None
-        return cls.model_validate(raw)
+            return None, None
+        try:
+            return cls.model_validate(raw), None
+        except ValidationError as error:
+            fields = sorted({str(problem["loc"][0]) for problem in error.errors() if problem["loc"]})
+            damage = f"the stored analysis record no longer reads ({', '.join(fields) or 'its shape'})"
+            attempts = raw.get("attempts")
+            return (
+                cls(
+                    status=TurnStatus.needs_attention,
+                    attempts=attempts if isinstance(attempts, int) and attempts >= 0 else 0,
+                    error=damage,
+                    error_kind=DAMAGED,
+                ),
+                damage,
+            )
 
     @property
     def is_done(self) -> bool:

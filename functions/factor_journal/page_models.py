@@ -15,7 +15,7 @@ from datetime import UTC, date, datetime
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from factor_journal.catalog import Catalog
 from factor_journal.documents import DONE, ExtractionOutcome, TurnStatus, awaiting_analysis
@@ -211,11 +211,9 @@ def status_worth_saying(status: str | None, latest: bool) -> bool:
 
 
 def turn_outcome(turn: Mapping[str, Any] | None) -> ExtractionOutcome | None:
-    """A turn's stored analysis outcome; None when it has none yet or one that no longer reads (shown as pending)."""
-    try:
-        return ExtractionOutcome.of(dict(turn) if turn is not None else None)
-    except ValidationError:
-        return None
+    """A turn's stored analysis outcome, None while it has none yet; one that no longer reads shows as needing
+    attention (``ExtractionOutcome.read``), which is what the sweep then records."""
+    return ExtractionOutcome.of(dict(turn) if turn is not None else None)
 
 
 class NextQuestionBounds(BaseModel):

@@ -92,3 +92,37 @@ def test_the_latest_session_is_the_last_active_else_the_last_started_whatever_th
     assert latest_session_id([old, new]) == "b"  # a tie on time goes to the larger id
     assert latest_session_id([SessionDocument(session_id="x")]) == "x"  # no times at all still counts
     assert latest_session_id([]) is None
+
+
+@pytest.mark.parametrize(
+    ("record", "expected"),
+    [
+        (None, None),  # a turn never touched
+        ({"status": "not a status"}, None),  # no status the pipeline writes: never touched either
+        ({"status": "no_update", "attempts": 1}, TurnStatus.no_update),  # a record that reads, as written
+    ],
+)
+def test_a_turn_record_that_reads_is_taken_as_written(record, expected):
+    outcome, damage = ExtractionOutcome.read({"text": "…", "extraction": record})
+    assert damage is None
+    assert (outcome.status if outcome else None) == expected
+
+
+@pytest.mark.parametrize(
+    ("record", "damaged_field", "attempts_kept"),
+    [
+        ({"status": "processed", "attempts": "not a number"}, "attempts", 0),
+        ({"status": "processed", "attempts": 2, "entry_ids": "e1"}, "entry_ids", 2),  # a list written as a string
+        ({"status": "processing", "attempts": 1, "lease_until": "tomorrow"}, "lease_until", 1),
+    ],
+)
+def test_a_damaged_turn_record_needs_attention_and_is_never_trusted_as_settled(record, damaged_field, attempts_kept):
+    """A damaged record says the turn was touched but not what became of it: a delivery refuses it (it is listed
+    for a person instead), a person's reprocess claims it, and reading it never raises."""
+    outcome, damage = ExtractionOutcome.read({"extraction": record})
+    assert damage is not None and "no longer reads" in damage and damaged_field in damage  # says what is wrong
+    assert outcome == ExtractionOutcome.of({"extraction": record})
+    assert outcome.status == TurnStatus.needs_attention and outcome.error_kind == "damaged"
+    assert outcome.attempts == attempts_kept and outcome.error == damage
+    assert claim_refused_by(outcome, NOW) is outcome
+    assert claim_refused_by(outcome, NOW, force=True) is None

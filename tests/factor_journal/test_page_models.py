@@ -349,10 +349,11 @@ def test_the_next_question_never_repeats_one_asked_nor_asks_what_the_last_answer
     assert page_models.next_question_bounds([]) == page_models.NextQuestionBounds(asked=set(), just_heard=set())
 
 
-def test_a_turns_outcome_is_none_until_it_has_one_that_reads():
+def test_a_turns_outcome_is_none_until_it_has_one_and_a_damaged_one_needs_attention():
     assert page_models.turn_outcome(None) is None
     assert page_models.turn_outcome(_answer("x")) is None
-    assert page_models.turn_outcome(_answer("x", {"status": "processed", "attempts": "many"})) is None
+    damaged = page_models.turn_outcome(_answer("x", {"status": "processed", "attempts": "many"}))
+    assert damaged is not None and damaged.status == TurnStatus.needs_attention  # never shown as understood
     outcome = page_models.turn_outcome(_answer("x", {"status": "no_update"}))
     assert outcome is not None and outcome.status == TurnStatus.no_update
 

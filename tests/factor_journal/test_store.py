@@ -259,5 +259,5 @@ def test_waiting_for_an_analysis_returns_once_the_turn_is_finished_with_or_as_it
     try:
         assert store.analysis_status(user, session, turn) == "no_update"
         assert store.wait_for_analysis(user, session, turn, timeout=30) == "no_update"  # finished: no waiting
-    finally:  # other tests scan every turn of the database: leave none damaged
+    finally:  # other tests sweep every recent turn of the database: leave none for them to list
         ref.update({"extraction": {"status": "no_update"}})

@@ -245,6 +245,43 @@ def test_a_turn_no_delivery_ever_claimed_is_found_by_the_sweep(store, make_user)
     assert status(store, user, session, turn) == "processed"
 
 
+def test_a_damaged_turn_record_never_stops_the_sweep_and_is_listed_for_a_person(store, make_user, caplog):
+    """A turn whose analysis record no longer reads (a bad write, a hand edit) is neither analysed again by a
+    delivery nor left silent: the sweep lists it as needing attention and goes on to the other turns; a person's
+    reprocess then analyses it."""
+    user = make_user(store, org_id="org-damaged")
+    session = store.start_session(user)
+    written = datetime.now(UTC) - timedelta(minutes=5)
+    lost = store.add_turn(user, session, "user", "Our data is all over the place", created_at=written)
+    damaged = store.add_turn(user, session, "user", "Nobody trusts the sales figures", created_at=written)
+    store.turns(user, session).document(damaged).update({"extraction": {"status": "processed", "attempts": "two"}})
+    model = ReadingsByText(
+        {
+            "Our data is all over the place": [reading("data_quality", 25)],
+            "Nobody trusts the sales figures": [reading("data_quality", 20)],
+        }
+    )
+    processor = TurnProcessor(store, model)
+
+    counts = recover_due_turns(processor)
+
+    assert counts.get("processed", 0) >= 1 and counts.get("needs_attention", 0) >= 1
+    assert status(store, user, session, lost) == "processed"  # the other turn was not held up
+    recorded = store.turn_data(user, session, damaged)["extraction"]
+    assert recorded["status"] == "needs_attention" and recorded["error_kind"] == "damaged"
+    assert "attempts" in recorded["error"] and recorded["attempts"] == 0  # rewritten so that it reads
+    assert store.get_user(user).attention_turns == [f"{session}/{damaged}"]
+    assert _row(store, "org-damaged", user)["needs_attention"] == 1
+    assert "no longer reads (attempts)" in caplog.text
+    assert model.total_calls == 1  # the damaged turn was not analysed by the sweep
+    assert damaged not in [ref.turn_id for ref in store.ledger.unclaimed(written, datetime.now(UTC))]
+
+    assert processor.process(user, session, damaged, force=True).status == "processed"  # a person reprocesses it
+    assert status(store, user, session, damaged) == "processed"
+    assert store.get_user(user).attention_turns == []
+    assert _row(store, "org-damaged", user)["needs_attention"] == 0
+
+
 def test_turns_over_the_rate_limit_are_kept_marked_and_not_analysed(store, make_user):
     user, session = new_conversation(store, make_user)
     model = ScriptedExtractor([reading("data_quality", 25)])

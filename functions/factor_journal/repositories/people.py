@@ -294,10 +294,15 @@ class People(Repository):
             if not snapshot.exists:
                 return Claim(won=False, outcome=None, missing=True)
             data = snapshot.to_dict() or {}
-            blocking = claim_refused_by(ExtractionOutcome.of(data), moment, force)
+            previous, damage = ExtractionOutcome.read(data)
+            if damage is not None and not force:
+                assert previous is not None
+                log.warning("turn %s of user %s: %s; it needs attention", ref.key, ref.user_id, damage)
+                written = self.record_failure(ref, None, previous.model_copy(update={"failed_at": moment}))
+                return Claim(won=False, outcome=written or previous, data=data)
+            blocking = claim_refused_by(previous, moment, force)
             if blocking is not None:
                 return Claim(won=False, outcome=blocking, data=data)
-            previous = ExtractionOutcome.of(data)
             if claim_abandoned(previous, max_attempts, force):
                 assert previous is not None
                 given_up = ExtractionOutcome(
@@ -377,18 +382,21 @@ class People(Repository):
         return [ref for snapshot in query.stream() if (ref := _turn_ref(snapshot.reference.path)) is not None]
 
     def unclaimed_turns(self, since: datetime, until: datetime) -> list[TurnRef]:
-        """Turns created in [since, until) that no delivery ever claimed (a lost or crashed first delivery)."""
+        """Turns created in [since, until) that no delivery ever claimed (a lost or crashed first delivery), and
+        those whose analysis record no longer reads (claiming them lists them as needing attention).  One damaged
+        turn never stops the sweep."""
         query = (
             self.client.collection_group(TURNS)
             .where(filter=FieldFilter("created_at", ">=", since))
             .where(filter=FieldFilter("created_at", "<", until))
         )
-        return [
-            ref
-            for snapshot in query.stream()
-            if (ref := _turn_ref(snapshot.reference.path)) is not None
-            and ExtractionOutcome.of(snapshot.to_dict()) is None
-        ]
+        refs = []
+        for snapshot in query.stream():
+            ref = _turn_ref(snapshot.reference.path)
+            outcome, damage = ExtractionOutcome.read(snapshot.to_dict())
+            if ref is not None and (outcome is None or damage is not None):
+                refs.append(ref)
+        return refs
 
     # Attention and rate ------------------------------------------------------------------
 
