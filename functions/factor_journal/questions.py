@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Literal, Protocol
 
@@ -32,6 +32,7 @@ from factor_journal.catalog import Catalog
 from factor_journal.embedding import Embedder, EmbeddingError, default_embedder, spoken_lines
 from factor_journal.graph import FactorGraph
 from factor_journal.models import AssessmentSummary, FactorState, JournalEntry, Source
+from factor_journal.repositories.vectors import VectorHit
 from factor_journal.store import FactorJournalStore
 
 log = logging.getLogger(__name__)
@@ -49,7 +50,10 @@ DEFAULT_BUDGET_TOKENS = 5000
 EXCERPT_CHARS = 200
 SEARCH_LIMIT = 8  # entries the nearest-neighbour search returns
 MIN_SIMILARITY = 0.2  # cosine similarity below which a journal entry is not about the question
-NEAR_TIE = 0.1  # entries this close to the best are near ties: the catalog's ranking decides between them
+NEAR_TIE = 0.1  # factors scoring this close to the best are near ties: both are cited
+WEAK_SIMILARITY = 0.16  # the floor for a status question that would otherwise get the latest topic ...
+CORROBORATING_RANKS = 3  # ... when the entry's factor is among the catalog's likeliest for the question
+CATALOG_WEIGHT = 0.5  # how much the catalog's likelihood (0-1) adds to a journal entry's similarity (docs/ask.md)
 MAX_SEMANTIC_FACTORS = 2  # factors an answer found by meaning is about
 MATCHES_PER_FACTOR = 3
 
@@ -228,34 +232,35 @@ def rank_catalog(catalog: Catalog, question: str) -> tuple[list[tuple[str, float
 
 def choose_factors(
     hits: Sequence[tuple[str, float]],
-    catalog_rank: Sequence[str],
+    catalog_likelihood: Mapping[str, float],
     *,
     own_words: bool,
     min_similarity: float = MIN_SIMILARITY,
     near_tie: float = NEAR_TIE,
+    catalog_weight: float = CATALOG_WEIGHT,
     limit: int = MAX_SEMANTIC_FACTORS,
 ) -> list[str]:
-    """The factors a question found by meaning is about, from the journal search's hits (factor, similarity):
+    """The factors a question found by meaning is about, from the journal search's hits (factor, similarity) and
+    the catalog's likelihood that the question is about each factor (the semantic extractor's detector):
 
     * when even the closest entry is less similar than ``min_similarity``, the journal holds nothing about the
       question (``[]``);
-    * each factor counts by its closest entry; factors within ``near_tie`` of the best are near ties (a static
-      embedding's similarities differ by that much on wording alone), whether or not they reach the floor;
-    * near ties are ordered by the catalog's ranking of the question, except for a question about the person's
-      own words (``own_words``), which is about the words: ordered by similarity;
-    * at most ``limit`` factors.  Pure."""
+    * each factor found scores its closest entry's similarity plus ``catalog_weight`` times the catalog's
+      likelihood: two independent readings of the question (what the person said that is nearest to it, and
+      what answers about each factor sound like), so a close entry of an unlikely factor does not outrank a
+      nearly as close entry of the factor the question is plainly about;
+    * a question about the person's own words (``own_words``) is about the words: similarity alone;
+    * the factors within ``near_tie`` of the best score, best first (a static embedding's similarities differ by
+      that much on wording alone), whether or not they reach the floor; at most ``limit``.  Pure."""
     best: dict[str, float] = {}
     for factor_id, similarity in hits:
         best[factor_id] = max(best.get(factor_id, -1.0), similarity)
     if not best or max(best.values()) < min_similarity:
         return []
-    top = max(best.values())
-    near = [fid for fid in best if best[fid] >= top - near_tie]
-    if own_words:
-        near.sort(key=lambda fid: (-best[fid], fid))
-    else:
-        position = {fid: index for index, fid in enumerate(catalog_rank)}
-        near.sort(key=lambda fid: (position.get(fid, len(position)), -best[fid], fid))
+    weight = 0.0 if own_words else catalog_weight
+    score = {fid: similarity + weight * catalog_likelihood.get(fid, 0.0) for fid, similarity in best.items()}
+    top = max(score.values())
+    near = sorted((fid for fid in score if score[fid] >= top - near_tie), key=lambda fid: (-score[fid], fid))
     return near[:limit]
 
 
@@ -263,40 +268,57 @@ Matches = dict[str, list[tuple[JournalEntry, float]]]
 
 
 def semantic_factors(
-    store: FactorJournalStore, user_id: str, question: str, embedder: Embedder | None, own_words: bool
+    store: FactorJournalStore,
+    user_id: str,
+    question: str,
+    embedder: Embedder | None,
+    own_words: bool,
+    rather_than_nothing: bool = False,
 ) -> tuple[list[str], FoundBy, Matches]:
     """The second chance for a question that names no factor: (factors, how they were found, the entries the
     journal search found for them with their similarity).  First the catalog's factors ranked against the
     question; then the person's own entries nearest to it (``find_nearest`` pre-filtered to the person and the
-    running model); the factors of the entries found, near ties decided by the catalog's ranking
+    running model); the factors of the entries found, each weighed with the catalog's likelihood
     (``choose_factors``).  When the journal holds nothing close, the catalog's likeliest factor if the
-    detector finds it likely (found by ``catalog``); else nothing (``none``)."""
+    detector finds it likely (found by ``catalog``); else, when the question would otherwise be answered with the
+    latest topic (``rather_than_nothing``), the person's entries nearest to it down to ``WEAK_SIMILARITY`` (still
+    more likely about the question than whatever was discussed last; shown with their similarity); else nothing
+    (``none``)."""
     topic = question_topic(question)
     ranked, floor = rank_catalog(store.catalog, topic)
-    found: Matches = {}
-    chosen: list[str] = []
+    likelihood = dict(ranked)
+    hits: list[VectorHit] = []
     if embedder is not None:
         try:
-            vector = embedder.embed_query(topic)
-            hits = store.vectors.nearest(user_id, vector, embedder.model_id, SEARCH_LIMIT)
+            hits = store.vectors.nearest(user_id, embedder.embed_query(topic), embedder.model_id, SEARCH_LIMIT)
         except EmbeddingError as error:
             log.warning("journal search unavailable (%s): the catalog's ranking only", error)
-            hits = []
-        chosen = choose_factors(
-            [(hit.factor_id, hit.similarity) for hit in hits], [fid for fid, _ in ranked], own_words=own_words
-        )
-        if chosen:
-            close = max(hit.similarity for hit in hits) - NEAR_TIE  # the entries as close as a near tie
-            entries = store.vectors.entries(user_id, [h for h in hits if h.factor_id in chosen])
-            for hit in hits:
-                entry = entries.get(hit.entry_id)
-                if entry is not None and hit.factor_id in chosen and hit.similarity >= close:
-                    found.setdefault(hit.factor_id, []).append((entry, hit.similarity))
-            chosen = [fid for fid in chosen if fid in found]
-    if chosen:
-        return chosen, "journal", found
+    pairs = [(hit.factor_id, hit.similarity) for hit in hits]
+    chosen = choose_factors(pairs, likelihood, own_words=own_words)
+    if chosen and (found := _entries_found(store, user_id, hits, chosen)):
+        return [fid for fid in chosen if fid in found], "journal", found
     likely = [fid for fid, p in ranked[:1] if p >= floor and not store.catalog.factor(fid).is_composite]
-    return likely, ("catalog" if likely else "none"), {}
+    if likely:
+        return likely, "catalog", {}
+    if rather_than_nothing:  # two weak readings that agree: a nearby entry of a factor the catalog ranks high
+        corroborated = {fid for fid, _ in ranked[:CORROBORATING_RANKS]}
+        weak = [(fid, similarity) for fid, similarity in pairs if fid in corroborated]
+        chosen = choose_factors(weak, likelihood, own_words=own_words, min_similarity=WEAK_SIMILARITY)
+        if chosen and (found := _entries_found(store, user_id, hits, chosen)):
+            return [fid for fid in chosen if fid in found], "journal", found
+    return [], "none", {}
+
+
+def _entries_found(store: FactorJournalStore, user_id: str, hits: Sequence[VectorHit], chosen: list[str]) -> Matches:
+    """The entries cited for the chosen factors: each factor's hits as close as a near tie to its closest one."""
+    closest = {fid: max(hit.similarity for hit in hits if hit.factor_id == fid) for fid in chosen}
+    entries = store.vectors.entries(user_id, [hit for hit in hits if hit.factor_id in chosen])
+    found: Matches = {}
+    for hit in hits:
+        entry = entries.get(hit.entry_id)
+        if entry is not None and hit.factor_id in chosen and hit.similarity >= closest[hit.factor_id] - NEAR_TIE:
+            found.setdefault(hit.factor_id, []).append((entry, hit.similarity))
+    return found
 
 
 # Stage 2: context within a budget ----------------------------------------------------------
@@ -537,7 +559,12 @@ def answer_question(
         elif question:
             model = default_embedder() if embedder == "default" else embedder
             chosen, found_by, matched = semantic_factors(
-                store, user_id, question, model, own_words=intent.question_type == "what_said"
+                store,
+                user_id,
+                question,
+                model,
+                own_words=intent.question_type == "what_said",
+                rather_than_nothing=intent.question_type == "status" and summary.last_conversation is not None,
             )
         if not chosen and intent.question_type == "status" and summary.last_conversation:
             chosen, found_by = [summary.last_conversation.factor_id], "recent"

@@ -135,10 +135,23 @@ def test_a_confirmation_carries_no_words_and_gets_no_vector_a_correction_does(as
     assert "80k" in answer.citations[0].said
 
 
-def test_the_held_out_questions_in_peoples_own_words_cite_the_expected_factor(ask_store, journal):
-    user, _ = journal
+# (fixture, at least this many questions cite the expected factor at all, and first): a third of each set's
+# questions are oblique on purpose ("do we have the hours for this on top of everything else"), so the floors
+# are each set's measured figure, a regression guard; docs/ask.md gives the figures and what each set is.
+QUESTION_SETS = {
+    "wholesale": ("ask_own_words.json", 15, 13),  # issue 33's set, written before the retrieval was tuned
+    "clinics": ("ask_own_words_clinics.json", 27, 26),  # the development set of the journal-and-catalog weighing
+    "coaches": ("ask_own_words_coaches.json", 17, 14),  # measured once before and after that change, never tuned on
+}
+
+
+@pytest.mark.parametrize("name", sorted(QUESTION_SETS))
+def test_questions_in_peoples_own_words_cite_the_expected_factor(ask_store, journal, name):
+    fixture, min_cited, min_first = QUESTION_SETS[name]
+    questions = json.loads((Path(__file__).parents[1] / "fixtures" / fixture).read_text())
+    user = journal[0] if name == "wholesale" else seed(ask_store, questions["journal"])[0]
     cited, first, rows = 0, 0, []
-    for item in HELD_OUT["questions"]:
+    for item in questions["questions"]:
         intent = analyse_intent(item["q"], ask_store.catalog, ask_store.graph)
         assert intent.factor_ids == [] and intent.archetype_ids == [], f"{item['q']!r} names a factor"
         answer = answer_question(ask_store, user, item["q"])
@@ -147,8 +160,9 @@ def test_the_held_out_questions_in_peoples_own_words_cite_the_expected_factor(as
         first += bool(factors) and factors[0] == item["expected"]
         rows.append(f"{item['q']!r}: {answer.found_by} {factors[:3]} expected {item['expected']}")
         assert "Found by:" in answer.text
-    print("\n".join(rows), f"\ncited {cited}/16, first {first}/16")
-    assert cited >= 14, "\n".join(rows)
+    report = "\n".join(rows) + f"\ncited {cited}/{len(rows)}, first {first}/{len(rows)}"
+    print(report)
+    assert cited >= min_cited and first >= min_first, report
 
 
 def test_what_did_i_say_finds_the_entry_holding_the_words(ask_store, journal):

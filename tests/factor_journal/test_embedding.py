@@ -77,13 +77,19 @@ def test_the_topic_of_a_question_about_ones_own_words_drops_the_frame():
     assert question_topic("Why are the figures late?") == "Why are the figures late"
 
 
-def test_near_ties_are_decided_by_the_catalog_and_weak_hits_are_not_evidence():
+def test_the_journal_and_the_catalog_are_weighed_together_and_weak_hits_are_not_evidence():
     hits = [("budget", 0.30), ("sponsor", 0.25), ("budget", 0.22), ("staff", 0.12)]
-    assert choose_factors(hits, ["sponsor", "budget"], own_words=False) == ["sponsor", "budget"]
-    assert choose_factors(hits, ["sponsor", "budget"], own_words=True) == ["budget", "sponsor"]
-    assert choose_factors(hits, ["staff", "budget"], own_words=False) == ["budget", "sponsor"]  # staff too far
-    assert choose_factors(hits, ["sponsor"], own_words=False, limit=1) == ["sponsor"]
-    assert choose_factors([("budget", 0.15)], ["budget"], own_words=False) == []
+    likely_sponsor = {"sponsor": 0.8, "budget": 0.1}
+    assert choose_factors(hits, likely_sponsor, own_words=False) == ["sponsor"]  # 0.65 against 0.35: no tie
+    leaning = {"sponsor": 0.3, "budget": 0.1}
+    assert choose_factors(hits, leaning, own_words=False) == ["sponsor", "budget"]  # 0.40 and 0.35: a near tie
+    assert choose_factors(hits, leaning, own_words=False, limit=1) == ["sponsor"]
+    assert choose_factors(hits, likely_sponsor, own_words=True) == ["budget", "sponsor"]  # about the words only
+    assert choose_factors(hits, {}, own_words=False) == ["budget", "sponsor"]  # no catalog view: nearest first
+    assert choose_factors(hits, {"staff": 0.2, "budget": 0.2}, own_words=False) == ["budget"]  # others too far
+    # a clearly closer entry is not outweighed by a merely likely factor
+    assert choose_factors([("budget", 0.45), ("sponsor", 0.2)], {"sponsor": 0.2}, own_words=False) == ["budget"]
+    assert choose_factors([("budget", 0.15)], {"budget": 1.0}, own_words=False) == []  # below the floor
     below = [("budget", 0.25), ("sponsor", 0.17)]  # a near tie below the floor: the best one reaches it
-    assert choose_factors(below, ["sponsor", "budget"], own_words=False) == ["sponsor", "budget"]
-    assert choose_factors([], ["budget"], own_words=False) == []
+    assert choose_factors(below, {"sponsor": 0.1}, own_words=False) == ["budget", "sponsor"]
+    assert choose_factors([], {"budget": 1.0}, own_words=False) == []
