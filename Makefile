@@ -7,7 +7,7 @@ BENCH_ARGS ?=
 CODE := functions tools dashboard tests bench demo scripts eval
 EVAL_ARGS ?=
 
-.PHONY: help setup test test-fast demo bench eval train-extractor catalog-check lint format emulators deploy-dashboard
+.PHONY: help setup test test-fast demo bench eval train-extractor catalog-check screen-check lint format emulators deploy-dashboard
 
 help: ## Show the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -35,6 +35,9 @@ train-extractor: ## Retrain the semantic extractor on the dev split (after a cat
 
 catalog-check: ## List the catalog's closest factor pairs by the embedded model; fails on near-duplicates
 	@bash -c 'source scripts/python-env.sh && python -m factor_journal_tools.catalog_check'
+
+screen-check: ## Turns that must change nothing, end to end without Firestore; eval/screening_results.json
+	@bash -c 'source scripts/python-env.sh && python -m factor_journal_tools.screen_check --results eval/screening_results.json'
 
 emulators: ## Start the emulators alone (Ctrl-C stops them)
 	@bash -c 'source scripts/toolchain.sh && CONFIG="$$(.venv/bin/python scripts/firebase_config.py)" && exec .venv/bin/python \

@@ -27,15 +27,17 @@ sweeper, and ``reprocess``) calls.  It promises:
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from factor_journal.candidates import select_candidates
+from factor_journal.catalog import Catalog
 from factor_journal.conversation import InvalidTurnError, Turn, format_excerpt, parse_turn
-from factor_journal.documents import DONE, AnalysisDetails, ExtractionOutcome, HeardReading, TurnStatus
+from factor_journal.documents import DONE, AnalysisDetails, ExtractionOutcome, HeardReading, ScreenedTurn, TurnStatus
 from factor_journal.errors import FactorJournalError, UnknownUserError
 from factor_journal.extraction.base import (
+    CandidateFactor,
     ExchangeTurn,
     ExtractionError,
     ExtractionRequest,
@@ -44,11 +46,12 @@ from factor_journal.extraction.base import (
 )
 from factor_journal.extraction.listening import screen_turn
 from factor_journal.extraction.quotes import quote_for
-from factor_journal.models import InferredUpdate
+from factor_journal.graph import FactorGraph
+from factor_journal.models import FactorState, InferredUpdate
 from factor_journal.planner import TurnContext
 from factor_journal.repositories.locks import CommitBusyError
 from factor_journal.repositories.people import Claim, TurnRef
-from factor_journal.screening import screen
+from factor_journal.screening import Screened, screen
 from factor_journal.settings import Settings, settings
 from factor_journal.store import FactorJournalStore
 
@@ -65,6 +68,40 @@ class TurnOutcome:
     entry_ids: list[str] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)
     error: str | None = None
+
+
+@dataclass
+class TurnReading:
+    """What reading one turn gave: the screen's refusal (or None), the candidate factors, the extractor's result
+    and its output once screened (``accepted`` are the updates the turn may write)."""
+
+    refused: ScreenedTurn | None
+    candidates: list[CandidateFactor]
+    result: ExtractionResult
+    screened: Screened
+
+
+def read_turn(
+    extractor: Extractor,
+    catalog: Catalog,
+    graph: FactorGraph,
+    request: ExtractionRequest,
+    previous_question: str,
+    factors: Mapping[str, FactorState],
+) -> TurnReading:
+    """Read one turn as the pipeline does, without Firestore (``request`` without candidates: they are chosen
+    here).  A turn a careful listener would not take as evidence about this organisation today is refused
+    before any extractor reads it (no model call).  Candidates come from the conversation alone (the turn and
+    the question it answers) and the factors' states; the extractor's output is screened against them."""
+    refused = screen_turn(request.text)
+    if refused is not None:
+        candidates: list[CandidateFactor] = []
+        result = ExtractionResult(raw_updates=[], extractor=extractor.name, rejected=[refused.reason])
+    else:
+        candidates = select_candidates(catalog, graph, request.text, previous_question, factors)
+        result = extractor.extract(request.model_copy(update={"candidates": candidates}))  # the one model call
+    allowed = {c.factor_id for c in candidates} if extractor.name != "offline" else None
+    return TurnReading(refused, candidates, result, screen(result.raw_updates, catalog, allowed))
 
 
 class TurnProcessor:
@@ -172,27 +209,15 @@ class TurnProcessor:
         recent = self.store.recent_turns(user_id, session_id, before=turn.created_at, limit=self.context_turns)
         previous_question = next((t.text for t in reversed(recent) if t.role == "assistant"), "")
         catalog, graph = self.store.catalog, self.store.graph
-        # Candidates come from the conversation alone (the turn and the question it answers), never from
-        # state that depends on which turns happened to be analysed first.
-        # A turn a careful listener would not take as evidence about this organisation today is refused before
-        # any extractor reads it (no model call), with its reason kept on the turn's outcome.
-        refused = screen_turn(turn.text)
-        if refused is not None:
-            candidates = []
-            result = ExtractionResult(raw_updates=[], extractor=self.extractor.name, rejected=[refused.reason])
-        else:
-            candidates = select_candidates(catalog, graph, turn.text, previous_question, summary.factors)
-            request = ExtractionRequest(
-                user_id=user_id,
-                session_id=session_id,
-                turn_id=turn.turn_id,
-                text=turn.text,
-                recent=[ExchangeTurn(role=t.role, text=t.text, created_at=t.created_at) for t in recent],
-                candidates=candidates,
-            )
-            result = self.extractor.extract(request)  # the one model call for this turn
-        allowed = {c.factor_id for c in candidates} if self.extractor.name != "offline" else None
-        screened = screen(result.raw_updates, catalog, allowed)
+        request = ExtractionRequest(
+            user_id=user_id,
+            session_id=session_id,
+            turn_id=turn.turn_id,
+            text=turn.text,
+            recent=[ExchangeTurn(role=t.role, text=t.text, created_at=t.created_at) for t in recent],
+        )
+        reading = read_turn(self.extractor, catalog, graph, request, previous_question, summary.factors)
+        refused, candidates, result, screened = reading.refused, reading.candidates, reading.result, reading.screened
         rejected = [*result.rejected, *screened.rejected]
         for reason in rejected:
             log.warning("turn %s/%s/%s: dropped extractor output: %s", user_id, session_id, turn.turn_id, reason)

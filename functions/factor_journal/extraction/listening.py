@@ -182,7 +182,8 @@ _OTHER_ORG: Final = re.compile(
     # the neighbours
     r"|\b(?:the|a|that) (?:\w+ ){0,2}?\w+ (?:next door|down the (?:road|street|hall|corridor)|across the (?:road"
     r"|street|yard|way|car park)|opposite|round the corner|on (?:the|our) (?:same )?(?:estate|street|park|road))"
-    r"|\b(?:the|a|that) (?:\w+ ){0,2}?\w+ (?:next to|beside|behind|alongside) (?:us|our \w+)\b"
+    r"|\b(?:the|a|that) (?:\w+ ){0,2}?\w+ (?:next to|beside|behind|alongside) (?:us|ours|our \w+)\b"
+    r"|^\w+ (?:next to|beside|alongside) (?:us|ours)\b"
     r"|\b(?:an?|one|two|some) (?:\w+ )?(?:suppliers?|vendors?|customers?|clients?|competitors?|rivals?"
     r"|hauliers?|distributors?) of ours\b|\bback at\b|\b(?:company|firm|place|bank|employer|job|outfit|business)"
     r" i (?:came from|moved from|left|worked (?:at|for))\b"
@@ -226,6 +227,22 @@ _OTHER_ORG: Final = re.compile(
     r"|office|practice)\b"
     r"|\b(?:the|a|an|one) (?:\w+ ){0,3}(?:trust|ministry|hospital|university|franchise|chain)(?:'s)? (?:has|have"
     r"|had|is|are|was|were|runs?|ran|uses?|used|spent|built|bought|owns?)\b"
+    # a former workplace, however named: "in my old trust", "previous gig", "the outfit I was at before"
+    r"|\b(?:at|in) my (?:old|previous|last|former) \w+\b|\b(?:my )?previous (?:gig|job|role|post|employer|company"
+    r"|firm|workplace|place|life)\b|\bi was (?:at|with) before\b|\bi was (?:working|employed) (?:at |for "
+    r"|in )?(?:earlier"
+    r"|before)\b|\bwhen i (?:consulted|contracted|freelanced|temped|interned) (?:for|at|with)\b"
+    # something seen, heard or read elsewhere: a talk, a demo, a podcast, an article, a trade show
+    r"|\b(?:saw|heard|read|watched|caught|listened to|went to|attended|sat in on) (?:a|an|this|that|some"
+    r"|the) (?:\w+ ){0,3}?"
+    r"(?:talk|demo|podcast|article|webinar|presentation|video|piece|story|post|case study|keynote|panel|conference"
+    r"|expo|meetup|meet-up|trade show|trade fair|seminar|summit)\b|\bthere was (?:a|an|this) (?:\w+ ){0,2}?(?:talk|demo"
+    r"|podcast|article|webinar|presentation|video|piece|story|keynote|panel|session) (?:at|on|in|about|where|from"
+    r"|with|by)\b|\bread (?:in|on) (?:the )?[\w ]{1,25}? (?:that|about|how)\b"
+    # a third party the company serves or buys from as the subject
+    r"|\b(?:the|a|an|one) (?:\w+ ){0,2}\w+ (?:that|who|which) (?:supplies|delivers to|sells to|buys from|works with"
+    r"|services|serves|audits) us\b|\bthe (?:\w+ ){0,2}\w+ (?:we|i)(?:'re| are)? (?:deliver(?:ing)? to|suppl(?:y|ying)"
+    r"|sell(?:ing)? to|buy(?:ing)? from|audit(?:ing)?|visit(?:ing)?|consult(?:ing)? for)\b"
 )
 # A competitor or customer pushing the company toward AI, or winning business with it: competitive_pressure
 _PRESSURE: Final = re.compile(
@@ -241,16 +258,21 @@ _MARKET: Final = re.compile(r"\b(?:competitors?|rivals?|competition|customers?|c
 _HYPOTHETICAL: Final = re.compile(
     r"\b(?:i|we)(?:'d| would) (?:really |dearly |so |very much |quite |just |eventually |probably |also )?(?:love"
     r"|like|want|prefer|hope|be keen|be interested|be happy|be open|wish|go for|start with|try|look at|pick|choose"
-    r"|begin|start)\b|\bit(?:'d| would) be (?:so |really |very |quite |pretty |absolutely )?(?:great|nice|lovely"
+    r"|begin|start|fancy|welcome|consider|explore)\b|\bit(?:'d| would) be (?:so |really |very |quite |pretty "
+    r"|absolutely )?(?:great|nice|lovely"
     r"|amazing|brilliant|fantastic|good|cool|interesting|fun|a dream|a game[- ]changer|helpful|useful|ideal"
     r"|handy|wonderful|exciting)\b|\bwouldn't it be\b|\bdream(?:ing)? (?:of|about|would be|is)\b|\bin an ideal"
     r" world\b|\bin a perfect world\b|\bideally\b|\bhypothetically\b|\bin theory\b|^(?:just )?imagine\b"
     r"|\bimagine (?:if|that|we|having|a world)\b|\bwhat if\b|^suppos(?:e|ing)\b"
     r"|\bif (?:only|money were no|budget were no|we ever|i ever|one day|someday)\b"
     r"|\b(?:i|we)(?:'re| are|'m| am) (?:\w+ )?(?:planning|hoping|aiming|intending|thinking (?:about|of)|considering"
-    r"|looking (?:at|into)|toying with|keen|going)(?: to| on| of)?\b"
+    r"|looking (?:at|into)|toying with|keen|going|talking about|discussing|weighing up|thinking)(?: to| on| of)?\b"
+    r"|\b(?:i|we)(?:'ve| have) been (?:\w+ )?(?:talking about|thinking about|kicking around|toying with|mulling"
+    r"|discussing)\b|\b(?:has|have|had) floated\b|\bfloated (?:the idea|a move|moving)\b|^(?:were|should|had) (?:we|i"
+    r"|they) (?:ever )?(?:to )?\w+"
     r"|\b(?:i|we) (?:plan|hope|intend|aim|want|mean|wish|would like|might|may) to\b"
-    r"|\bthe (?:plan|idea|goal|hope|dream|ambition|intention|aim|wish)(?: for \w+)?(?:,[^,]{1,50},)? (?:is|would be"
+    r"|\bthe (?:plan|idea|goal|hope|dream|ambition|intention|aim|wish|thinking|vision"
+    r"|proposal)(?: for \w+)?(?:,[^,]{1,50},)? (?:is|would be"
     r"|was)\b(?! to (?:wait|do nothing"
     r"|see|keep|carry on|stay|ignore|sit))"
     r"|\bthe (?:dream|hope|wish)\b|\bwhat (?:i|we)(?:'d| would) (?:like|love|want)\b"
@@ -258,10 +280,14 @@ _HYPOTHETICAL: Final = re.compile(
     r"|start|try|think|consider|build|hire|move|roll|launch|invest|begin|bring|buy|explore|test|pilot|want|get round)\b"
     # time ahead, a wish list, a wish of the owners or the board
     r"|\bwish ?list\b|\bthere'?s talk of\b"
-    r"|\bmy (?:plan|idea|goal|hope|dream|ambition|wish|aim)s? (?:is|are|would be|was|for)\b|\b(?:gonna|going to) (?:try"
-    r"|get|look|start|move|buy|hire|build)\b|^would be (?:so |really |very )?(?:nice|great|lovely|good|brilliant|handy"
-    r"|ideal)\b|\b(?:the )?(?:partners|board|owners?|boss|management|directors?|md|ceo|head office) (?:wants?"
-    r"|would like|hopes?|plans?|intends?) to\b|^assuming\b|\b(?:i|we) want (?:the|our|a|an|someone|somebody|everyone"
+    r"|\b(?:my|our) (?:plan|idea|goal|hope|dream|ambition|wish|aim|thinking|vision|intention)s? (?:is|are|would be|was"
+    r"|for)\b|\b(?:gonna|going to) (?:try"
+    r"|get|look|start|move|buy|hire|build)\b|(?:^|\b)would be (?:so |really |very )?(?:nice|great|lovely|good"
+    r"|brilliant|handy"
+    r"|ideal|grand|ace|awesome|class|deadly|sweet)\b|\b(?:the )?(?:partners|board|owners?|boss|management"
+    r"|directors?|md|ceo|coo|cfo|head|head office|trustees"
+    r"|council) (?:wants?|would like|hopes?|plans?|intends?|is keen) (?:to|on|a|an|us to)\b|^assuming\b|\b(?:i"
+    r"|we) want (?:the|our|a|an|someone|somebody|everyone"
     r"|people|all)\b|\b(?:i|we) (?:might|may) (?:\w+ )?(?:hire|get|try|buy|move|start|bring|switch"
     r"|invest|add|look)\b"
 )
@@ -274,7 +300,8 @@ _AHEAD: Final = re.compile(
     rf"\b(?:{_SOMETIME}|in the long run|at some point|in (?:the )?future"
     r"|in (?:a|two|three|four|five|ten|\d+) (?:years?|months?)(?:'s?)? time)\b|^(?:in|within) (?:a|two|three|four|five"
     r"|ten|\d+) (?:years?|months?)\b|\b(?:next|this coming) (?:year|month|spring|summer|autumn|fall|winter"
-    r"|quarter)\b(?!'s)"
+    r"|quarter|financial year|fiscal year)\b(?!'s)|\b(?:pencilled|penciled|slated) (?:in )?for\b"
+    r"|\b(?:in|for|by) q[1-4]\b"
 )
 AHEAD_MIN_WORDS: Final = 4
 # A frame that puts what follows in the future or under a condition ("Once the new manager starts, …"): the
@@ -284,18 +311,24 @@ _AHEAD_FRAME: Final = re.compile(
     r"|(?:next|this coming) \w+\b|(?:in|within) (?:a|two|three|five|ten|\d+) (?:years?|months?)"
     rf"|{_SOMETIME}|after the \w+|the (?:plan|idea|goal|hope|aim)\b)"
 )
+# What a plan is about, said before it ("The OCR pilot for invoices is pencilled in for Q3"): no verb of its own
+_PLANNED_THING: Final = re.compile(
+    r"^(?:the|our|a|an|this|that|my|any) (?:[\w'-]+ ){0,6}?(?:is|are|was|were|has been|have been|will be|'s|gets?"
+    r"|got)\s*$"
+)
 # Subordinate clauses about a time ahead or a condition: their verbs do not state how things are now
 _AHEAD_CLAUSE: Final = re.compile(rf"\b(?:{_IF_OR_WHEN})\b[^,.;]*")
 # What follows "but" in a plan that is still only a plan ("…, but it depends on the budget")
 _STILL_A_PLAN: Final = re.compile(
     r"^(?:it |that |this |all )?(?:depends|'s subject to|is subject to)|^(?:only )?if\b|^(?:we'll|we will|let's) see\b"
-    r"|^who knows\b|^(?:no|nothing)(?:'s| is)? (?:decided|booked|agreed|signed|fixed|confirmed)"
+    r"|^who knows\b|^(?:no|nothing)(?:'s| is)? (?:decided|booked|agreed|signed|fixed|confirmed|scheduled)"
+    r"|^whether\b|^early days\b|^that'?s the (?:plan|idea|dream|hope|intention|thinking|theory)\b"
 )
 # Words that state how things are now: a turn with one of these is never refused as merely hypothetical
 _TODAY: Final = re.compile(
     r"\b(?:not yet|nothing yet|none yet|so far|currently|at the moment|at present|right now|for now|today|these days"
     r"|nowadays|still|already|as it stands|as things stand|at this point|until now|to date|up to now)\b"
-    r"|^\W*(?:no|nope|nah|none|nothing|never|yes|yeah|yep|we do|we have)\b"
+    r"|^\W*(?:no|nope|nah|none|nothing|never|yes|yeah|yep|we do|we have|zero|nil|not one|not a (?:penny|cent))\b"
     r"|\b(?:we|i) (?:have|has|use|run|keep|do|don't|can't|cannot|haven't|lack|rely|struggle|spend|get|need|only"
     r"|never|always|hardly|barely)\b|\b(?:we've|we're|there's|there are|there is)\b"
     r"|\b(?:we|i) (?!(?:would|will|might|may|could|should|shall|want|hope|plan|intend|aim|wish|are|were|ever|really"
@@ -554,15 +587,20 @@ def screen_turn(answer: str) -> ScreenedTurn | None:
             found.setdefault(ScreenKind.question_back, re.match(r".{0,40}", sentence))  # type: ignore[arg-type]
             continue
         hypothetical = _is_hypothetical(sentence)
-        if hypothetical is None and wishing is not None and _goes_on_wishing(sentence, wishing):
-            wishing = sentence
+        if (
+            hypothetical is None
+            and wishing is not None
+            and (_goes_on_wishing(sentence, wishing) or _STILL_A_PLAN.match(_NEUTRAL_LEAD.sub("", sentence)))
+        ):
+            wishing = sentence  # "…might bring a consultancy in. Depends on the quote.": still the plan
             continue
         wishing = None
         if hypothetical is not None:
             found.setdefault(ScreenKind.hypothetical, hypothetical)
             wishing = sentence
             sentence = sentence[: hypothetical.start()]  # what comes before the wish or plan is judged on its own
-            if _AHEAD_FRAME.match(_LEAD.sub("", _NEUTRAL_LEAD.sub("", sentence))):
+            before = _LEAD.sub("", _NEUTRAL_LEAD.sub("", sentence))
+            if _AHEAD_FRAME.match(before) or _PLANNED_THING.match(before):
                 sentence = ""  # "Once the new manager starts, we're going to…": the frame belongs to the wish
         for fragment in _fragments(sentence):
             matched = None
@@ -584,7 +622,7 @@ def screen_turn(answer: str) -> ScreenedTurn | None:
                 continue  # said alone it may be the answer; with a hand-off it is a deferral
             if _content(fragment) or (_WE_SPEAKING.search(fragment) and _TODAY.search(fragment)):
                 return None  # the turn says something about this organisation now: let the reader judge it
-    if set(found) == {ScreenKind.hypothetical} and _TODAY.search(_HYPOTHETICAL.sub(" ", said)):
+    if set(found) == {ScreenKind.hypothetical} and _TODAY.search(_HYPOTHETICAL.sub(" ", _AHEAD_CLAUSE.sub(" ", said))):
         return None  # a plan beside a word about today ("Not yet. It's on the list for next year.")
     for kind in _ORDER:
         if kind in found:

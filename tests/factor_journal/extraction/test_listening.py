@@ -127,6 +127,7 @@ def test_ordinary_words_that_resemble_a_pause_or_a_newcomer_are_not_refused():
 
 
 SCREENING = Path(__file__).resolve().parents[3] / "eval" / "corpus" / "screening.jsonl"
+HELD_OUT = SCREENING.with_name("screening_heldout.jsonl")
 DEV = SCREENING.with_name("dev.jsonl")
 
 
@@ -134,21 +135,36 @@ def _corpus(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def test_the_screening_set_in_new_voices_is_mostly_refused_and_its_look_alikes_kept():
-    """``eval/corpus/screening.jsonl`` is the screen's own development set: 150 turns that must change nothing (30 of
-    each kind) and 60 look-alikes that state something about us now, written in new voices by a writer who read
-    neither validation nor test (issue 35 §2). The floors are what the screen reaches today (125 of 150, 2 of 60):
-    a change that refuses less, or refuses more evidence, fails here first."""
-    rows = _corpus(SCREENING)
+def _refusals(path: Path) -> tuple[list[dict], list[dict], list[str]]:
+    """(turns that must change nothing, those of them refused, look-alikes wrongly refused)."""
+    rows = _corpus(path)
     must_not = [row for row in rows if row["kind"] != "evidence"]
-    look_alikes = [row for row in rows if row["kind"] == "evidence"]
-    assert (len(must_not), len(look_alikes)) == (150, 60)
     refused = [row for row in must_not if screen_turn(row["answer"]) is not None]
-    kept_out = [row["answer"] for row in look_alikes if screen_turn(row["answer"]) is not None]
-    assert len(refused) >= 125, [row["answer"] for row in must_not if row not in refused]
-    assert len(kept_out) <= 2, kept_out
+    kept_out = [row["answer"] for row in rows if row["kind"] == "evidence" and screen_turn(row["answer"]) is not None]
+    return must_not, refused, kept_out
+
+
+def test_the_screening_set_in_new_voices_is_mostly_refused_and_its_look_alikes_kept():
+    """``eval/corpus/screening.jsonl`` is the screen's own development set: 350 turns that must change nothing (70 of
+    each kind) and 140 look-alikes that state something about us now, written in new voices by writers who read
+    neither validation nor test (issue 35 §2). The floors are what the screen reaches today (264 of 350, 5 of 140):
+    a change that refuses less, or refuses more evidence, fails here first."""
+    must_not, refused, kept_out = _refusals(SCREENING)
+    assert (len(must_not), len(_corpus(SCREENING)) - len(must_not)) == (350, 140)
+    assert len(refused) >= 264, [row["answer"] for row in must_not if row not in refused]
+    assert len(kept_out) <= 5, kept_out
     for kind in {row["kind"] for row in must_not}:  # every kind is caught, not only the easy ones
-        assert sum(row["kind"] == kind for row in refused) >= 22, kind
+        assert sum(row["kind"] == kind for row in refused) >= 40, kind
+
+
+def test_the_held_out_screening_set_keeps_its_measured_figures():
+    """``eval/corpus/screening_heldout.jsonl``: 400 turns that must change nothing and 240 look-alikes by four more
+    writers, never used to write a rule (measured before and after the rules were widened on the development set:
+    197 then 213 of 400 refused, 4 then 4 look-alikes). Its floors guard the figure the docs report."""
+    must_not, refused, kept_out = _refusals(HELD_OUT)
+    assert len(must_not) == 400
+    assert len(refused) >= 213
+    assert len(kept_out) <= 4
 
 
 def test_the_screen_refuses_almost_no_dev_turn_that_carries_evidence():
