@@ -39,6 +39,8 @@ _FRAGMENT_BREAK: Final = re.compile(
 MIN_FRAGMENT_WORDS: Final = 3
 # A turn that opens by pausing or deferring is refused when what follows is only its reason, at most this long
 OPENING_REST_MAX_WORDS: Final = 16
+# The words before "would be grand/nice…" are the wished thing when they are this few (and nothing about us or today)
+WISHED_THING_MAX_WORDS: Final = 6
 
 _WE: Final = re.compile(
     r"\b(?:we|we're|we've|we'd|we'll|us|our|ours|ourselves|here|this (?:company|firm|place|business|site|plant))\b"
@@ -227,7 +229,10 @@ _OTHER_ORG: Final = re.compile(
     r"|office|practice)\b"
     r"|\b(?:the|a|an|one) (?:\w+ ){0,3}(?:trust|ministry|hospital|university|franchise|chain)(?:'s)? (?:has|have"
     r"|had|is|are|was|were|runs?|ran|uses?|used|spent|built|bought|owns?)\b"
-    # a former workplace, however named: "in my old trust", "previous gig", "the outfit I was at before"
+    # a former workplace, however named: "in my old trust", "previous gig", "the outfit I was at before", "in the lab
+    # where I did my PhD", "at the firm I was working at earlier"
+    r"|\b(?:at|in) (?:the|a|an|that) (?:[\w'-]+ ){0,3}?(?:where |that |which )?i (?:was (?:at|with|working|employed)"
+    r"|used to (?:work|temp)|worked|trained|did my|interned|temped)\b"
     r"|\b(?:at|in) my (?:old|previous|last|former) \w+\b|\b(?:my )?previous (?:gig|job|role|post|employer|company"
     r"|firm|workplace|place|life)\b|\bi was (?:at|with) before\b|\bi was (?:working|employed) (?:at |for "
     r"|in )?(?:earlier"
@@ -276,6 +281,7 @@ _HYPOTHETICAL: Final = re.compile(
     r"|was)\b(?! to (?:wait|do nothing"
     r"|see|keep|carry on|stay|ignore|sit))"
     r"|\bthe (?:dream|hope|wish)\b|\bwhat (?:i|we)(?:'d| would) (?:like|love|want)\b"
+    r"|\b(?:they|he|she)(?:'d| would) (?:really |quite |also )?(?:like|love|want|prefer) to\b"
     r"|\b(?:we|i)(?:'ll| will| shall) (?:probably |maybe |perhaps |eventually |definitely |hopefully |likely )?(?:look"
     r"|start|try|think|consider|build|hire|move|roll|launch|invest|begin|bring|buy|explore|test|pilot|want|get round)\b"
     # time ahead, a wish list, a wish of the owners or the board
@@ -466,6 +472,16 @@ def _is_hypothetical(sentence: str) -> re.Match[str] | None:
 _WOULD: Final = re.compile(r"\b(?:would|'d|could|will|'ll|might)\b")
 
 
+def _wished_thing(before: str, marker: re.Match[str]) -> bool:
+    """The few words a "would be grand" judges ("Sensors on the walk-in fridges would be grand"): the wish's subject,
+    no word about us or about today."""
+    return (
+        marker.group(0).startswith("would be")
+        and _words(before) <= WISHED_THING_MAX_WORDS
+        and not (_WE_SPEAKING.search(before) or _TODAY.search(before))
+    )
+
+
 def _goes_on_wishing(sentence: str, previous: str) -> bool:
     """A sentence that carries on the wish before it: after "Ideally?" or "My wish list:", or in the same "would"
     mood with no word about today ("…, I'd want a data person. They would sort the reports out.")."""
@@ -600,7 +616,7 @@ def screen_turn(answer: str) -> ScreenedTurn | None:
             wishing = sentence
             sentence = sentence[: hypothetical.start()]  # what comes before the wish or plan is judged on its own
             before = _LEAD.sub("", _NEUTRAL_LEAD.sub("", sentence))
-            if _AHEAD_FRAME.match(before) or _PLANNED_THING.match(before):
+            if _AHEAD_FRAME.match(before) or _PLANNED_THING.match(before) or _wished_thing(before, hypothetical):
                 sentence = ""  # "Once the new manager starts, we're going to…": the frame belongs to the wish
         for fragment in _fragments(sentence):
             matched = None

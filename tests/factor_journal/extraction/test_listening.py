@@ -147,11 +147,11 @@ def _refusals(path: Path) -> tuple[list[dict], list[dict], list[str]]:
 def test_the_screening_set_in_new_voices_is_mostly_refused_and_its_look_alikes_kept():
     """``eval/corpus/screening.jsonl`` is the screen's own development set: 350 turns that must change nothing (70 of
     each kind) and 140 look-alikes that state something about us now, written in new voices by writers who read
-    neither validation nor test (issue 35 §2). The floors are what the screen reaches today (264 of 350, 5 of 140):
+    neither validation nor test (issue 35 §2). The floors are what the screen reaches today (268 of 350, 5 of 140):
     a change that refuses less, or refuses more evidence, fails here first."""
     must_not, refused, kept_out = _refusals(SCREENING)
     assert (len(must_not), len(_corpus(SCREENING)) - len(must_not)) == (350, 140)
-    assert len(refused) >= 264, [row["answer"] for row in must_not if row not in refused]
+    assert len(refused) >= 268, [row["answer"] for row in must_not if row not in refused]
     assert len(kept_out) <= 5, kept_out
     for kind in {row["kind"] for row in must_not}:  # every kind is caught, not only the easy ones
         assert sum(row["kind"] == kind for row in refused) >= 40, kind
@@ -160,10 +160,10 @@ def test_the_screening_set_in_new_voices_is_mostly_refused_and_its_look_alikes_k
 def test_the_held_out_screening_set_keeps_its_measured_figures():
     """``eval/corpus/screening_heldout.jsonl``: 400 turns that must change nothing and 240 look-alikes by four more
     writers, never used to write a rule (measured before and after the rules were widened on the development set:
-    197 then 213 of 400 refused, 4 then 4 look-alikes). Its floors guard the figure the docs report."""
+    197 then 215 of 400 refused, 4 then 4 look-alikes). Its floors guard the figure the docs report."""
     must_not, refused, kept_out = _refusals(HELD_OUT)
     assert len(must_not) == 400
-    assert len(refused) >= 213
+    assert len(refused) >= 215
     assert len(kept_out) <= 4
 
 
