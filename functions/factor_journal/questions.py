@@ -281,8 +281,9 @@ def semantic_factors(
     running model); the factors of the entries found, each weighed with the catalog's likelihood
     (``choose_factors``).  When the journal holds nothing close, the catalog's likeliest factor if the
     detector finds it likely (found by ``catalog``); else, when the question would otherwise be answered with the
-    latest topic (``rather_than_nothing``), the person's entries nearest to it down to ``WEAK_SIMILARITY`` (still
-    more likely about the question than whatever was discussed last; shown with their similarity); else nothing
+    latest topic (``rather_than_nothing``), the person's entries nearest to it down to ``WEAK_SIMILARITY`` whose
+    factor the catalog ranks among its ``CORROBORATING_RANKS`` likeliest (two weak readings that agree are more
+    likely about the question than whatever was discussed last; shown with their similarity); else nothing
     (``none``)."""
     topic = question_topic(question)
     ranked, floor = rank_catalog(store.catalog, topic)
@@ -300,7 +301,7 @@ def semantic_factors(
     likely = [fid for fid, p in ranked[:1] if p >= floor and not store.catalog.factor(fid).is_composite]
     if likely:
         return likely, "catalog", {}
-    if rather_than_nothing:  # two weak readings that agree: a nearby entry of a factor the catalog ranks high
+    if rather_than_nothing:
         corroborated = {fid for fid, _ in ranked[:CORROBORATING_RANKS]}
         weak = [(fid, similarity) for fid, similarity in pairs if fid in corroborated]
         chosen = choose_factors(weak, likelihood, own_words=own_words, min_similarity=WEAK_SIMILARITY)
