@@ -38,10 +38,12 @@ from factor_journal.store import FactorJournalStore
 log = logging.getLogger(__name__)
 
 QuestionType = Literal["why_blocker", "why_value", "what_changed", "what_if", "status", "what_said"]
-FoundBy = Literal["names", "journal", "catalog", "recent", "none"]
+FoundBy = Literal["names", "journal", "nearest", "catalog", "recent", "none"]
 FOUND_BY_TEXT = {
     "names": "the factors and capabilities the question names",
     "journal": "a search of your own journal by meaning (the entries closest to your question)",
+    "nearest": "the entries of your journal nearest to your question, though none is close to it (their factor is among"
+    " those the catalog finds likeliest for it)",
     "catalog": "the catalog's factors ranked by meaning against your question (nothing in your journal was close)",
     "recent": "what was discussed most recently (the question names no factor and nothing close was found)",
     "none": "nothing: the question names no factor and nothing close to it was found",
@@ -283,8 +285,8 @@ def semantic_factors(
     detector finds it likely (found by ``catalog``); else, when the question would otherwise be answered with the
     latest topic (``rather_than_nothing``), the person's entries nearest to it down to ``WEAK_SIMILARITY`` whose
     factor the catalog ranks among its ``CORROBORATING_RANKS`` likeliest (two weak readings that agree are more
-    likely about the question than whatever was discussed last; shown with their similarity); else nothing
-    (``none``)."""
+    likely about the question than whatever was discussed last; found by ``nearest``, shown with their
+    similarity); else nothing (``none``)."""
     topic = question_topic(question)
     ranked, floor = rank_catalog(store.catalog, topic)
     likelihood = dict(ranked)
@@ -306,7 +308,7 @@ def semantic_factors(
         weak = [(fid, similarity) for fid, similarity in pairs if fid in corroborated]
         chosen = choose_factors(weak, likelihood, own_words=own_words, min_similarity=WEAK_SIMILARITY)
         if chosen and (found := _entries_found(store, user_id, hits, chosen)):
-            return [fid for fid in chosen if fid in found], "journal", found
+            return [fid for fid in chosen if fid in found], "nearest", found
     return [], "none", {}
 
 
@@ -468,7 +470,7 @@ class OfflineComposer:
                 dependents = [k for k, v in context.dependencies.items() if v.get("affects") == fid]
                 if dependents:
                     lines.append(f"It rests on {', '.join(str(context.dependencies[d]['name']) for d in dependents)}.")
-        if intent.question_type == "what_said" or context.found_by == "journal":
+        if intent.question_type == "what_said" or context.found_by in ("journal", "nearest"):
             lines.extend(_own_words(context))
             if intent.question_type == "what_said" and lines:
                 return "\n".join(lines)

@@ -165,6 +165,19 @@ def test_questions_in_peoples_own_words_cite_the_expected_factor(ask_store, jour
     assert cited >= min_cited and first >= min_first, report
 
 
+def test_a_vague_status_question_gets_the_nearest_corroborated_entry_and_is_told_it_is_not_close(ask_store):
+    """A status question nothing in the journal is close to, whose nearest entry's factor the catalog also ranks
+    among its likeliest, is answered from that entry rather than the latest topic, and says it is not close."""
+    clinics = json.loads((Path(__file__).parents[1] / "fixtures" / "ask_own_words_clinics.json").read_text())
+    user, entries = seed(ask_store, clinics["journal"])
+    answer = answer_question(ask_store, user, "do we have the hours for this on top of everythng else")  # as typed
+    assert answer.found_by == "nearest" and answer.citations[0].factor_id == "staff_capacity"
+    assert answer.citations[0].entry_id in entries.values() and answer.citations[0].similarity is not None
+    assert "though none is close to it" in answer.text
+    off_topic = answer_question(ask_store, user, "what's a good name for a cat")
+    assert off_topic.found_by != "nearest"  # nothing the catalog corroborates: the latest topic, as before
+
+
 def test_what_did_i_say_finds_the_entry_holding_the_words(ask_store, journal):
     user, entries = journal
     for item in HELD_OUT["journal"][:6]:
