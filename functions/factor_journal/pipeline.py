@@ -86,13 +86,14 @@ def read_turn(
     catalog: Catalog,
     graph: FactorGraph,
     request: ExtractionRequest,
-    previous_question: str,
     factors: Mapping[str, FactorState],
 ) -> TurnReading:
     """Read one turn as the pipeline does, without Firestore (``request`` without candidates: they are chosen
     here).  A turn a careful listener would not take as evidence about this organisation today is refused
     before any extractor reads it (no model call).  Candidates come from the conversation alone (the turn and
-    the question it answers) and the factors' states; the extractor's output is screened against them."""
+    the question it answers, the last assistant turn of ``request.recent``) and the factors' states; the
+    extractor's output is screened against them."""
+    previous_question = next((t.text for t in reversed(request.recent) if t.role == "assistant"), "")
     refused = screen_turn(request.text)
     if refused is not None:
         candidates: list[CandidateFactor] = []
@@ -207,7 +208,6 @@ class TurnProcessor:
         if session is None:
             raise InvalidTurnError(f"unknown session {session_id!r}: start a conversation before writing turns")
         recent = self.store.recent_turns(user_id, session_id, before=turn.created_at, limit=self.context_turns)
-        previous_question = next((t.text for t in reversed(recent) if t.role == "assistant"), "")
         catalog, graph = self.store.catalog, self.store.graph
         request = ExtractionRequest(
             user_id=user_id,
@@ -216,7 +216,7 @@ class TurnProcessor:
             text=turn.text,
             recent=[ExchangeTurn(role=t.role, text=t.text, created_at=t.created_at) for t in recent],
         )
-        reading = read_turn(self.extractor, catalog, graph, request, previous_question, summary.factors)
+        reading = read_turn(self.extractor, catalog, graph, request, summary.factors)
         refused, candidates, result, screened = reading.refused, reading.candidates, reading.result, reading.screened
         rejected = [*result.rejected, *screened.rejected]
         for reason in rejected:

@@ -297,9 +297,9 @@ def semantic_factors(
         except EmbeddingError as error:
             log.warning("journal search unavailable (%s): the catalog's ranking only", error)
     pairs = [(hit.factor_id, hit.similarity) for hit in hits]
-    chosen = choose_factors(pairs, likelihood, own_words=own_words)
-    if chosen and (found := _entries_found(store, user_id, hits, chosen)):
-        return [fid for fid in chosen if fid in found], "journal", found
+    cited, found = _entries_found(store, user_id, hits, choose_factors(pairs, likelihood, own_words=own_words))
+    if cited:
+        return cited, "journal", found
     likely = [fid for fid, p in ranked[:1] if p >= floor and not store.catalog.factor(fid).is_composite]
     if likely:
         return likely, "catalog", {}
@@ -307,13 +307,19 @@ def semantic_factors(
         corroborated = {fid for fid, _ in ranked[:CORROBORATING_RANKS]}
         weak = [(fid, similarity) for fid, similarity in pairs if fid in corroborated]
         chosen = choose_factors(weak, likelihood, own_words=own_words, min_similarity=WEAK_SIMILARITY)
-        if chosen and (found := _entries_found(store, user_id, hits, chosen)):
-            return [fid for fid in chosen if fid in found], "nearest", found
+        cited, found = _entries_found(store, user_id, hits, chosen)
+        if cited:
+            return cited, "nearest", found
     return [], "none", {}
 
 
-def _entries_found(store: FactorJournalStore, user_id: str, hits: Sequence[VectorHit], chosen: list[str]) -> Matches:
-    """The entries cited for the chosen factors: each factor's hits as close as a near tie to its closest one."""
+def _entries_found(
+    store: FactorJournalStore, user_id: str, hits: Sequence[VectorHit], chosen: list[str]
+) -> tuple[list[str], Matches]:
+    """The chosen factors that have entries to cite, in order, and those entries: each factor's hits as close as a
+    near tie to its closest one (no read when nothing is chosen)."""
+    if not chosen:
+        return [], {}
     closest = {fid: max(hit.similarity for hit in hits if hit.factor_id == fid) for fid in chosen}
     entries = store.vectors.entries(user_id, [hit for hit in hits if hit.factor_id in chosen])
     found: Matches = {}
@@ -321,7 +327,7 @@ def _entries_found(store: FactorJournalStore, user_id: str, hits: Sequence[Vecto
         entry = entries.get(hit.entry_id)
         if entry is not None and hit.factor_id in chosen and hit.similarity >= closest[hit.factor_id] - NEAR_TIE:
             found.setdefault(hit.factor_id, []).append((entry, hit.similarity))
-    return found
+    return [fid for fid in chosen if fid in found], found
 
 
 # Stage 2: context within a budget ----------------------------------------------------------

@@ -52,7 +52,7 @@ def check(path: Path, extractor: Extractor) -> dict[str, dict[str, int]]:
             text=row["answer"],
             recent=[ExchangeTurn(role="assistant", text=question)] if question else [],
         )
-        reading = read_turn(extractor, catalog, graph, request, question, {})
+        reading = read_turn(extractor, catalog, graph, request, {})
         kind = counts.setdefault(row["kind"], Counter())
         kind["turns"] += 1
         kind["refused"] += reading.refused is not None
