@@ -1,6 +1,7 @@
 """``make eval``: the labelled corpus through the real pipeline on the emulator, scored.
 
-    python -m factor_journal_tools.evaluate [--extractor semantic rules gemini] [--split dev test]
+    python -m factor_journal_tools.evaluate [--extractor semantic rules gemini] [--split dev validation]
+    python -m factor_journal_tools.evaluate --split test [--rescore-test "why again"]
 
 Each turn gets a fresh user and session in a dedicated database (``fj-eval``, where no trigger
 listens): the assistant question and the user turn are written as turn documents, then
@@ -9,8 +10,13 @@ the extractor, screening and the store's transaction, and what was stored is rea
 A turn that fails (any status but processed / no_update, or an exception) counts as a miss of every
 factor it expected, never skipped.
 
-Writes ``eval/results.json`` (figures per extractor and split; results of extractors not run this
-time are kept) and ``eval/REPORT.md``.  The extractor defaults to FJ_EXTRACTOR (else the default).
+Writes ``eval/results.json`` (figures per extractor and split, each split with the model and time of its
+own run; splits and extractors not run this time are kept) and ``eval/REPORT.md``.  The extractor
+defaults to FJ_EXTRACTOR (else the default).
+
+``test`` is scored only when asked for, and once per model version: every scoring is appended to
+``eval/test_scorings.jsonl`` (the ledger the report counts), and a model already in it is refused unless
+``--rescore-test`` gives the reason, which the ledger keeps.
 """
 
 from __future__ import annotations
@@ -34,8 +40,10 @@ from factor_journal.catalog.models import Catalog, band_of, load_catalog
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO / "eval" / "corpus"
 SPLITS = ("dev", "validation", "test")  # train on dev; validate model choices on validation; only score test
+DEFAULT_SPLITS = ("dev", "validation")  # test only when asked for, once per model version (TEST_LEDGER)
 RESULTS = REPO / "eval" / "results.json"
 REPORT = REPO / "eval" / "REPORT.md"
+TEST_LEDGER = REPO / "eval" / "test_scorings.jsonl"
 DATABASE = "fj-eval"
 BANDS = ("low", "mid", "high")
 KINDS = ("factor", "off_topic", "hostile")
@@ -114,6 +122,66 @@ def load_corpus(path: Path, catalog: Catalog | None = None) -> list[CorpusTurn]:
 
 def available_splits() -> list[str]:
     return [split for split in SPLITS if (CORPUS / f"{split}.jsonl").exists()]
+
+
+def splits_to_run(requested: Sequence[str] | None, present: Sequence[str]) -> list[str]:
+    """The splits a run scores: those named, else the default ones present (never ``test``, which is scored
+    only when named).  Pure."""
+    return list(requested) if requested else [split for split in DEFAULT_SPLITS if split in present]
+
+
+# The test ledger ---------------------------------------------------------------------------------
+
+
+def read_test_scorings(path: Path = TEST_LEDGER) -> list[dict[str, Any]]:
+    """Every recorded scoring of ``test``, oldest first ([] when there is no ledger yet).  A line that does not
+    read raises ``ValueError`` naming it: the count the report gives must not silently drop a scoring."""
+    if not path.exists():
+        return []
+    scorings = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{path.name}:{number}: not JSON ({error})") from error
+        if not isinstance(record, dict) or not record.get("model") or not record.get("extractor"):
+            raise ValueError(f"{path.name}:{number}: a scoring needs its extractor and model")
+        scorings.append(record)
+    return scorings
+
+
+def why_test_is_refused(scorings: Sequence[dict[str, Any]], model: str | None, reason: str | None) -> str | None:
+    """Why ``test`` may not be scored now for ``model`` (None: it may).  Test is scored once per model version,
+    so a model the ledger already holds is refused unless a reason to score it again is given (kept in the
+    ledger with the new scoring); so is an extractor that names no model, whose scorings could not be counted.
+    Pure."""
+    if not model:
+        return "the extractor names no model version, so its scorings of test could not be counted"
+    earlier = [s for s in scorings if s.get("model") == model]
+    if earlier and not (reason and reason.strip()):
+        when = ", ".join(str(s.get("measured_at") or s.get("source") or "?") for s in earlier)
+        return (
+            f"test has been scored for {model} already ({len(earlier)}x: {when}); it is scored once per model "
+            "version. Choose on validation; to score it again anyway, give the reason with --rescore-test"
+        )
+    return None
+
+
+def ledger_line(name: str, model: str, measured_at: str, figures: dict[str, Any], why: str) -> dict[str, Any]:
+    """The ledger line for one scoring of test.  Pure."""
+    return {
+        "extractor": name,
+        "model": model,
+        "measured_at": measured_at,
+        "turns": figures["turns"],
+        "band_accuracy": round(figures["band_accuracy"], 4) if figures["band_accuracy"] is not None else None,
+        "recall": round(figures["detection"]["recall"], 4) if figures["detection"]["recall"] is not None else None,
+        "spurious_per_turn": figures["spurious_per_turn"],
+        "why": why,
+        "source": "make eval",
+    }
 
 
 # Running -----------------------------------------------------------------------------------------
@@ -443,7 +511,8 @@ def headline(figures: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def render_report(results: dict[str, Any]) -> str:
+def render_report(results: dict[str, Any], test_scorings: Sequence[dict[str, Any]] = ()) -> str:
+    """``eval/REPORT.md`` from the results and the ledger of test scorings.  Pure."""
     lines = [
         "# Extraction eval",
         "",
@@ -451,27 +520,35 @@ def render_report(results: dict[str, Any]) -> str:
         "`TurnProcessor.process` on the Firestore emulator, a fresh user per turn. Bands: low 0-39, mid 40-69,",
         "high 70-100. Band accuracy counts every expected factor (a miss is wrong). The semantic extractor is",
         "trained on `dev` only, its abstention threshold chosen on `validation`; `test` is held out. Each row",
-        "keeps the date of its own run (see its section): a run updates only the extractors and splits it ran.",
+        "keeps the date of its own run: a run updates only the extractors and splits it ran. Dev figures of a",
+        "trained extractor are in-sample; its cross-validated figures are in the section after the summary.",
         "",
     ]
     extractors = results.get("extractors", {})
     lines += [
         "## Summary",
         "",
-        "| extractor | split | turns | " + " | ".join(headline(_blank()).keys()) + " |",
-        "|---|---|---|" + "---|" * len(headline(_blank())),
+        "| extractor | split | run | turns | " + " | ".join(headline(_blank()).keys()) + " |",
+        "|---|---|---|---|" + "---|" * len(headline(_blank())),
     ]
     for name, splits in sorted(extractors.items()):
         for split, figures in splits["splits"].items():
             lines.append(
-                f"| {name} | {split} | {figures['turns']} | "
+                f"| {name} | {split} | {_run_day(figures)} | {figures['turns']} | "
                 + " | ".join(str(v) for v in headline(figures).values())
                 + " |"
             )
+    lines += _training_section(extractors) + _test_scorings_section(extractors, test_scorings)
     lines += _no_update_section(extractors) + _curve_section(extractors)
     for name, splits in sorted(extractors.items()):
         for split, figures in splits["splits"].items():
-            run = f"Model `{splits.get('model')}`, run {splits.get('measured_at')}."
+            if figures.get("measured_at"):
+                run = f"Model `{figures.get('model')}`, run {figures['measured_at']}."
+            else:
+                run = (
+                    f"Model `{splits.get('model')}` (the extractor's last run, {splits.get('measured_at')}); "
+                    "this split's own run time was not recorded."
+                )
             lines += [
                 "",
                 f"## {name} · {split}",
@@ -522,6 +599,69 @@ def render_report(results: dict[str, Any]) -> str:
                 )
             lines += ["", "</details>"]
     return "\n".join(lines) + "\n"
+
+
+def _run_day(figures: dict[str, Any]) -> str:
+    return str(figures.get("measured_at") or "–")[:10]
+
+
+def _training_section(extractors: dict[str, Any]) -> list[str]:
+    trained = {name: splits["training"] for name, splits in sorted(extractors.items()) if splits.get("training")}
+    if not trained:
+        return []
+    lines = [
+        "",
+        "## Cross-validated figures",
+        "",
+        "What the trained extractor's artefact records of its training: 5-fold cross-validation on the split it",
+        "was trained on (every turn read by a model that did not see it), at the trainer's own threshold. The",
+        "threshold it ships with was chosen on validation (`eval/HISTORY.md`).",
+        "",
+        "| extractor | model | trained on | turns | band accuracy | recall | spurious/turn "
+        "| off-topic or hostile turns updated | threshold shipped |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, training in trained.items():
+        cv = training.get("cross_validation") or {}
+        lines.append(
+            f"| {name} | {training.get('version', '–')} | {training.get('trained_on', '–')} | "
+            f"{training.get('turns', '–')} | {_pct(cv.get('band_accuracy'))} | {_pct(cv.get('recall'))} | "
+            f"{cv.get('spurious_per_turn', '–')} | {_pct(cv.get('off_topic_or_hostile_updated_share'))} | "
+            f"{training.get('threshold', '–')} |"
+        )
+    return lines
+
+
+def _test_scorings_section(extractors: dict[str, Any], scorings: Sequence[dict[str, Any]]) -> list[str]:
+    if not scorings:
+        return []
+    lines = [
+        "",
+        "## How many times test was scored",
+        "",
+        f"`test` has been scored **{len(scorings)} times** in all (`eval/test_scorings.jsonl`, one line per",
+        "scoring; `make eval` scores it only when asked for, and refuses a model it was scored for already unless",
+        "given a reason). Re-runs of an unchanged model on every split before the ledger, which gave the same",
+        "figures, are not counted.",
+        "",
+    ]
+    for name, splits in sorted(extractors.items()):
+        model = (splits["splits"].get("test") or {}).get("model") or splits.get("model")
+        times = sum(1 for s in scorings if s.get("model") == model)
+        if model and "test" in splits["splits"]:
+            lines.append(f"- {name}: the model in the summary (`{model}`) was scored on test {times}x.")
+    lines += [
+        "",
+        "| extractor | model | scored | band accuracy | recall | spurious/turn | turns | why |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for s in scorings:
+        lines.append(
+            f"| {s.get('extractor')} | {s.get('model')} | {str(s.get('measured_at') or '–')[:10]} | "
+            f"{_pct(s.get('band_accuracy'))} | {_pct(s.get('recall'))} | {s.get('spurious_per_turn', '–')} | "
+            f"{s.get('turns', '–')} | {s.get('why', '')} |"
+        )
+    return lines
 
 
 def _no_update_section(extractors: dict[str, Any]) -> list[str]:
@@ -591,54 +731,88 @@ def _blank() -> dict[str, Any]:
 
 
 def evaluate(
-    extractor_kind: str,
+    extractor: Any,
     splits: Sequence[str],
     database: str = DATABASE,
     progress: bool = True,
     corpus_dir: Path = CORPUS,
 ) -> dict[str, Any]:
-    """Run and score each split with one extractor on the emulator database ``database``."""
-    from factor_journal.runtime import make_extractor, project_id
+    """Run and score each split with ``extractor`` on the emulator database ``database``; each split's figures
+    carry the model and the time of its own run."""
+    from factor_journal.runtime import project_id
     from factor_journal.store import FactorJournalStore
 
     if not os.environ.get("FIRESTORE_EMULATOR_HOST"):
         raise SystemExit("FIRESTORE_EMULATOR_HOST is not set: run the eval with `make eval` (it starts the emulators)")
     catalog = load_catalog()
     store = FactorJournalStore.connect(project_id(), database, catalog)
-    extractor = make_extractor(extractor_kind)
-    model = getattr(extractor, "model", None)
-    out: dict[str, Any] = {
-        "model": model if isinstance(model, str) else None,
-        "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "splits": {},
-    }
+    model = model_of(extractor)
+    out: dict[str, Any] = {"name": extractor.name, "model": model, "splits": {}}
     for split in splits:
         turns = load_corpus(corpus_dir / f"{split}.jsonl", catalog)
         if progress:
             print(f"== {extractor.name} · {split}: {len(turns)} turns", file=sys.stderr, flush=True)
-        out["splits"][split] = score(run_split(store, extractor, turns, progress))
-    out["name"] = extractor.name
+        figures = score(run_split(store, extractor, turns, progress))
+        figures["model"], figures["measured_at"] = model, datetime.now(UTC).isoformat(timespec="seconds")
+        out["splits"][split] = figures
+    out["measured_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     return out
 
 
+def model_of(extractor: Any) -> str | None:
+    """The model version an extractor names (None when it names none)."""
+    model = getattr(extractor, "model", None)
+    return model if isinstance(model, str) and model else None
+
+
+def training_of(extractor: Any) -> dict[str, Any] | None:
+    """What a trained extractor's artefact says of its training: version, data, cross-validated figures and the
+    abstention threshold (None for an extractor that is not trained here)."""
+    trained = getattr(getattr(extractor, "reader", None), "model", None)
+    metadata = getattr(trained, "metadata", None)
+    if not isinstance(metadata, dict):
+        return None
+    return {**metadata, "threshold": getattr(trained, "threshold", None)}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    from factor_journal.runtime import make_extractor
+
     parser = argparse.ArgumentParser(prog="python -m factor_journal_tools.evaluate")
     parser.add_argument(
         "--extractor", nargs="*", help="extractors to evaluate (default: FJ_EXTRACTOR, else the default)"
     )
-    parser.add_argument("--split", nargs="*", choices=SPLITS, help="splits (default: every split present)")
+    parser.add_argument(
+        "--split", nargs="*", choices=SPLITS, help="splits (default: dev and validation; test only when named)"
+    )
+    parser.add_argument("--rescore-test", metavar="REASON", help="score test for a model it was scored for already")
+    parser.add_argument("--report-only", action="store_true", help="write the report from the results; run nothing")
     parser.add_argument("--database", default=DATABASE)
     parser.add_argument("--results", type=Path, default=RESULTS)
     parser.add_argument("--report", type=Path, default=REPORT)
+    parser.add_argument("--test-ledger", type=Path, default=TEST_LEDGER)
     args = parser.parse_args(argv)
-    kinds = args.extractor or [os.environ.get("FJ_EXTRACTOR") or ""]
-    splits = args.split or available_splits()
-    if not splits:
-        parser.error(f"no corpus split found in {CORPUS}")
+    try:
+        ledger = read_test_scorings(args.test_ledger)
+    except ValueError as error:
+        parser.error(f"the test ledger does not read: {error}")
     results = json.loads(args.results.read_text()) if args.results.exists() else {}
     results.setdefault("extractors", {})
-    for kind in kinds:
-        figures = evaluate(kind, splits, args.database)
+    extractors = [make_extractor(kind) for kind in args.extractor or [os.environ.get("FJ_EXTRACTOR") or ""]]
+    for extractor in extractors:
+        if (training := training_of(extractor)) is not None:
+            results["extractors"].setdefault(extractor.name, {"splits": {}})["training"] = training
+    splits = [] if args.report_only else splits_to_run(args.split, available_splits())
+    if not splits and not args.report_only:
+        parser.error(f"no corpus split found in {CORPUS}")
+    if "test" in splits:
+        for extractor in extractors:
+            if refusal := why_test_is_refused(ledger, model_of(extractor), args.rescore_test):
+                parser.error(f"{extractor.name}: {refusal}")
+    for extractor in extractors:
+        if not splits:
+            break
+        figures = evaluate(extractor, splits, args.database)
         entry = results["extractors"].setdefault(figures["name"], {"splits": {}})
         entry["splits"].update(figures["splits"])
         entry["model"], entry["measured_at"] = figures["model"], figures["measured_at"]
@@ -647,10 +821,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{figures['name']} · {split}: "
                 + ", ".join(f"{k} {v}" for k, v in headline(figures["splits"][split]).items())
             )
+        if "test" in splits:
+            test = figures["splits"]["test"]
+            why = args.rescore_test or "first scoring of this model"
+            ledger.append(ledger_line(figures["name"], figures["model"], test["measured_at"], test, why))
+            with args.test_ledger.open("a", encoding="utf-8") as out:
+                out.write(json.dumps(ledger[-1], sort_keys=True) + "\n")
     results["targets"] = TARGETS
     args.results.parent.mkdir(parents=True, exist_ok=True)
     args.results.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
-    args.report.write_text(render_report(results))
+    args.report.write_text(render_report(results, ledger))
     print(f"wrote {args.results} and {args.report}")
     return 0
 
