@@ -47,7 +47,7 @@ from factor_journal.extraction.base import (
 from factor_journal.extraction.listening import screen_turn
 from factor_journal.extraction.quotes import quote_for
 from factor_journal.graph import FactorGraph
-from factor_journal.models import FactorState, InferredUpdate
+from factor_journal.models import AssessmentSummary, FactorState, InferredUpdate
 from factor_journal.planner import TurnContext
 from factor_journal.repositories.locks import CommitBusyError
 from factor_journal.repositories.people import Claim, TurnRef
@@ -147,20 +147,25 @@ class TurnProcessor:
             return self._settle(ref, claim, TurnStatus.invalid, f"invalid turn: {error}", "invalid_input")
         if turn.role == "assistant":
             return self._settle(ref, claim, TurnStatus.context, None, None)
-        if self.enforce_rate_limits and claim.outcome.attempts == 1 and not force:
-            counted = self.store.ledger.count(ref, now)
-            if counted is None:
-                return TurnOutcome("missing")  # deleted meanwhile (its person erased)
-            minute, day = counted
-            if minute > self.config.turns_per_minute or day > self.config.turns_per_day:
-                limit = (
-                    f"{self.config.turns_per_minute} a minute"
-                    if minute > self.config.turns_per_minute
-                    else f"{self.config.turns_per_day} a day"
-                )
-                return self._settle(ref, claim, TurnStatus.rate_limited, f"over the limit of {limit}", "rate_limited")
         try:
-            outcome = self._analyse(ref, turn, claim)
+            summary = self.store.summary(user_id)
+            if summary is None:  # before counting: nothing is written about a person who does not exist
+                raise UnknownUserError(user_id)
+            if self.enforce_rate_limits and claim.outcome.attempts == 1 and not force:
+                counted = self.store.ledger.count(ref, turn.created_at, now)
+                if counted is None:
+                    return TurnOutcome("missing")  # deleted meanwhile (its person erased)
+                minute, day = counted
+                if minute > self.config.turns_per_minute or day > self.config.turns_per_day:
+                    limit = (
+                        f"{self.config.turns_per_minute} a minute"
+                        if minute > self.config.turns_per_minute
+                        else f"{self.config.turns_per_day} a day"
+                    )
+                    return self._settle(
+                        ref, claim, TurnStatus.rate_limited, f"over the limit of {limit}", "rate_limited"
+                    )
+            outcome = self._analyse(ref, turn, summary)
         except (UnknownUserError, InvalidTurnError) as error:
             return self._settle(ref, claim, TurnStatus.invalid, str(error), "invalid_input")
         except ExtractionError as error:
@@ -199,11 +204,8 @@ class TurnProcessor:
                 ),
             )
 
-    def _analyse(self, ref: TurnRef, turn: Turn, claim: Claim) -> TurnOutcome:
+    def _analyse(self, ref: TurnRef, turn: Turn, summary: AssessmentSummary) -> TurnOutcome:
         user_id, session_id = ref.user_id, ref.session_id
-        summary = self.store.summary(user_id)
-        if summary is None:
-            raise UnknownUserError(user_id)
         session = self.store.session_data(user_id, session_id)
         if session is None:
             raise InvalidTurnError(f"unknown session {session_id!r}: start a conversation before writing turns")
@@ -332,18 +334,19 @@ def _not_claimed(claim: Claim) -> TurnOutcome:
 
 
 UNCLAIMED_AFTER = timedelta(minutes=2)  # a turn unclaimed this long after it was written lost its delivery
-UNCLAIMED_WINDOW = timedelta(minutes=30)  # how far back the sweep looks for such turns
 
 
 def recover_due_turns(processor: TurnProcessor, *, limit: int = 200) -> dict[str, int]:
     """The recovery sweep: every turn whose retry time has come (failed and due again, or claimed by an
-    instance that died), and every recent turn no delivery ever claimed, is processed.  Returns how many
+    instance that died), and every turn no delivery claimed within ``UNCLAIMED_AFTER`` of its writing, however
+    long ago (an outage, a lost delivery, sweeps that failed for hours), is processed, at most ``limit`` of
+    each kind a sweep, oldest first (the rest at the next sweeps).  Reads only such turns.  Returns how many
     ended in each status."""
     now = processor.clock()
     ledger = processor.store.ledger
-    # Never-claimed turns first: they are looked for only while recent, and a due turn that stops its instance
-    # must not keep them from being found (due turns come back at every sweep until they settle).
-    refs = ledger.unclaimed(now - UNCLAIMED_WINDOW, now - UNCLAIMED_AFTER)
+    # Never-claimed turns first: a due turn that stops its instance must not keep them from being found (due
+    # turns come back at every sweep until they settle).
+    refs = ledger.unclaimed(now - UNCLAIMED_AFTER, limit=limit)
     refs += ledger.due(now, limit=limit)
     counts: dict[str, int] = {}
     for ref in dict.fromkeys(refs):

@@ -127,10 +127,10 @@ class TurnLedger:
         listed as needing attention in the same transaction); the outcome written, or None."""
         return self._people.record_failure(ref, claim_id, outcome)
 
-    def count(self, ref: TurnRef, now: datetime) -> tuple[int, int] | None:
-        """Count the turn against its person's rate limits: (this minute's, today's) count up to and including
-        it, or None when the turn is gone."""
-        return self._people.count_turn(ref, now)
+    def count(self, ref: TurnRef, written_at: datetime, now: datetime) -> tuple[int, int] | None:
+        """Count the turn against its person's rate limits in the minute and day it was written: (that minute's,
+        that day's) count up to and including it, or None when the turn is gone."""
+        return self._people.count_turn(ref, written_at, now)
 
     def set_attention(self, ref: TurnRef, needs_attention: bool) -> None:
         """List (or unlist) the turn among the person's turns needing attention (profile and roll-up row)."""
@@ -140,9 +140,10 @@ class TurnLedger:
         """Turns whose retry time has come (failed and due again, or claimed under a lease that ran out)."""
         return self._people.due_turns(now, limit=limit)
 
-    def unclaimed(self, since: datetime, until: datetime) -> list[TurnRef]:
-        """Turns created in [since, until) that no delivery ever claimed."""
-        return self._people.unclaimed_turns(since, until)
+    def unclaimed(self, until: datetime, limit: int = 200) -> list[TurnRef]:
+        """Turns created before ``until`` that no delivery ever claimed, however old, oldest first (a read per
+        such turn, none for the others)."""
+        return self._people.unclaimed_turns(until, limit=limit)
 
     def data(self, ref: TurnRef) -> dict[str, Any] | None:
         """The turn document as stored (one read), or None when there is none."""

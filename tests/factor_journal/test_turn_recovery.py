@@ -245,6 +245,79 @@ def test_a_turn_no_delivery_ever_claimed_is_found_by_the_sweep(store, make_user)
     assert status(store, user, session, turn) == "processed"
 
 
+def test_turns_whose_delivery_was_lost_long_ago_are_found_however_old_and_only_once(store, make_user):
+    """An outage, or sweeps that failed for hours: a turn no delivery claimed is analysed at the next sweep
+    however long ago it was written, and once claimed it is no longer among the turns the sweep reads."""
+    user, session = new_conversation(store, make_user)
+    now = datetime.now(UTC)
+    old = store.add_turn(user, session, "user", "Our data is all over the place", created_at=now - timedelta(days=3))
+    hour = store.add_turn(
+        user, session, "user", "Nobody trusts the sales figures", created_at=now - timedelta(minutes=31)
+    )
+    fresh = store.add_turn(user, session, "user", "We have one data engineer", created_at=now)
+    model = ReadingsByText(
+        {
+            "Our data is all over the place": [reading("data_quality", 25)],
+            "Nobody trusts the sales figures": [reading("data_quality", 20)],
+        }
+    )
+    assert [ref.turn_id for ref in store.ledger.unclaimed(now - timedelta(minutes=2))] == [old, hour]  # oldest first
+
+    counts = recover_due_turns(TurnProcessor(store, model))
+
+    assert counts == {"processed": 2}
+    assert status(store, user, session, old) == status(store, user, session, hour) == "processed"
+    assert "extraction" not in store.turn_data(user, session, fresh)  # left to its own delivery
+    assert "awaiting_analysis" not in store.turn_data(user, session, old)  # the claim took the mark off
+    assert store.ledger.unclaimed(now - timedelta(minutes=2)) == []
+    assert recover_due_turns(TurnProcessor(store, model)) == {} and model.total_calls == 2
+
+
+def test_a_sweep_takes_at_most_its_limit_of_lost_turns_and_the_next_sweep_the_rest(store, make_user):
+    user, session = new_conversation(store, make_user)
+    written = datetime.now(UTC) - timedelta(hours=2)
+    turns = [
+        store.add_turn(user, session, "user", f"turn {i}", created_at=written + timedelta(seconds=i)) for i in range(5)
+    ]
+    processor = TurnProcessor(store, ScriptedExtractor([]))
+    assert recover_due_turns(processor, limit=3) == {"no_update": 3}
+    assert [status(store, user, session, turn) for turn in turns[:3]] == ["no_update"] * 3  # the oldest first
+    assert recover_due_turns(processor, limit=3) == {"no_update": 2}
+    assert recover_due_turns(processor, limit=3) == {}
+
+
+def test_a_backlog_analysed_late_is_counted_in_the_minutes_it_was_written(store, make_user):
+    """Forty-five turns written two a minute while deliveries were lost, analysed by one sweep twenty minutes
+    later under a limit of thirty a minute: none is refused (each counts in the minute it was written); a burst
+    over the limit within one minute is still refused however late it is analysed."""
+    user, session = new_conversation(store, make_user)
+    start = datetime.now(UTC).replace(second=0, microsecond=0) - timedelta(minutes=45)
+    steady = [
+        store.add_turn(user, session, "user", f"steady {i}", created_at=start + timedelta(seconds=30 * i))
+        for i in range(45)
+    ]
+    burst_at = start + timedelta(minutes=30)
+    burst = [store.add_turn(user, session, "user", f"burst {i}", created_at=burst_at) for i in range(4)]
+    processor = TurnProcessor(
+        store, ScriptedExtractor([]), config=Settings(turns_per_minute=3, turns_per_day=1000), enforce_rate_limits=True
+    )
+    counts = recover_due_turns(processor, limit=100)
+    assert counts == {"no_update": 45 + 3, "rate_limited": 1}
+    assert {status(store, user, session, turn) for turn in steady} == {"no_update"}
+    assert [status(store, user, session, turn) for turn in burst].count("rate_limited") == 1
+
+
+def test_a_turn_of_a_person_who_does_not_exist_writes_nothing_about_them(store, make_user):
+    session = "s-ghost"
+    ghost = f"ghost-{session}"
+    turn = store.add_turn(ghost, session, "user", "Our data is all over the place")
+    processor = TurnProcessor(store, ScriptedExtractor([]), enforce_rate_limits=True)
+    assert processor.process(ghost, session, turn).status == "invalid"
+    assert "unknown user" in store.turn_data(ghost, session, turn)["extraction"]["error"].lower()
+    assert not store.client.document(f"users/{ghost}").get().exists
+    assert list(store.client.collection(f"users/{ghost}/rate").stream()) == []  # no rate count about them
+
+
 def test_a_damaged_turn_record_never_stops_the_sweep_and_is_listed_for_a_person(store, make_user, caplog):
     """A turn whose analysis record no longer reads (a bad write, a hand edit) is neither analysed again by a
     delivery nor left silent: the sweep lists it as needing attention and goes on to the other turns; a person's
@@ -274,7 +347,7 @@ def test_a_damaged_turn_record_never_stops_the_sweep_and_is_listed_for_a_person(
     assert _row(store, "org-damaged", user)["needs_attention"] == 1
     assert "no longer reads (attempts)" in caplog.text
     assert model.total_calls == 1  # the damaged turn was not analysed by the sweep
-    assert damaged not in [ref.turn_id for ref in store.ledger.unclaimed(written, datetime.now(UTC))]
+    assert damaged not in [ref.turn_id for ref in store.ledger.unclaimed(datetime.now(UTC))]
 
     assert processor.process(user, session, damaged, force=True).status == "processed"  # a person reprocesses it
     assert status(store, user, session, damaged) == "processed"
@@ -288,7 +361,7 @@ def test_turns_over_the_rate_limit_are_kept_marked_and_not_analysed(store, make_
     processor = TurnProcessor(
         store, model, config=Settings(turns_per_minute=2, turns_per_day=100), enforce_rate_limits=True
     )
-    base = datetime.now(UTC)
+    base = datetime.now(UTC).replace(second=0, microsecond=0)  # the four turns are written in one minute
     turns = [
         store.add_turn(user, session, "user", f"turn {i}", created_at=base + timedelta(seconds=i)) for i in range(4)
     ]

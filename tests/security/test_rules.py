@@ -12,7 +12,8 @@ denied means HTTP 403 ``PERMISSION_DENIED``; anything else fails the test.  What
   creates, updates or deletes profiles, summaries, snapshots, factors, journal entries, sessions,
   organisations, roll-up shards, daily figures, resume links, mail or any unlisted collection.
 - Turns: the owner creates a turn in their own existing session when it is exactly
-  ``{role: "user", text: 1..4000 characters not all whitespace, created_at: request time}``; every
+  ``{role: "user", text: 1..4000 characters not all whitespace, created_at: request time,
+  awaiting_analysis: true}``; every
   other shape, place or author is denied, and existing turns are never updated or deleted by
   clients.  The rules accept exactly the texts the pipeline accepts (``turn_text_problem``).
 - Managers: whoever ``organisations/{org}.managers`` lists, and nobody else, whatever a profile's
@@ -194,7 +195,11 @@ MAX_TEXT = MAX_TURN_TEXT_CHARS
 
 def turn(**override: object) -> Fields:
     """A valid turn's client-sent fields (``created_at`` comes from the REQUEST_TIME transform)."""
-    return encode_fields({"role": "user", "text": "We have two data scientists."} | override)
+    fields = {"role": "user", "text": "We have two data scientists.", "awaiting_analysis": True} | override
+    return encode_fields({name: value for name, value in fields.items() if value is not ABSENT})
+
+
+ABSENT = object()  # turn(field=ABSENT): the field is left out
 
 
 OWN = "users/{alice}/conversations/{session}/turns/{fresh}"  # a new turn in alice's existing session
@@ -211,7 +216,8 @@ def test_the_owner_creates_a_valid_turn(world: World, text: str, admin_read: Adm
     assert outcome(world["alice"].create(path, turn(text=text), server_time=["created_at"])) == ALLOWED
     stored = admin_read(path)
     assert stored is not None
-    assert set(stored) >= {"role", "text", "created_at"}
+    assert set(stored) == {"role", "text", "created_at", "awaiting_analysis"}
+    assert stored["awaiting_analysis"] is True  # the recovery sweep finds the turn by it if its delivery is lost
     assert (stored["role"], stored["text"]) == ("user", text)
     created_at = stored["created_at"]
     assert isinstance(created_at, datetime)
@@ -248,9 +254,12 @@ INVALID_TURNS: list[tuple[str, str, str, Fields | str, tuple[str, ...]]] = [
     ("extra field extraction", "alice", OWN, turn(extraction={"status": "processed"}), DEFAULT_TIME),
     ("extra field role2", "alice", OWN, turn(role2="user"), DEFAULT_TIME),
     ("extra server-time field", "alice", OWN, turn(), ("created_at", "processed_at")),
-    ("missing role", "alice", OWN, encode_fields({"text": "hello"}), DEFAULT_TIME),
-    ("missing text", "alice", OWN, encode_fields({"role": "user"}), DEFAULT_TIME),
+    ("missing role", "alice", OWN, turn(role=ABSENT), DEFAULT_TIME),
+    ("missing text", "alice", OWN, turn(text=ABSENT), DEFAULT_TIME),
     ("missing created_at", "alice", OWN, turn(), ()),
+    ("missing awaiting_analysis", "alice", OWN, turn(awaiting_analysis=ABSENT), DEFAULT_TIME),
+    ("awaiting_analysis false", "alice", OWN, turn(awaiting_analysis=False), DEFAULT_TIME),
+    ("awaiting_analysis a string", "alice", OWN, turn(awaiting_analysis="true"), DEFAULT_TIME),
     ("no fields at all", "alice", OWN, {}, DEFAULT_TIME),
 ]
 

@@ -31,6 +31,8 @@ ORGANISATIONS = "organisations"
 SUMMARY_DOCUMENT = ("metadata", "assessment")
 SUMMARY_FIELD = "assessment_summary"
 TURNS = "turns"
+# A person's turn carries this mark (true) from its creation until its first claim: the recovery sweep's query
+AWAITING_ANALYSIS = "awaiting_analysis"
 LINK_COLLECTION = "resume_links"  # resume_links/{link_id}: link records
 MAIL_COLLECTION = "mail"  # mail/{id}: the Trigger Email extension's queue
 RUNS_COLLECTION = "nightly_runs"  # nightly_runs/{run}/tasks/{key}: nightly runs and their finished tasks

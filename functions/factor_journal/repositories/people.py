@@ -47,7 +47,7 @@ from factor_journal.repositories.changes import drop_row, roster_changed, write_
 from factor_journal.repositories.client import Repository, jittered_sleep, run_transaction
 from factor_journal.repositories.journal import JournalReads
 from factor_journal.repositories.locks import CommitBusyError
-from factor_journal.repositories.paths import SUMMARY_FIELD, TURNS, Paths
+from factor_journal.repositories.paths import AWAITING_ANALYSIS, SUMMARY_FIELD, TURNS, Paths
 from factor_journal.rollup import PersonRow, person_row, shard_of
 from factor_journal.summary import build_summary
 
@@ -204,9 +204,14 @@ class People(Repository):
         created_at: datetime | None = None,
         turn_id: str | None = None,
     ) -> str:
+        """Write a turn as a client would (a person's turn awaits its analysis until a delivery claims it: the
+        recovery sweep finds it by that mark however old it is); its id."""
         collection = self.paths.turns(user_id, session_id)
         ref = collection.document(turn_id) if turn_id else collection.document()
-        ref.set({"role": role, "text": text, "created_at": created_at or firestore.SERVER_TIMESTAMP})
+        turn: dict[str, Any] = {"role": role, "text": text, "created_at": created_at or firestore.SERVER_TIMESTAMP}
+        if role == "user":
+            turn[AWAITING_ANALYSIS] = True
+        ref.set(turn)
         return ref.id
 
     def turn_data(self, user_id: str, session_id: str, turn_id: str) -> dict[str, Any] | None:
@@ -327,7 +332,7 @@ class People(Repository):
             )
             try:
                 turn_ref.update(
-                    {"extraction": outcome.to_document()},
+                    {"extraction": outcome.to_document(), AWAITING_ANALYSIS: firestore.DELETE_FIELD},
                     option=self.client.write_option(last_update_time=snapshot.update_time),
                 )
             except (api_exceptions.FailedPrecondition, api_exceptions.Aborted):
@@ -364,7 +369,9 @@ class People(Repository):
             written = failure_recorded(ExtractionOutcome.of(snapshot.to_dict()), claim_id, outcome)
             if written is None:
                 return None
-            transaction.set(turn_ref, {"extraction": written.to_document()}, merge=True)
+            transaction.set(
+                turn_ref, {"extraction": written.to_document(), AWAITING_ANALYSIS: firestore.DELETE_FIELD}, merge=True
+            )
             if user is not None and user.exists:
                 _write_attention(transaction, self.paths, ref, user.to_dict() or {}, needs_attention=True)
             return written
@@ -381,22 +388,20 @@ class People(Repository):
         )
         return [ref for snapshot in query.stream() if (ref := _turn_ref(snapshot.reference.path)) is not None]
 
-    def unclaimed_turns(self, since: datetime, until: datetime) -> list[TurnRef]:
-        """Turns created in [since, until) that no delivery ever claimed (a lost or crashed first delivery), and
-        those whose analysis record no longer reads (claiming them lists them as needing attention).  One damaged
-        turn never stops the sweep."""
+    def unclaimed_turns(self, until: datetime, limit: int = 200) -> list[TurnRef]:
+        """Person's turns created before ``until`` that no delivery ever claimed (a lost or crashed first
+        delivery, an outage), however old, oldest first, at most ``limit``: they carry the mark
+        ``awaiting_analysis`` from their creation (the security rules require it of clients) until their first
+        claim or recorded failure removes it, so the query reads only such turns.  A marked turn whose analysis
+        record no longer reads is among them (claiming it lists it as needing attention)."""
         query = (
             self.client.collection_group(TURNS)
-            .where(filter=FieldFilter("created_at", ">=", since))
+            .where(filter=FieldFilter(AWAITING_ANALYSIS, "==", True))
             .where(filter=FieldFilter("created_at", "<", until))
+            .order_by("created_at")
+            .limit(limit)
         )
-        refs = []
-        for snapshot in query.stream():
-            ref = _turn_ref(snapshot.reference.path)
-            outcome, damage = ExtractionOutcome.read(snapshot.to_dict())
-            if ref is not None and (outcome is None or damage is not None):
-                refs.append(ref)
-        return refs
+        return [ref for snapshot in query.stream() if (ref := _turn_ref(snapshot.reference.path)) is not None]
 
     # Attention and rate ------------------------------------------------------------------
 
@@ -419,15 +424,17 @@ class People(Repository):
                 jittered_sleep(attempt)
         raise CommitBusyError(f"user {ref.user_id!r} kept changing while listing a turn needing attention")
 
-    def count_turn(self, ref: TurnRef, now: datetime) -> tuple[int, int] | None:
-        """Count the turn for its person's rate limit; returns (this minute's, today's) count up to and including
-        it, or None when the turn is gone (its person erased meanwhile: nothing is written about them).  Each
-        turn gets its own place in the count, so of a burst exactly the turns within the limit see counts within
-        it (a turn is never refused for turns counted after it), and concurrent turns never wait on each other:
-        one commit, conditional on the turn still existing, of two server-side increments whose results are
-        this turn's counts."""
-        rate = self.paths.rate(ref.user_id, now.strftime("%Y-%m-%d"))
-        minute = now.strftime("%H%M")
+    def count_turn(self, ref: TurnRef, written_at: datetime, now: datetime) -> tuple[int, int] | None:
+        """Count the turn for its person's rate limit in the minute and day it was written (``written_at``, so a
+        backlog the recovery sweep analyses late is counted as it was written, not all in the minute it is
+        analysed); returns (that minute's, that day's) count up to and including it, or None when the turn is
+        gone (its person erased meanwhile: nothing is written about them).  Each turn gets its own place in the
+        count, so of a burst exactly the turns within the limit see counts within it (a turn is never refused
+        for turns counted after it), and concurrent turns never wait on each other: one commit, conditional on
+        the turn still existing, of two server-side increments whose results are this turn's counts."""
+        written_at = written_at.astimezone(UTC)
+        rate = self.paths.rate(ref.user_id, written_at.strftime("%Y-%m-%d"))
+        minute = written_at.strftime("%H%M")
         batch = self.client.batch()
         batch.update(self.paths.turn(ref.user_id, ref.session_id, ref.turn_id), {"extraction.counted_at": now})
         batch.set(rate, {"day": firestore.Increment(1), "expires_at": now + timedelta(days=2)}, merge=True)
