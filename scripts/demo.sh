@@ -7,9 +7,11 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+PORT="${FJ_DASHBOARD_PORT:-8501}"
+export FJ_APP_URL="${FJ_APP_URL:-http://localhost:$PORT}"  # the printed links open the dashboard this run serves
 .venv/bin/python -W ignore::UserWarning -m demo.seed
 .venv/bin/python scripts/scheduler.py run &
 echo
-echo "Dashboard: http://localhost:${FJ_DASHBOARD_PORT:-8501}  (open it through one of the links above; Ctrl-C stops everything)"
-exec .venv/bin/streamlit run dashboard/app.py --server.headless true --server.port "${FJ_DASHBOARD_PORT:-8501}" \
+echo "Dashboard: http://localhost:$PORT  (open it through one of the links above; Ctrl-C stops everything)"
+exec .venv/bin/streamlit run dashboard/app.py --server.headless true --server.port "$PORT" \
   --browser.gatherUsageStats false

@@ -287,9 +287,9 @@ def test_a_turn_counted_for_the_rate_limit_after_its_person_was_erased_writes_no
     turn = store.add_turn(uid, session, "user", "Our data is a mess", created_at=datetime.now(UTC))
     count = People.count_turn
 
-    def erased_first(people, ref, now):
+    def erased_first(people, ref, written_at, now):
         PersonalData(client).erase(uid)
-        return count(people, ref, now)
+        return count(people, ref, written_at, now)
 
     monkeypatch.setattr(People, "count_turn", erased_first)
     processor = TurnProcessor(store, ScriptedExtractor([reading("data_quality", 20)]), enforce_rate_limits=True)
