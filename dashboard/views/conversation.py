@@ -25,6 +25,7 @@ from factor_journal.extraction.base import ExtractionError
 from factor_journal.guidance import next_best_questions
 from factor_journal.models import AssessmentSummary, SaidIn
 from factor_journal.page_models import (
+    asked_to_pause,
     awaiting_analysis,
     keep_watching,
     may_change_yet,
@@ -186,14 +187,16 @@ def render() -> None:
         if isinstance(data.get("text"), str)
     ]
     summary = store.summary(subject.user_id)
-    if time_for_next_question([data for _, data in turns]):
-        question = _next_question(turns, summary)
-        if question is None:
+    pause_asked = asked_to_pause([data for _, data in turns]) and not st.session_state.pop("resume_asked", False)
+    if time_for_next_question([data for _, data in turns]) and not pause_asked:
+        asked = _next_question(turns, summary)
+        if asked is None:
             _show(turns, summary, can_act=True)
             st.success("We have covered everything we need for now. Thank you!")
             return
-        turn_id = store.add_turn(subject.user_id, session_id, "assistant", question)
-        turns.append((turn_id, {"role": "assistant", "text": question}))  # shown as written: no second read
+        question, about = asked
+        turn_id = store.add_turn(subject.user_id, session_id, "assistant", question, about=about)
+        turns.append((turn_id, {"role": "assistant", "text": question, "about": about}))  # as written: no re-read
 
     _show(turns, summary, can_act=True)
     shown = turns[-SHOWN_TURNS:]
@@ -209,11 +212,20 @@ def render() -> None:
             help="Answers being analysed or waiting for a retry: see whether they are done",
         )
 
+    if pause_asked:
+        st.info("Of course: take your time. Everything so far is saved, and your link brings you back here.")
+        st.button("Next question", key="conversation_resume", icon=":material/play_arrow:", on_click=_resume)
+    seen_before = st.session_state.get("conversation_last_seen")
+    st.session_state["conversation_last_seen"] = last_seen = (session_id, turns[-1][0] if turns else None)
     answer = st.chat_input("Your answer", max_chars=MAX_TURN_TEXT_CHARS)
     if answer is not None:
         problem = turn_text_problem(answer)  # the rules and the pipeline refuse exactly these too
         if problem:
             st.warning(f"Your answer was not sent: {problem}.")
+            return
+        if seen_before is not None and seen_before != last_seen:  # another window moved the conversation on
+            st.warning(MOVED_ON)
+            quote(answer)
             return
         turn_id = store.add_turn(subject.user_id, session_id, "user", answer)
         with st.spinner("Reading your answer…"):  # briefly: the trigger usually finishes well inside the wait
@@ -221,9 +233,20 @@ def render() -> None:
         st.rerun()  # the answer and what became of it are shown from the turn itself
 
 
-def _next_question(turns: list[tuple[str, dict]], summary: AssessmentSummary | None) -> str | None:
-    """The assistant's next question: what the last answer opened up, never what it just settled; None when there
-    is nothing left to ask."""
+MOVED_ON = (
+    "While you were typing, the conversation moved on in another window, so your answer was not saved (it would "
+    "have been taken as the answer to a question you had not seen). Here it is, to send again if it answers the "
+    "question now shown:"
+)
+
+
+def _resume() -> None:
+    st.session_state["resume_asked"] = True
+
+
+def _next_question(turns: list[tuple[str, dict]], summary: AssessmentSummary | None) -> tuple[str, str] | None:
+    """The assistant's next question and the factor it asks about: what the last answer opened up, never what the
+    session already asked about or heard; None when there is nothing left to ask."""
     if summary is None:
         return None
     store = context.store()
@@ -236,6 +259,7 @@ def _next_question(turns: list[tuple[str, dict]], summary: AssessmentSummary | N
         limit=1,
         asked=bounds.asked,
         just_heard=bounds.just_heard,
+        covered=bounds.covered,
         stale=fresh.stale,
     )
     if not suggestions:
@@ -246,4 +270,4 @@ def _next_question(turns: list[tuple[str, dict]], summary: AssessmentSummary | N
         last = "\n".join(f"{d.get('role')}: {d.get('text')}" for _, d in turns[-2:])
         with contextlib.suppress(ExtractionError):  # the catalog's wording is a fine question too
             question = writer.phrase_question(question, last)
-    return question
+    return question, suggestions[0].factor_id

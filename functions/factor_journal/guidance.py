@@ -51,6 +51,7 @@ def next_best_questions(
     asked: set[str] | None = None,
     *,
     just_heard: Collection[str] = (),
+    covered: Collection[str] = (),
     stale: Mapping[str, datetime | None] | None = None,
 ) -> list[SuggestedQuestion]:
     """Elicitation questions of missing, low-confidence or re-check factors, those unlocking the most first.
@@ -64,6 +65,8 @@ def next_best_questions(
     first, then the oldest; pass an aged summary (``freshness.assess``) so "weakly known"
     weighs effective confidence.  ``just_heard``, the factors the last answer spoke to, are never asked next;
     what that answer opened up (``opened_by``) comes next, so the interview follows what the person just said.
+    A factor the session already ``covered`` (asked about, in whatever words, or heard an answer speak to) is
+    not asked again in it, unless a correction flagged it for a re-check.
     """
     asked = asked or set()
     stale = stale or {}
@@ -80,6 +83,8 @@ def next_best_questions(
         unassessed = state is None or not state.is_assessed
         weak = not unassessed and state.current_confidence < LOW_CONFIDENCE  # type: ignore[union-attr]
         recheck = state is not None and state.needs_recheck
+        if not recheck and (factor.id in covered or asked.intersection(factor.elicitation_questions)):
+            continue  # this session asked about it already, in whatever words, or heard an answer speak to it
         aged = factor.id in stale and not unassessed
         settled = state is not None and state.inference_status in USER_BACKED and not (recheck or aged)
         if settled or not (unassessed or weak or recheck or aged or factor.id in blocked_by):

@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from factor_journal.catalog import Catalog
-from factor_journal.documents import DONE, ExtractionOutcome, TurnStatus, awaiting_analysis
+from factor_journal.documents import DONE, ExtractionOutcome, ScreenKind, TurnStatus, awaiting_analysis
 from factor_journal.freshness import FactorFreshness, FreshAssessment, last_said
 from factor_journal.models import AssessmentSummary, CategoryProgress, FactorState, JournalEntry
 from factor_journal.sayback import heard_factors
@@ -217,11 +217,13 @@ def turn_outcome(turn: Mapping[str, Any] | None) -> ExtractionOutcome | None:
 
 
 class NextQuestionBounds(BaseModel):
-    """What the assistant's next question must not be: a question already asked in the session (``asked``), or
-    about a factor the last answer was just understood to settle (``just_heard``)."""
+    """What the assistant's next question must not be: a question already asked in the session (``asked``), about
+    a factor the last answer was just understood to settle (``just_heard``, whose neighbours it opened up come
+    next), or about any factor the session already asked about or heard an answer speak to (``covered``)."""
 
     asked: set[str]
     just_heard: set[str]
+    covered: set[str] = set()
 
 
 def time_for_next_question(turns: Sequence[Mapping[str, Any]]) -> bool:
@@ -234,10 +236,26 @@ def time_for_next_question(turns: Sequence[Mapping[str, Any]]) -> bool:
     return last.get("role") != "assistant" and not awaiting_analysis((last.get("extraction") or {}).get("status"))
 
 
+def asked_to_pause(turns: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether the person's last word was a request to pause (or to stop, or change the subject), set aside as such:
+    the assistant then waits until they ask for the next question instead of asking it at once."""
+    last = turns[-1] if turns else None
+    if last is None or last.get("role") == "assistant":
+        return False
+    outcome = turn_outcome(last)
+    return outcome is not None and outcome.screened is not None and outcome.screened.kind == ScreenKind.pause
+
+
 def next_question_bounds(turns: Sequence[Mapping[str, Any]]) -> NextQuestionBounds:
-    """From a session's turns (oldest first, as stored): every assistant question, and the factors the person's
-    last answer spoke to (none while it is not analysed, or when its outcome no longer reads)."""
+    """From a session's turns (oldest first, as stored): every assistant question, the factors the person's last
+    answer spoke to (none while it is not analysed, or when its outcome no longer reads), and every factor the
+    session covered: asked about (an assistant turn's ``about``) or spoken to by any analysed answer."""
     asked = {str(turn["text"]) for turn in turns if turn.get("role") == "assistant" and "text" in turn}
+    covered = {str(turn["about"]) for turn in turns if turn.get("role") == "assistant" and turn.get("about")}
+    for turn in turns:
+        if turn.get("role") != "assistant" and (heard := turn_outcome(turn)) is not None:
+            covered |= heard_factors(heard.readings)
     last_answer = next((turn for turn in reversed(turns) if turn.get("role") != "assistant"), None)
     outcome = turn_outcome(last_answer)
-    return NextQuestionBounds(asked=asked, just_heard=heard_factors(outcome.readings) if outcome else set())
+    just_heard = heard_factors(outcome.readings) if outcome else set()
+    return NextQuestionBounds(asked=asked, just_heard=just_heard, covered=covered)

@@ -236,9 +236,13 @@ class FactorJournalStore:
         *,
         created_at: datetime | None = None,
         turn_id: str | None = None,
+        about: str | None = None,
     ) -> str:
-        """Write a conversation turn where the trigger listens; returns its id."""
-        return self._people.add_turn(user_id, session_id, role, text, created_at=created_at, turn_id=turn_id)
+        """Write a conversation turn where the trigger listens (an assistant's question with the factor it asks
+        ``about``); returns its id."""
+        return self._people.add_turn(
+            user_id, session_id, role, text, created_at=created_at, turn_id=turn_id, about=about
+        )
 
     def turn_data(self, user_id: str, session_id: str, turn_id: str) -> dict[str, Any] | None:
         return self._people.turn_data(user_id, session_id, turn_id)

@@ -156,6 +156,69 @@ def test_the_next_question_follows_from_what_was_understood(conversation, store,
     assert question["text"] not in settled
 
 
+def test_an_answer_that_settles_nothing_does_not_bring_the_same_factor_back_in_other_words(
+    app_database, signer, store, make_user, catalog
+):
+    """The assistant asked about machine-learning expertise and the answer changed nothing (a question back): the
+    next question is about another factor, and it records which, so the session never circles back to it."""
+    user = make_user(store)
+    session = store.start_session(user)
+    asked = datetime.now(UTC) - timedelta(minutes=5)
+    question = catalog.factor("ml_expertise").elicitation_questions[0]
+    store.add_turn(user, session, "assistant", question, created_at=asked, about="ml_expertise")
+    turn = store.add_turn(user, session, "user", SMALL_TALK, created_at=asked + timedelta(seconds=30))
+    assert TurnProcessor(store, ReadingsByText(READINGS)).process(user, session, turn).status == "no_update"
+
+    open_app(signer.issue(user, session), "conversation")
+
+    [*_, (_, following)] = store.session_turns(user, session)
+    assert following["role"] == "assistant" and following["about"] != "ml_expertise"
+    assert following["text"] not in catalog.factor("ml_expertise").elicitation_questions
+    assert following["text"] in catalog.factor(following["about"]).elicitation_questions
+
+
+def test_an_answer_typed_while_another_window_moved_on_is_not_saved_against_an_unseen_question(
+    app_database, signer, store, make_user
+):
+    user = make_user(store)
+    session, _ = answered(store, user, SMALL_TALK)
+    app = open_app(signer.issue(user, session), "conversation")  # this window shows the next question
+    before = store.session_turns(user, session)
+    other = store.add_turn(user, session, "user", "Our data is a mess")  # answered in another window…
+    store.add_turn(user, session, "assistant", "Who looks after your data?")  # …which asked the next question
+
+    app.chat_input[0].set_value("Retraining is done by hand by the consultancy.").run()
+
+    after = [(t, d["text"]) for t, d in store.session_turns(user, session)]
+    assert len(after) == len(before) + 2 and after[len(before)][0] == other  # nothing of this window's answer
+    assert not [text for _, text in after if text.startswith("Retraining")]
+    shown = texts(app)
+    assert "moved on in another window" in shown and "Retraining is done by hand by the consultancy." in shown
+    app.chat_input[0].set_value("Two people in IT.").run()  # sent again, now that the question is seen
+    assert [d["text"] for _, d in store.session_turns(user, session)][-1] == "Two people in IT."
+
+
+def test_after_a_request_to_pause_the_assistant_waits_to_be_asked_for_the_next_question(
+    app_database, signer, store, make_user
+):
+    user = make_user(store)
+    session = store.start_session(user)
+    asked = datetime.now(UTC) - timedelta(minutes=5)
+    store.add_turn(user, session, "assistant", "Where does your data live today?", created_at=asked)
+    pause = store.add_turn(user, session, "user", "Can we pause for a moment?", created_at=asked + timedelta(seconds=9))
+    outcome = TurnProcessor(store, ReadingsByText(READINGS)).process(user, session, pause)
+    assert outcome.status == "no_update"
+
+    app = open_app(signer.issue(user, session), "conversation")
+
+    assert [d["role"] for _, d in store.session_turns(user, session)][-1] == "user"  # no question asked yet
+    assert "take your time" in texts(app)
+    app.button(key="conversation_resume").click().run()
+    [*_, (_, question)] = store.session_turns(user, session)
+    assert question["role"] == "assistant" and question["text"] != "Where does your data live today?"
+    assert not [b for b in app.button if b.key == "conversation_resume"]
+
+
 def test_a_manager_sees_no_words_and_no_buttons_of_a_member(app_database, signer, store, make_user):
     org = f"org-{make_user(store)}"
     OrganisationDirectory(store).create(org, "Say-back Org")

@@ -62,6 +62,22 @@ def test_the_next_question_never_re_asks_what_the_last_answer_just_settled(catal
     assert "data_quality" not in {q.factor_id for q in after}
 
 
+def test_a_factor_the_session_covered_is_not_asked_again_in_other_words(catalog):
+    graph = graph_for(catalog)
+    summary = summary_of(catalog, {"data_quality": (20, 0.55, InferenceStatus.unconfirmed)})
+    first, second = catalog.factor("ml_expertise").elicitation_questions[:2]
+    assert {"data_quality", "ml_expertise"} <= {q.factor_id for q in next_best_questions(catalog, graph, summary, 60)}
+    covered = next_best_questions(catalog, graph, summary, 60, covered={"data_quality", "ml_expertise"})
+    assert {"data_quality", "ml_expertise"}.isdisjoint(q.factor_id for q in covered)
+    # a question of the factor asked in the catalog's words (no record of its factor): none of its others either
+    reworded = next_best_questions(catalog, graph, summary, 60, asked={first})
+    assert second not in {q.question for q in reworded} and "ml_expertise" not in {q.factor_id for q in reworded}
+    flagged = summary_of(catalog, {"data_quality": (20, 0.55, InferenceStatus.unconfirmed)})
+    flagged.factors["data_quality"].needs_recheck = True
+    again = next_best_questions(catalog, graph, flagged, 60, covered={"data_quality"})
+    assert "data_quality" in {q.factor_id for q in again}  # a correction asked for a re-check: it is asked
+
+
 def test_the_next_question_moves_to_what_the_answer_opened_up(catalog):
     graph = graph_for(catalog)
     summary = summary_of(catalog, {"data_quality": (20, 0.7, InferenceStatus.unconfirmed)})

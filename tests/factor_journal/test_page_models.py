@@ -346,7 +346,38 @@ def test_the_next_question_never_repeats_one_asked_nor_asks_what_the_last_answer
     assert pending.just_heard == set()
     damaged = page_models.next_question_bounds([*turns, _answer("x", {"status": "processed", "readings": "?"})])
     assert damaged.just_heard == set()  # an outcome that no longer reads speaks to nothing
-    assert page_models.next_question_bounds([]) == page_models.NextQuestionBounds(asked=set(), just_heard=set())
+    assert page_models.next_question_bounds([]) == page_models.NextQuestionBounds(
+        asked=set(), just_heard=set(), covered=set()
+    )
+
+
+def test_the_session_covers_every_factor_it_asked_about_or_heard_an_answer_speak_to():
+    """An answer that changes nothing ("can we pause?") clears what the last answer settled, but not what the
+    session covered: a factor asked about (in any wording) or heard earlier is not asked again in the session."""
+    heard = {"status": "processed", "readings": [{"factor_id": "data_quality", "value": 20, "confidence": 0.7}]}
+    turns = [
+        {"role": "assistant", "text": "Who would build and run models today?", "about": "ml_expertise"},
+        _answer("I don't know", {"status": "no_update"}),
+        {"role": "assistant", "text": "How clean is your data?", "about": "data_quality"},
+        _answer("Numbers never match", heard),
+        {"role": "assistant", "text": "Where do you host things?"},  # written before questions said their factor
+        _answer("Can we pause?", {"status": "no_update"}),
+        _answer("Not analysed yet"),
+    ]
+    bounds = page_models.next_question_bounds(turns)
+    assert bounds.just_heard == set()
+    assert bounds.covered == {"ml_expertise", "data_quality"}
+
+
+def test_a_request_to_pause_is_the_persons_last_word_set_aside_as_a_pause():
+    pause = {"status": "no_update", "screened": {"kind": "pause", "reason": "asked to pause: 'pause'"}}
+    question_back = {"status": "no_update", "screened": {"kind": "question_back", "reason": "a question"}}
+    asked = {"role": "assistant", "text": "Where does your data live?"}
+    assert page_models.asked_to_pause([asked, _answer("Can we pause?", pause)])
+    assert not page_models.asked_to_pause([asked, _answer("Can we pause?", pause), asked])  # the interview went on
+    assert not page_models.asked_to_pause([asked, _answer("What do you mean?", question_back)])
+    assert not page_models.asked_to_pause([asked, _answer("Can we pause?")])  # not analysed yet
+    assert not page_models.asked_to_pause([])
 
 
 def test_a_turns_outcome_is_none_until_it_has_one_and_a_damaged_one_needs_attention():

@@ -203,14 +203,18 @@ class People(Repository):
         *,
         created_at: datetime | None = None,
         turn_id: str | None = None,
+        about: str | None = None,
     ) -> str:
         """Write a turn as a client would (a person's turn awaits its analysis until a delivery claims it: the
-        recovery sweep finds it by that mark however old it is); its id."""
+        recovery sweep finds it by that mark however old it is); an assistant's question records the factor it
+        asks ``about``, so the interview does not ask about it again in the session; its id."""
         collection = self.paths.turns(user_id, session_id)
         ref = collection.document(turn_id) if turn_id else collection.document()
         turn: dict[str, Any] = {"role": role, "text": text, "created_at": created_at or firestore.SERVER_TIMESTAMP}
         if role == "user":
             turn[AWAITING_ANALYSIS] = True
+        elif about:
+            turn["about"] = about
         ref.set(turn)
         return ref.id
 
