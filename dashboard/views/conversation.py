@@ -92,7 +92,8 @@ def _say_back_line(turn_id: str, line: SayBackLine, *, can_act: bool) -> None:
         st.caption(f"{line.band.value.capitalize()} means: {line.meaning}")
         state = STATE_NOTES.get(line.state)
         if state:
-            st.caption(state.format(decided=line.decided.value if line.decided else ""))
+            decided = line.decided.value if line.decided else ""
+            st.caption(state.format(factor=line.factor_name, band=line.band.value, decided=decided))
         if not can_act:
             return
         fixing = st.session_state.get("sayback_fixing") == key
@@ -106,19 +107,20 @@ def _say_back_line(turn_id: str, line: SayBackLine, *, can_act: bool) -> None:
             _correction_form(turn_id, line, key)
 
 
-STATE_NOTES = {
-    LineState.confirmed: "✓ Confirmed by you.",
-    LineState.corrected: "✓ Corrected by you: {decided}.",
+STATE_NOTES = {  # about the factor, whichever answer's line the person decided on
+    LineState.confirmed: "✓ You confirmed it: {factor} is {band}.",
+    LineState.corrected: "✓ You corrected it: {factor} is {decided}.",
     LineState.held: "You told us {decided} before: is this right now?",
-    LineState.withdrawn: "✓ You said this does not apply.",
+    LineState.withdrawn: "✓ You said {factor} does not apply. “That's right” brings this reading back.",
 }
 DOES_NOT_APPLY = "Doesn't apply"
 
 
 def _correction_form(turn_id: str, line: SayBackLine, key: str) -> None:
     """The right level for the factor in its own words, or "doesn't apply" (the reading is withdrawn)."""
-    options = [choice.level.value for choice in line.choices] + [DOES_NOT_APPLY]
-    meanings = [choice.meaning for choice in line.choices] + [f"Remove what was read about {line.factor_name}."]
+    options = [choice.level.value for choice in line.choices] + ([DOES_NOT_APPLY] if line.can_withdraw else [])
+    meanings = [choice.meaning for choice in line.choices]
+    meanings += [f"Remove what was read about {line.factor_name}."] if line.can_withdraw else []
     with st.form(key=f"form-{key}", border=False):
         picked = st.radio(
             f"What is right for {line.factor_name}?",

@@ -5,7 +5,8 @@ Pure functions over the catalog, the readings stored with the turn's outcome (``
 the factor states of the summary (no reads of their own): the conversation page renders what comes back, and
 acts through the store's confirm / correct / retract.
 
-A line's state says where the person stands on that factor now, whatever page they decided it on:
+A line's state says where the person stands on that factor now, whatever page they decided it on (so the page
+words it about the factor, not about the line: another answer's line may be the one they decided on):
 
 * ``open``: not decided by the person (the reading, or a later one, stands unconfirmed);
 * ``held``: the person had said otherwise before, so this reading is held for them (a conflict);
@@ -56,16 +57,23 @@ class SayBackLine(BaseModel):
     quote: str  # the few words of the answer the reading rests on
     state: LineState
     decided: Level | None = None  # the band the person's own value is in, when they decided otherwise
-    choices: list[LevelChoice]
+    choices: list[LevelChoice]  # the other levels "Not quite" offers: not the reading's (that is "That's right"),
+    # nor the one the person already set
 
     @property
     def can_confirm(self) -> bool:
-        """ "That's right" is offered until the person's value agrees with the reading (or it was withdrawn)."""
-        return self.state in (LineState.open, LineState.held, LineState.corrected)
+        """ "That's right" is offered until the person's value agrees with the reading; also after "doesn't
+        apply", which it undoes (the reading's value becomes theirs)."""
+        return self.state != LineState.confirmed
 
     @property
     def can_correct(self) -> bool:
-        """ "Not quite" is offered while the factor has a value to correct or withdraw."""
+        """ "Not quite" is offered while another level is left to choose, or the reading can still be withdrawn."""
+        return bool(self.choices) or self.can_withdraw
+
+    @property
+    def can_withdraw(self) -> bool:
+        """ "Doesn't apply" is offered while the factor has a value to withdraw."""
         return self.state != LineState.withdrawn
 
 
@@ -111,6 +119,7 @@ def say_back(
                         meaning=getattr(factor.rubric, level.value),
                     )
                     for level in Level
+                    if level not in (band, decided)
                 ],
             )
         )

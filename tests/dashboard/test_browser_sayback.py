@@ -88,7 +88,7 @@ def test_a_person_confirms_one_reading_and_corrects_another_in_the_conversation(
     confirm = _button(browser, f"ok-{first}")  # with the keyboard: focus the button, press Enter
     browser.execute_script("arguments[0].focus();", confirm)
     confirm.send_keys(Keys.ENTER)
-    wait_for_text(browser, "Confirmed by you")
+    wait_for_text(browser, "You confirmed it")
 
     _button(browser, f"fix-{second}").click()
     wait_for_text(browser, f"What is right for {catalog.factor(second_factor).name}?")
@@ -97,7 +97,7 @@ def test_a_person_confirms_one_reading_and_corrects_another_in_the_conversation(
     option = browser.find_element(By.XPATH, f"//div[@data-testid='stRadio']//label[.//p[normalize-space()='{other}']]")
     option.click()
     browser.find_element(By.XPATH, "//button[.//p[normalize-space()='Save']]").click()
-    wait_for_text(browser, f"Corrected by you: {other}")
+    wait_for_text(browser, f"You corrected it: {catalog.factor(second_factor).name} is {other}.")
 
     assert store.factor(user, first_factor).inference_status == InferenceStatus.confirmed
     corrected = store.factor(user, second_factor)

@@ -41,6 +41,12 @@ def answered(store, user: str, *answers: str, extractor=None) -> tuple[str, list
     return session, ids
 
 
+def catalog_name(factor_id: str) -> str:
+    from factor_journal.catalog import load_catalog
+
+    return load_catalog().factor(factor_id).name
+
+
 def line_buttons(app, turn: str) -> dict[str, object]:
     return {b.key: b for b in app.button if b.key and turn in b.key}
 
@@ -89,7 +95,8 @@ def test_confirm_one_line_and_correct_another_then_the_overview_shows_both_as_th
     assert (confirmation.session_id, confirmation.turn_id) == (session, turn)  # where the person said so
     assert confirmation.conversation_excerpt == "our data is a mess"
     shown = texts(app)
-    assert "✓ Confirmed by you." in shown and "✓ Corrected by you: low." in shown
+    assert "✓ You confirmed it: Data quality is low." in shown
+    assert f"✓ You corrected it: {catalog_name('ml_expertise')} is low." in shown
     assert f"ok-{turn}-data_quality" not in line_buttons(app, turn)  # nothing left to confirm on that line
     summary = store.summary(user)
     assert {u.factor_id for u in summary.unconfirmed_inferences}.isdisjoint({"data_quality", "ml_expertise"})
@@ -105,8 +112,10 @@ def test_doesnt_apply_withdraws_the_reading(conversation, store):
     assert state.inference_status == InferenceStatus.unassessed and state.current_value is None
     [withdrawal] = store.history(user, "ml_expertise", page_size=1).entries
     assert withdrawal.kind == EntryKind.retracted and withdrawal.turn_id == turn
-    assert "✓ You said this does not apply." in texts(app)
-    assert not {key for key in line_buttons(app, turn) if "ml_expertise" in key}
+    assert f"✓ You said {catalog_name('ml_expertise')} does not apply." in texts(app)
+    app.button(key=f"ok-{turn}-ml_expertise").click().run()  # changed their mind: "That's right" undoes it
+    state = store.factor(user, "ml_expertise")
+    assert (state.inference_status, state.current_value) == (InferenceStatus.user_provided, 72)
 
 
 def test_saving_without_a_choice_asks_for_one_and_changes_nothing(conversation, store):
@@ -133,7 +142,7 @@ def test_a_decision_made_elsewhere_shows_as_such(app_database, signer, store, ma
     session, [turn] = answered(store, user, BI_TEAM)
     store.correct(user, "data_quality", 50, "Review: it is usable after cleaning")  # on the Review page
     app = open_app(signer.issue(user, session), "conversation")
-    assert "✓ Corrected by you: mid." in texts(app)
+    assert "✓ You corrected it: Data quality is mid." in texts(app)
 
 
 def test_analysing_the_turn_again_never_undoes_the_persons_decision(conversation, store, signer):
@@ -145,7 +154,8 @@ def test_analysing_the_turn_again_never_undoes_the_persons_decision(conversation
     expertise = store.factor(user, "ml_expertise")
     assert (expertise.inference_status, expertise.current_value) == (InferenceStatus.user_provided, 20)
     again = open_app(signer.issue(user, session), "conversation")
-    assert "✓ Confirmed by you." in texts(again) and "Corrected by you: low" in texts(again)
+    assert "✓ You confirmed it: Data quality is low." in texts(again)
+    assert f"You corrected it: {catalog_name('ml_expertise')} is low" in texts(again)
 
 
 def test_the_next_question_follows_from_what_was_understood(conversation, store, catalog):

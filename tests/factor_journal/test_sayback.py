@@ -40,8 +40,8 @@ def test_each_reading_is_one_line_in_the_factors_own_words(catalog):
     assert (quality.factor_name, quality.band, quality.quote) == ("Data quality", Level.low, "numbers never match")
     assert quality.meaning == catalog.factor("data_quality").rubric.low
     assert expertise.factor_name == catalog.factor("ml_expertise").name and expertise.band == Level.low
-    assert [c.level for c in quality.choices] == [Level.low, Level.mid, Level.high]
-    assert [c.value for c in quality.choices] == [20, 50, 80]
+    assert [c.level for c in quality.choices] == [Level.mid, Level.high]  # low is "That's right"
+    assert [c.value for c in quality.choices] == [50, 80]
     assert quality.state == LineState.open and quality.can_confirm and quality.can_correct
     assert heard_factors(readings) == {"data_quality", "ml_expertise"}
 
@@ -59,8 +59,9 @@ def test_nothing_understood_is_no_line(catalog):
         (state("data_quality", 50, InferenceStatus.user_provided), LineState.corrected, Level.mid, True, True),
         (state("data_quality", 80, InferenceStatus.confirmed), LineState.corrected, Level.high, True, True),
         (state("data_quality", 80, InferenceStatus.user_provided, True), LineState.held, Level.high, True, True),
-        (state("data_quality", None, InferenceStatus.unassessed), LineState.withdrawn, None, False, False),
-        (None, LineState.withdrawn, None, False, False),
+        # "doesn't apply" is undone by "That's right" (the reading comes back) or by choosing another level
+        (state("data_quality", None, InferenceStatus.unassessed), LineState.withdrawn, None, True, True),
+        (None, LineState.withdrawn, None, True, True),
     ],
 )
 def test_a_line_shows_where_the_person_stands_whatever_page_they_decided_on(
@@ -70,6 +71,9 @@ def test_a_line_shows_where_the_person_stands_whatever_page_they_decided_on(
     [line] = say_back(catalog, [reading], {"data_quality": current} if current else {})
     assert (line.state, line.decided) == (expected, decided)
     assert (line.can_confirm, line.can_correct) == (can_confirm, can_correct)
+    assert line.can_withdraw is (expected != LineState.withdrawn)
+    assert Level.low not in {c.level for c in line.choices}  # the reading's own band is "That's right"
+    assert decided is None or decided not in {c.level for c in line.choices}  # nor the band the person set
 
 
 def test_a_reading_of_a_factor_no_longer_in_the_catalog_is_left_out(catalog):
