@@ -115,6 +115,18 @@ _NOT_KNOWING: Final = re.compile(
     r"(?! (?:i|we|that|it|they)\b)|cannot (?:tell you|say)(?! (?:i|we|that|it|they)\b)|i(?:'m| am) not (?:sure"
     r"|certain)|i'?d (?:only )?be guessing|(?:would|could) only guess|your guess is as good as mine|beats me)\b"
 )
+# A bare hand-off to someone, as a whole fragment ("ask Sam", "check with the accountant", "Sam would know", "Karen
+# knows all that"): a deferral only beside not knowing ("I don't know, ask Sam"); alone it may be the answer ("Who
+# can fix the macros?" "Ask Heike."), and "nobody knows" / "only Sam knows" say how things are here.
+_UNSURE: Final = re.compile(r"\b(?:dunno|not (?:really |too |that |entirely )?(?:sure|certain))\b")  # with _NOT_KNOWING
+_NAMED_HAND_OFF: Final = re.compile(
+    r"^(?:just |maybe |perhaps |probably |best )?(?:ask|check with|speak to|talk to) (?!for\b|about\b|if\b|whether\b)"
+    r"\w+(?: \w+){0,2}$"
+    r"|^(?!(?:only|nobody|no one|everyone|everybody|anyone|anybody)\b)(?:\w+ ){0,2}\w+(?:'d| would| will|'ll| might"
+    r"| should| could) (?:\w+ )?know$"
+    r"|^(?!(?:only|nobody|no one|everyone|everybody|anyone|anybody)\b)\w+(?: \w+)? knows?(?: all| more| best)?"
+    r"(?: about)?(?: (?:that|this|those|it|them))?(?: stuff)?$"
+)
 _DEFERRAL: Final = re.compile(
     r"\b(?:you(?:'d| would) (?:really |probably |honestly |best |better )?(?:want|need) (?:to (?:ask|speak to|talk to"
     r"|check with) )?(?:our|the|my) \w+|(?:that|this)(?:'s| is) (?:\w+'s|my \w+'s|our \w+'s) (?:territory|area"
@@ -579,6 +591,7 @@ def screen_turn(answer: str) -> ScreenedTurn | None:
         frames = [None if f is not None and f.group(0).startswith("my ") else f for f in frames]
     former = any(f is not None and _FORMER.search(f.group(0)) for f in frames)
     found: dict[ScreenKind, re.Match[str]] = {}
+    not_knowing = bool(_NOT_KNOWING.search(said) or _UNSURE.search(said))  # a bare hand-off beside it is a deferral
     first: re.Match[str] | None = None
     wishing: str | None = None  # the last sentence that wished or planned, while the turn goes on wishing
     for sentence, frame in zip(sentences, frames, strict=True):
@@ -628,6 +641,8 @@ def screen_turn(answer: str) -> ScreenedTurn | None:
                 if match and not (_WE.search(rest) and (kind == ScreenKind.question_back or _TODAY.search(rest))):
                     matched = found.setdefault(kind, match)
                     break
+            if matched is None and not_knowing and (handed_on := _NAMED_HAND_OFF.search(fragment)):
+                matched = found.setdefault(ScreenKind.deferral, handed_on)
             if matched is not None:
                 continue
             if _NOT_KNOWING.search(fragment) and not (

@@ -102,6 +102,33 @@ def test_near_misses_that_speak_about_us_now_are_not_refused(text):
     assert screen_turn(text) is None, (text, screen_turn(text))
 
 
+NOT_KNOWING_THEN_HANDING_ON = (
+    "No idea, honestly. Check with Tom.",
+    "Couldn't tell you. Talk to the office manager.",
+    "Dunno, Priya would know.",
+    "I'm not sure; our bookkeeper knows all that.",
+    "Haven't a clue, speak to Femi.",
+)
+HANDING_ON_OR_WHO_KNOWS_AS_THE_ANSWER = (
+    "Ask Heike. If Heike's on holiday, ask Heike on her mobile.",  # who can fix it: the answer itself
+    "Only Sam knows.",  # one person holds the knowledge
+    "Whether they saved anything, nobody knows.",
+    "Not sure, Sam knows the numbers, they never match.",  # not knowing, then something about us
+    "I don't know, ask for a report and it takes a week.",
+)
+
+
+@pytest.mark.parametrize("text", NOT_KNOWING_THEN_HANDING_ON)
+def test_not_knowing_and_handing_the_question_to_someone_is_a_deferral(text):
+    screened = screen_turn(text)
+    assert screened is not None and screened.kind == ScreenKind.deferral, (text, screened)
+
+
+@pytest.mark.parametrize("text", HANDING_ON_OR_WHO_KNOWS_AS_THE_ANSWER)
+def test_naming_who_knows_is_left_to_the_reader_when_it_may_be_the_answer(text):
+    assert screen_turn(text) is None, (text, screen_turn(text))
+
+
 def test_the_reason_quotes_the_words_that_decided_it():
     screened = screen_turn("My cousin's bakery tracks every loaf on an iPad.")
     assert screened is not None and "my cousin's" in screened.reason
