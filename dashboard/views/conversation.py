@@ -58,14 +58,29 @@ def _watch_until_analysed(user_id: str, session_id: str, turn_ids: tuple[str, ..
         st.rerun(scope="app")
 
 
+def _shown(turns: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
+    """The turns on the page: the last SHOWN_TURNS, or all once the person asked for the earlier ones (a button above
+    them says how many there are)."""
+    if len(turns) <= SHOWN_TURNS or st.session_state.get("conversation_show_all"):
+        return turns
+    earlier = len(turns) - SHOWN_TURNS
+    st.button(
+        f"Show the {earlier} earlier turn{'s' if earlier != 1 else ''} of this conversation",
+        key="conversation_earlier",
+        icon=":material/expand_less:",
+        on_click=lambda: st.session_state.update(conversation_show_all=True),
+    )
+    return turns[-SHOWN_TURNS:]
+
+
 def _show(turns: list[tuple[str, dict]], summary: AssessmentSummary | None, *, can_act: bool) -> None:
-    """The last turns; under each analysed answer what it was understood to say, under any other what became of
-    it (always for the latest answer, otherwise only when it is not simply done)."""
+    """The turns on the page (``_shown``); under each analysed answer what it was understood to say, under any
+    other what became of it (always for the latest answer, otherwise only when it is not simply done)."""
     store = context.store()
     users = [tid for tid, data in turns if data.get("role") != "assistant"]
     latest = users[-1] if users else None
     factors = summary.factors if summary is not None else {}
-    for turn_id, data in turns[-SHOWN_TURNS:]:
+    for turn_id, data in _shown(turns):
         with st.chat_message("assistant" if data.get("role") == "assistant" else "user"):
             quote(data["text"])
             if data.get("role") == "assistant":
@@ -201,7 +216,7 @@ def render() -> None:
         turns.append((turn_id, {"role": "assistant", "text": question, "about": about}))  # as written: no re-read
 
     _show(turns, summary, can_act=True)
-    shown = turns[-SHOWN_TURNS:]
+    shown = turns if st.session_state.get("conversation_show_all") else turns[-SHOWN_TURNS:]
     statuses = {tid: (d.get("extraction") or {}).get("status") for tid, d in shown if d.get("role") != "assistant"}
     awaiting = tuple(tid for tid, status in statuses.items() if awaiting_analysis(status))
     if awaiting:

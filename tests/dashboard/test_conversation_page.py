@@ -229,6 +229,16 @@ def test_after_a_request_to_pause_the_assistant_waits_to_be_asked_for_the_next_q
     assert not [b for b in app.button if b.key == "conversation_resume"]
 
 
+def test_earlier_answers_and_their_say_back_are_one_click_away(app_database, signer, store, make_user):
+    user = make_user(store)
+    session, [first, *_] = answered(store, user, BI_TEAM, *[SMALL_TALK] * 7)
+    app = open_app(signer.issue(user, session), "conversation")
+    assert f"ok-{first}-data_quality" not in {b.key for b in app.button}  # the first answer is not on the page
+    app.button(key="conversation_earlier").click().run()
+    assert f"ok-{first}-data_quality" in {b.key for b in app.button}  # now it is, with its say-back
+    assert BI_TEAM in texts(app)
+
+
 def test_a_manager_sees_no_words_and_no_buttons_of_a_member(app_database, signer, store, make_user):
     org = f"org-{make_user(store)}"
     OrganisationDirectory(store).create(org, "Say-back Org")
