@@ -140,6 +140,8 @@ def _main(argv: Sequence[str] | None) -> int:
                 f"run {result['run_id']}: {result['tasks']} tasks, {done['organisations']} organisations recorded, "
                 f"{done['reminders_sent']} reminders queued"
             )
+            for org_id, reason in sorted(done["skipped_organisations"].items()):
+                print(f"organisation {org_id} skipped: its document is damaged ({reason})")
             return 0
         started: dict[str, Any] = runtime.daily_jobs()
         result = started

@@ -9,6 +9,9 @@ the first page of organisations and the first page of each reminder scan
   cursor, enqueues the next page (when this one was full), then writes each listed
   organisation's figures for the run's day (``OrganisationDirectory.record_day``:
   one document per organisation and day, a constant ~66 reads whatever its size);
+  an organisation whose document no longer reads is skipped, with its id and the
+  damaged field in the task's marker (``skipped``) and a warning, and the others'
+  figures are recorded;
 * ``reminders`` page: reads up to ``page_size`` people of one scan after a cursor,
   enqueues the next page first (so pages overlap instead of queueing behind each
   other), then queues a reminder for each person due on it (one mail per person and
@@ -25,6 +28,7 @@ goes on, how often it ran): :func:`progress` reads them to tell when a run is do
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 from collections import deque
@@ -35,7 +39,7 @@ from typing import Any, Literal, Protocol
 from pydantic import AwareDatetime, BaseModel, Field, model_validator
 
 from factor_journal.links import LinkSigner
-from factor_journal.organisation import OrganisationDirectory
+from factor_journal.organisation import DamagedOrganisationError, OrganisationDirectory
 from factor_journal.reminders import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
@@ -56,6 +60,8 @@ ORGANISATION_QUEUE = "nightlyOrganisations"  # Cloud Tasks queue ids: letters, d
 REMINDER_QUEUE = "nightlyReminders"
 DEFAULT_ORG_PAGE_SIZE = 10
 RUN_ID = re.compile(r"^[A-Za-z0-9-]{1,64}$")
+
+log = logging.getLogger(__name__)
 
 TaskKind = Literal["organisations", "reminders"]
 QUEUE_OF: dict[str, str] = {"organisations": ORGANISATION_QUEUE, "reminders": REMINDER_QUEUE}
@@ -235,8 +241,19 @@ class NightlyWorker:
         ids, after = self.directory.organisation_page(task.after_org, task.settings.org_page_size)
         if after is not None:  # the next page starts while this one is being worked on
             self.sink.enqueue(task.follow(page=task.page + 1, after_org=after))
-        people = sum(self.directory.record_day(org_id, task.now).people for org_id in ids)
-        return {"organisations": len(ids), "people": people, "more": after is not None}
+        people, skipped = 0, []  # a list: a task run again replaces it whole in its marker
+        for org_id in ids:
+            try:
+                people += self.directory.record_day(org_id, task.now).people
+            except DamagedOrganisationError as damage:  # one damaged organisation never stops the others' figures
+                log.warning("organisation %s is damaged (%s): its day is not recorded", org_id, damage.reason)
+                skipped.append({"org_id": org_id, "reason": damage.reason})
+        return {
+            "organisations": len(ids) - len(skipped),
+            "people": people,
+            "skipped": skipped,
+            "more": after is not None,
+        }
 
     def _reminders(self, task: NightlyTask) -> dict[str, Any]:
         policy = task.settings.policy()
@@ -256,6 +273,8 @@ class RunProgress(BaseModel):
     organisations: int  # organisations whose day was recorded
     people_seen: int
     reminders_sent: int
+    # organisations whose document no longer reads, by id: why (the field), their day not recorded
+    skipped_organisations: dict[str, str] = Field(default_factory=dict)
 
 
 def progress(runs: NightlyRuns, run_id: str) -> RunProgress:
@@ -283,4 +302,7 @@ def progress(runs: NightlyRuns, run_id: str) -> RunProgress:
         organisations=sum(m.get("organisations", 0) for m in markers),
         people_seen=sum(m.get("seen", 0) for m in markers),
         reminders_sent=sum(m.get("sent", 0) for m in markers),
+        skipped_organisations={
+            str(skip.get("org_id")): str(skip.get("reason")) for m in markers for skip in m.get("skipped") or []
+        },
     )

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, ValidationError
 from factor_journal.catalog import Catalog
 from factor_journal.errors import FactorJournalError
 from factor_journal.models import UserProfile
+from factor_journal.repositories.organisations import UnknownOrganisationError as UnknownOrganisationError
 from factor_journal.rollup import (
     ROLLUP_SHARDS,
     PersonRow,
@@ -37,6 +38,15 @@ QUIET_AFTER = timedelta(days=7)
 class NotAManagerError(FactorJournalError):
     def __init__(self, user_id: str, org_id: str) -> None:
         super().__init__(f"{user_id!r} does not manage organisation {org_id!r}")
+
+
+class DamagedOrganisationError(FactorJournalError):
+    """The organisation's document exists but no longer reads as an organisation (a bad write, a hand edit: no
+    name, a managers list that is not a list); ``reason`` says which field, without any of its content."""
+
+    def __init__(self, org_id: str, reason: str) -> None:
+        super().__init__(f"organisation {org_id!r} is damaged ({reason}): its document needs mending")
+        self.org_id, self.reason = org_id, reason
 
 
 class Organisation(BaseModel):
@@ -144,11 +154,19 @@ class OrganisationDirectory:
         return self.get(org_id)  # type: ignore[return-value]
 
     def get(self, org_id: str) -> Organisation | None:
+        """The organisation, or None when it does not exist; DamagedOrganisationError when its document no longer
+        reads as one (nothing guessed: its name and managers list are not derived from anything)."""
         data = self.records.get(org_id)
-        return Organisation.model_validate({"org_id": org_id, **data}) if data is not None else None
+        if data is None:
+            return None
+        try:
+            return Organisation.model_validate({"org_id": org_id, **data})
+        except ValidationError as damage:
+            raise DamagedOrganisationError(org_id, _where(damage)) from None
 
     def assign_manager(self, org_id: str, user_id: str) -> None:
-        """Make a registered member of the organisation its manager.
+        """Make a registered member of the organisation its manager (UnknownOrganisationError when there is no
+        such organisation: nothing is written).
 
         ``organisations/{org}.managers`` is what makes a manager (the rules, sign-in and
         ``require_manager`` read only it); the profile's ``role`` follows it for display and
@@ -156,7 +174,8 @@ class OrganisationDirectory:
         self.store.set_manager(user_id, org_id, manager=True)
 
     def remove_manager(self, org_id: str, user_id: str) -> None:
-        """Take the organisation away from a manager: off the list (effective at once), role member."""
+        """Take the organisation away from a manager: off the list (effective at once), role member.
+        UnknownOrganisationError when there is no such organisation: nothing is written (no document created)."""
         self.store.set_manager(user_id, org_id, manager=False)
 
     def require_manager(self, manager_id: str, org_id: str | None) -> UserProfile:
@@ -243,6 +262,8 @@ class OrganisationDirectory:
 
         The document id is the (UTC) date, so running this again the same day -- a retried or
         duplicated nightly task -- rewrites that day's one figure with fresh numbers, never adds one.
+        Raises DamagedOrganisationError, before anything is written, when the organisation's document no longer
+        reads (its managers, who are left out of the figures, are not known then).
         """
         day = (day or datetime.now(UTC)).astimezone(UTC)
         organisation = self.get(org_id)
@@ -293,6 +314,12 @@ class OrganisationDirectory:
             more, after = self.organisation_page(after)
             ids.extend(more)
         return ids
+
+
+def _where(damage: ValidationError) -> str:
+    """Which field of a document failed to read (its location only: never the value)."""
+    first = damage.errors()[0]
+    return f"{'.'.join(str(part) for part in first['loc']) or 'document'}: {first['type']}"
 
 
 def blockers(catalog: Catalog, people: list[PersonRow]) -> Blockers:

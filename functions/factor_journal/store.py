@@ -215,7 +215,8 @@ class FactorJournalStore:
 
     def set_manager(self, user_id: str, org_id: str, manager: bool) -> None:
         """Make the member a manager of ``org_id`` or take that away (its managers list and their ``role``,
-        one transaction that writes nothing else of the profile)."""
+        one transaction that writes nothing else of the profile); UnknownOrganisationError, with nothing
+        written, when ``org_id`` does not exist."""
         self._people.set_manager(user_id, org_id, manager)
 
     def rewrite_row(self, user_id: str, org_id: str) -> PersonRow | None:

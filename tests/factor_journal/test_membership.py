@@ -17,7 +17,7 @@ import pytest
 
 from factor_journal.errors import FactorJournalError
 from factor_journal.models import InferredUpdate, UserProfile
-from factor_journal.organisation import NotAManagerError, OrganisationDirectory
+from factor_journal.organisation import NotAManagerError, OrganisationDirectory, UnknownOrganisationError
 from factor_journal.rollup import shard_of
 from factor_journal.store import FactorJournalStore
 
@@ -57,6 +57,26 @@ def test_removing_a_manager_takes_effect_at_once(small_store, orgs):
         directory.require_manager(manager_a, a)
     assert small_store.get_user(manager_a).role == "member"
     assert manager_a not in directory.get(a).managers
+
+
+def test_changing_the_managers_of_an_organisation_that_does_not_exist_creates_nothing(small_store, make_user, orgs):
+    """A mistyped organisation id is refused, either way, and no nameless organisation document is left behind (it
+    would no longer read as an organisation: its team page and nightly figures would fail)."""
+    directory, a, _, manager_a, _ = orgs
+    typo = f"{a}-typo"
+    with pytest.raises(UnknownOrganisationError) as refused:
+        directory.remove_manager(typo, manager_a)
+    assert refused.value.org_id == typo and typo in str(refused.value)
+    stranded = make_user(small_store, org_id=typo, display_name="Stranded")  # a member of an id with no document
+    with pytest.raises(UnknownOrganisationError):
+        directory.assign_manager(typo, stranded)
+    with pytest.raises(UnknownOrganisationError):
+        directory.remove_manager(typo, stranded)
+    assert not small_store.org_ref(typo).get().exists
+    assert directory.get(typo) is None
+    assert small_store.get_user(manager_a).role == "manager"  # nothing of the people was written either
+    assert small_store.get_user(stranded).role == "member"
+    assert directory.require_manager(manager_a, a).user_id == manager_a
 
 
 def test_a_list_entry_left_behind_after_the_role_changed_is_still_the_truth(small_store, orgs):

@@ -163,6 +163,37 @@ def test_the_nightly_tasks_cover_every_organisation_and_person_and_are_idempoten
     assert again.executions == tasks + 2 and again.tasks == tasks
 
 
+def test_an_organisation_that_no_longer_reads_is_skipped_with_its_reason_and_the_others_are_recorded(
+    store, signer, caplog
+):
+    """A nameless organisation document (as a managers-list change on a mistyped id once created) sorts among
+    the others on one page: their figures are recorded, every time the page runs, and the skip is recorded in the
+    run's progress with the field that failed."""
+    now, population = seed(store, 1910, people=12, organisations=3)
+    organisations = sorted(population["organisations"])
+    damaged = f"{organisations[0]}-typo"  # sorts right after the first: mid-page
+    store.org_ref(damaged).set({"managers": []})
+    try:
+        queue = InlineQueue()
+        worker = NightlyWorker(store, signer, "https://app.example", queue)
+        run_id = f"t-{uuid.uuid4().hex[:8]}"
+        settings = NightlySettings(page_size=50, org_page_size=100)  # every organisation on one page
+        start_run(store.nightly_runs, queue, now, run_id, settings)
+        queue.drain(worker)
+        worker.run(NightlyTask(kind="organisations", run_id=run_id, now=now, settings=settings))  # a retry
+        state = progress(store.nightly_runs, run_id)
+        assert state.complete and state.skipped_organisations == {damaged: "name: missing"}
+        directory = OrganisationDirectory(store)
+        day = now.strftime("%Y-%m-%d")
+        for org in organisations:
+            [figures] = [d for d in directory.history(org) if d.date == day]
+            assert figures.people == sum(1 for member_org in population["org_of"].values() if member_org == org)
+        assert not list(store.org_ref(damaged).collection("daily").stream())
+        assert f"organisation {damaged} is damaged (name: missing)" in caplog.text
+    finally:
+        store.org_ref(damaged).delete()  # the organisation pages of the tests below list every organisation
+
+
 def test_a_malformed_task_is_refused_before_any_work():
     """``NightlyWorker.run`` validates its payload as a ``NightlyTask`` before it reads or writes anything: the
     refusal is the model's (pure)."""

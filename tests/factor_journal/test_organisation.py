@@ -8,10 +8,12 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from google.cloud import firestore
 
 from factor_journal.models import InferredUpdate, UserProfile
 from factor_journal.organisation import (
     TEAM_SORTS,
+    DamagedOrganisationError,
     NotAManagerError,
     Organisation,
     OrganisationDirectory,
@@ -156,6 +158,19 @@ def test_a_damaged_days_figures_leave_a_gap_instead_of_stopping_the_chart(small_
     small_store.org_ref(a).collection("daily").document("2026-01-05").set({"date": "2026-01-05", "people": "many"})
     assert [d.date for d in directory.history(a)] == [day.date]
     assert "daily figures 2026-01-05 of" in caplog.text
+
+
+def test_an_organisation_that_no_longer_reads_raises_a_domain_error_naming_the_field(small_store, two_orgs):
+    directory, a, _, _, _, manager_a = two_orgs
+    small_store.org_ref(a).update({"name": firestore.DELETE_FIELD})  # a hand edit: the name is gone
+    with pytest.raises(DamagedOrganisationError) as damaged:
+        directory.get(a)
+    assert damaged.value.org_id == a and damaged.value.reason == "name: missing"
+    with pytest.raises(DamagedOrganisationError):  # the team page shows it as a domain error, not a crash
+        directory.team(manager_a, a)
+    with pytest.raises(DamagedOrganisationError):  # and no figures are written for it
+        directory.record_day(a)
+    assert directory.history(a) == []
 
 
 def test_daily_snapshots_one_per_user_per_day(small_store, make_user):

@@ -47,6 +47,7 @@ from factor_journal.repositories.changes import drop_row, roster_changed, write_
 from factor_journal.repositories.client import Repository, jittered_sleep, run_transaction
 from factor_journal.repositories.journal import JournalReads
 from factor_journal.repositories.locks import CommitBusyError
+from factor_journal.repositories.organisations import UnknownOrganisationError
 from factor_journal.repositories.paths import AWAITING_ANALYSIS, SUMMARY_FIELD, TURNS, Paths
 from factor_journal.rollup import PersonRow, person_row, shard_of
 from factor_journal.summary import build_summary
@@ -160,13 +161,20 @@ class People(Repository):
     def set_manager(self, user_id: str, org_id: str, manager: bool) -> None:
         """Put the person on ``org_id``'s managers list (``manager``) or take them off it, with their profile's
         ``role`` following, in one transaction that writes only ``role`` of the profile: a move, an opt-out or a
-        rename made meanwhile is never undone.  Raises UnknownUserError, or FactorJournalError for someone not
-        (or no longer) in ``org_id``, when asked to make a manager; nothing is written then."""
+        rename made meanwhile is never undone.  Raises UnknownOrganisationError when ``org_id`` does not exist
+        (either way: a mistyped id never creates a nameless organisation), and UnknownUserError, or
+        FactorJournalError for someone not (or no longer) in ``org_id``, when asked to make a manager; nothing is
+        written then.  The organisation is read in the transaction, so one deleted meanwhile is not recreated."""
         paths = self.paths
 
         @firestore.transactional
         def run(transaction: firestore.Transaction) -> None:
-            snapshot = paths.user(user_id).get(transaction=transaction)
+            snapshot, organisation = (
+                paths.user(user_id).get(transaction=transaction),
+                paths.organisation(org_id).get(transaction=transaction),
+            )
+            if not organisation.exists:
+                raise UnknownOrganisationError(org_id)
             known = (snapshot.to_dict() or {}) if snapshot.exists else None
             member = known is not None and known.get("org_id") == org_id
             if manager and known is None:
@@ -174,7 +182,7 @@ class People(Repository):
             if manager and not member:
                 raise FactorJournalError(f"{user_id!r} belongs to {known.get('org_id')!r}, not {org_id!r}")  # type: ignore[union-attr]
             change = firestore.ArrayUnion([user_id]) if manager else firestore.ArrayRemove([user_id])
-            transaction.set(paths.organisation(org_id), {"managers": change}, merge=True)
+            transaction.update(paths.organisation(org_id), {"managers": change})
             role = "manager" if manager else "member"
             if member and known.get("role") != role and (manager or known.get("role") == "manager"):  # type: ignore[union-attr]
                 transaction.update(paths.user(user_id), {"role": role})
