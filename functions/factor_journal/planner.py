@@ -181,6 +181,9 @@ class TurnRead:
     outcome: ExtractionOutcome | None  # the turn's stored outcome
     session: SessionDocument | None = None  # the session as far as it still reads (None for a duplicate)
     session_damage: tuple[str, ...] = ()  # the session's fields that no longer read: it is rewritten whole
+    # the turn no longer exists (deleted after its claim, its person erased): the change writes nothing, so the
+    # turn is not recreated as a stub and its readings are not applied
+    gone: bool = False
 
     @property
     def duplicate(self) -> bool:
@@ -191,8 +194,11 @@ class TurnRead:
 def read_turn(
     session_id: str, turn_document: dict[str, Any] | None, session_document: dict[str, Any] | None
 ) -> TurnRead:
-    """What a turn's change goes on from: a turn whose outcome says done is a duplicate delivery (its session
-    is not looked at); otherwise the session salvaged (``SessionDocument.salvaged``)."""
+    """What a turn's change goes on from: a turn that no longer exists (``turn_document`` None) is gone and a
+    turn whose outcome says done is a duplicate delivery (neither looks at its session); otherwise the session
+    salvaged (``SessionDocument.salvaged``)."""
+    if turn_document is None:
+        return TurnRead(None, gone=True)
     outcome = ExtractionOutcome.of(turn_document)
     if outcome is not None and outcome.is_done:
         return TurnRead(outcome)

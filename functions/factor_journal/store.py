@@ -306,7 +306,8 @@ class FactorJournalStore:
         readings were said (``observed_at``), whatever order they are recorded in.  With ``weigh`` each
         reading is bounded by the plausibility guard and weighed with the factor's earlier evidence (the
         pipeline's extractor readings); without, the newest reading stands as stated.  With ``turn``, the
-        turn's outcome is written in the same transaction, exactly once."""
+        turn's outcome is written in the same transaction, exactly once; a turn deleted meanwhile gets nothing
+        written (``missing`` in the result: the turn is not recreated)."""
         readings = []
         for update in updates:
             checked = self.validate_update(update)

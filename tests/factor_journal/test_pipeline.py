@@ -16,7 +16,9 @@ from doubles import ScriptedExtractor, reading
 from factor_journal.documents import SessionDocument, TokenUsage
 from factor_journal.extraction.base import ExtractionError
 from factor_journal.extraction.offline import OfflineExtractor
+from factor_journal.models import InferredUpdate
 from factor_journal.pipeline import TurnProcessor
+from factor_journal.planner import TurnContext
 
 
 @pytest.fixture
@@ -212,6 +214,44 @@ def test_turns_of_unknown_users_and_sessions_fail_readably(store, make_user):
     assert processor.process(user, "never-started", ref.id).status == "invalid"
     assert "unknown session" in store.turn_data(user, "never-started", ref.id)["extraction"]["error"]
     assert store.summary(user).overall.total_factors_assessed == 0
+
+
+class DeletesTheTurn(ScriptedExtractor):
+    """Reads the turn, and meanwhile the turn is deleted (after its claim, before its commit)."""
+
+    def __init__(self, store, *outputs: list) -> None:
+        super().__init__(*outputs)
+        self.store = store
+
+    def extract(self, request):
+        self.store.turns(request.user_id, request.session_id).document(request.turn_id).delete()
+        return super().extract(request)
+
+
+def test_a_turn_deleted_after_its_claim_gets_nothing_applied_and_is_not_recreated(store, conversation):
+    user, session, say = conversation
+    processor = TurnProcessor(store, ScriptedExtractor([reading("data_quality", 30)]))
+    assert processor.process(user, session, say("user", "We clean data by hand")).status == "processed"
+    before = (store.factor(user, "data_quality"), store.summary(user), store.session_data(user, session))
+    turn = say("user", "Our data is all over the place and nobody owns it")
+
+    result = TurnProcessor(store, DeletesTheTurn(store, [reading("data_quality", 80)])).process(user, session, turn)
+
+    assert not result.entry_ids and result.status != "processed"
+    assert store.turn_data(user, session, turn) is None  # not recreated as a stub
+    assert len(store.history(user, "data_quality").entries) == 1  # no journal entry of the deleted turn
+    assert (store.factor(user, "data_quality"), store.summary(user), store.session_data(user, session)) == before
+
+
+def test_a_change_for_a_turn_that_no_longer_exists_says_it_is_missing_and_writes_nothing(store, conversation):
+    """The store's answer to the pipeline: ``missing``, neither a duplicate nor a change."""
+    user, session, _ = conversation
+    update = InferredUpdate(factor_id="data_quality", value=80, confidence=0.7, rationale="said so")
+    context = TurnContext(session_id=session, turn_id="never-written", observed_at=datetime.now(UTC))
+    change = store.record_inferences(user, [update], turn=context, idempotency_key=f"{session}/never-written")
+    assert change.missing and not change.duplicate and change.entries == [] and change.summary is None
+    assert store.turn_data(user, session, "never-written") is None
+    assert store.factor(user, "data_quality").current_value is None
 
 
 def test_an_unexpected_error_is_recorded_on_the_turn_and_replayable(store, conversation):

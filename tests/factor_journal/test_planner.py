@@ -206,8 +206,15 @@ def test_a_turn_in_a_session_never_written_starts_it(catalog):
     assert read.session == SessionDocument(session_id="s1") and read.session_damage == ()
 
 
+def test_a_turn_that_no_longer_exists_is_gone_and_nothing_else_is_read(catalog):
+    read = read_turn("s1", None, {"analysed_turns": 4})
+    assert read.gone and not read.duplicate and read.session is None and read.outcome is None
+    assert not read_turn("s1", {}, None).gone  # an existing turn with no fields is not gone
+
+
 def test_a_damaged_session_is_salvaged_and_named_for_a_whole_rewrite(catalog):
-    read = read_turn("s1", None, {"analysed_turns": 4, "last_topic_at": "yesterday", "usage": "lots"})
+    turn = {"role": "user", "text": "hi"}
+    read = read_turn("s1", turn, {"analysed_turns": 4, "last_topic_at": "yesterday", "usage": "lots"})
     assert read.session_damage == ("last_topic_at", "usage")
     assert read.session.analysed_turns == 4 and read.session.usage == TokenUsage()
 

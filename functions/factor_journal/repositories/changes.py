@@ -10,8 +10,10 @@ composites derived again), and then the change set (``plan_change``); the
 repository writes all of it: journal entries, factor documents, the summary,
 the day's snapshot, the person's roll-up row, and for a turn its outcome and the
 session's "where were we".  A turn whose outcome already says done is not
-applied again (exactly once).  Damaged derived documents (the summary, a factor
-document, the session) are rebuilt from what they derive from and rewritten.
+applied again (exactly once), and a turn that no longer exists (deleted after its
+claim) gets nothing applied and is not recreated (``ChangeResult.missing``).
+Damaged derived documents (the summary, a factor document, the session) are
+rebuilt from what they derive from and rewritten.
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ class ChangeResult:
     duplicate: bool = False
     previous_outcome: ExtractionOutcome | None = None
     guarded: tuple[str, ...] = ()
+    missing: bool = False  # the turn no longer existed at commit: nothing was written (nor the turn recreated)
 
     @property
     def entry_ids(self) -> list[str]:
@@ -153,7 +156,9 @@ class FactorChanges(Repository):
         words: Sequence[str] = (),
     ) -> ChangeResult:
         """Apply readings and/or a person's decision to one user's factors atomically; each new entry that
-        carries words (``words``: what a person's decision says) gets its vector in the same transaction."""
+        carries words (``words``: what a person's decision says) gets its vector in the same transaction.  With
+        ``turn``: a turn analysed already writes nothing (``duplicate``), nor does one that no longer exists
+        (``missing``: deleted after its claim, it is not recreated and its readings are not applied)."""
         if not isinstance(user_id, str) or not user_id or "/" in user_id:
             raise InvalidInputError(f"user id must be a non-empty string without '/', got {user_id!r}")
         touched = touched_factors(self.graph, list(factor_ids))
@@ -174,6 +179,9 @@ class FactorChanges(Repository):
                 read = read_turn(
                     turn.session_id, snapshots[refs[-2].path].to_dict(), snapshots[refs[-1].path].to_dict()
                 )
+                if read.gone:  # deleted after its claim: applying it would recreate it as a stub
+                    log.info("turn %s/%s of user %s is gone: nothing applied", turn.session_id, turn.turn_id, user_id)
+                    return ChangeResult(entries=[], summary=None, missing=True)
                 if read.duplicate:
                     return ChangeResult(entries=[], summary=None, duplicate=True, previous_outcome=read.outcome)
                 if read.session_damage:  # rewritten whole by this change, from what still reads
