@@ -50,7 +50,8 @@ def nightly_rollups_and_reminders(event: scheduler_fn.ScheduledEvent) -> None:
 
 @https_fn.on_request(secrets=[LINK_SECRET])
 def unsubscribe(request: https_fn.Request) -> https_fn.Response:
-    """One-click unsubscribe from a reminder's List-Unsubscribe header (RFC 8058 POST, or GET); no sign-in."""
+    """One-click unsubscribe from a reminder's List-Unsubscribe header: an RFC 8058 POST opts out; a GET only
+    shows a confirmation whose button POSTs (scanners and previewers GET every link); no sign-in."""
     status, body = one_click_response(runtime.store(), UnsubscribeLinks(), request.method, request.args.get("u"))
     return https_fn.Response(body, status=status, mimetype="text/html")
 

@@ -20,6 +20,9 @@ in ``message.headers``, to the ``unsubscribe`` HTTP function that mail clients
 POST to (RFC 8058).  The token names only the person, is signed with the link
 secret under its own salt (so it can never open the app), does not expire, and
 is honoured without signing in: ``unsubscribe`` sets ``reminders_opt_out``.
+Opening a link (a GET, as mail scanners and link previewers do with every link in
+a mail) never opts anyone out: the page and the function ask, and only a POST (the
+page's button, the function's confirmation form, a mail client's one-click) does.
 """
 
 from __future__ import annotations
@@ -100,15 +103,35 @@ ONE_CLICK_DONE = (
 )
 
 
+def one_click_confirmation(token: str) -> str:
+    """The page a GET of the one-click address shows: it asks, and its button POSTs the one-click body
+    (``List-Unsubscribe=One-Click``) to the same address with the same token."""
+    action = html.escape(f"?{urlencode({'u': token})}", quote=True)
+    return (
+        "<!doctype html><meta charset='utf-8'><title>Reminder emails · Factor Journal</title>"
+        "<div style='font-family:sans-serif'>"
+        "<p>Do you want to stop the reminder emails from Factor Journal?</p>"
+        f"<form method='post' action='{action}'>"
+        "<input type='hidden' name='List-Unsubscribe' value='One-Click'>"
+        "<button type='submit'>Unsubscribe from reminder emails</button></form>"
+        "<p>Nothing changes until you press the button. Your assessment is kept as it is.</p></div>"
+    )
+
+
 def one_click_response(
     store: FactorJournalStore, links: UnsubscribeLinks, method: str, token: str | None
 ) -> tuple[int, str]:
-    """(HTTP status, HTML) for a request to the ``unsubscribe`` function: POST (a mail client's one-click,
-    body ``List-Unsubscribe=One-Click``) or GET (a person following the header's link) both opt out;
-    a bad token is 400 and changes nothing; other methods are 405."""
-    if method not in ("GET", "POST"):
+    """(HTTP status, HTML) for a request to the ``unsubscribe`` function.  Only a POST opts out: a mail client's
+    RFC 8058 one-click (body ``List-Unsubscribe=One-Click``) or the confirmation page's button.  A GET (or
+    HEAD) changes nothing: mail scanners and link previewers fetch every link in a mail, so it only checks the
+    token and shows the confirmation page, whose button POSTs.  A bad token is 400 and changes nothing; other
+    methods are 405."""
+    if method not in ("GET", "HEAD", "POST"):
         return 405, "Method not allowed"
     try:
+        if method != "POST":
+            links.user_of(token)  # nothing is read or written: the page only asks
+            return 200, one_click_confirmation(token)  # type: ignore[arg-type]  # a valid token is a str
         unsubscribe(store, links, token)
     except InvalidLinkError as error:
         return 400, html.escape(str(error))
@@ -277,7 +300,7 @@ def compose(
     )
     lines.append(
         f'<p style="color:#64748b;font-size:small">Don\'t want these reminders? '
-        f'<a href="{html.escape(unsubscribe_url, quote=True)}">Unsubscribe with one click</a>.</p>'
+        f'<a href="{html.escape(unsubscribe_url, quote=True)}">Unsubscribe</a>.</p>'
     )
     complete = overall.completeness >= 1.0
     return {

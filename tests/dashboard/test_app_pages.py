@@ -273,15 +273,21 @@ def test_the_conversation_reopens_the_session_last_spoken_in_beside_ones_never_s
 # One-click unsubscribe ---------------------------------------------------------------------------------
 
 
-def test_the_unsubscribe_link_works_without_signing_in_and_says_so(app_database, signer, store, make_user):
+def test_the_unsubscribe_link_asks_first_and_its_button_opts_out_without_signing_in(
+    app_database, signer, store, make_user
+):
     user = make_user(store, display_name="Una Subscriber", email="una@example.com")
     token = UnsubscribeLinks.like(signer).token(user)
     app = open_app(None)
     app.query_params["u"] = token
+    app.run()  # opening the link (as a mail scanner or a link previewer does) only asks
+    assert "Do you want to stop the reminder emails" in texts(app) and "You are unsubscribed" not in texts(app)
     app.run()
+    assert store.get_user(user).reminders_opt_out is False
+    app.button(key="unsubscribe").click().run()
     assert "You are unsubscribed" in texts(app) and md("una@example.com") in texts(app)  # as text, not markup
     assert store.get_user(user).reminders_opt_out is True
-    app.run()  # opening it again changes nothing and still says so
+    app.run()  # a rerun changes nothing and still says so
     assert "You are unsubscribed" in texts(app)
 
 
@@ -292,7 +298,7 @@ def test_a_bad_unsubscribe_link_changes_nothing_and_cannot_open_the_app(app_data
         app = open_app(None)
         app.query_params["u"] = bad
         app.run()
-        assert "not valid" in texts(app)
+        assert "not valid" in texts(app) and not app.button  # nothing to press
     assert store.get_user(user).reminders_opt_out is False
     signed_in = open_app(token)  # an unsubscribe token is no sign-in
     assert "not valid" in texts(signed_in) and not signed_in.metric

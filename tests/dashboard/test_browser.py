@@ -390,12 +390,18 @@ def test_a_manager_reads_the_team_on_a_desktop_a_phone_and_in_dark_mode(
 
 
 def test_the_unsubscribe_link_works_in_a_browser_without_signing_in(app_url, browser, store, organisation):
+    from selenium.webdriver.common.by import By
+
     from factor_journal.reminders import UnsubscribeLinks
 
     url = UnsubscribeLinks().url(app_url, organisation["anna"])
     browser.get(url)
-    body = wait_for_text(browser, "You are unsubscribed")
+    body = wait_for_text(browser, "Do you want to stop the reminder emails")
     assert "Page not found" not in body and "What we know" not in body
+    assert store.get_user(organisation["anna"]).reminders_opt_out is False  # opening the page only asks
+    [button] = [e for e in browser.find_elements(By.CSS_SELECTOR, "button") if "Unsubscribe" in e.text]
+    button.click()
+    wait_for_text(browser, "You are unsubscribed")
     assert store.get_user(organisation["anna"]).reminders_opt_out is True
 
 

@@ -19,6 +19,7 @@ from factor_journal.reminders import (
     MAIL_COLLECTION,
     ReminderPolicy,
     UnsubscribeLinks,
+    one_click_response,
     send_due_reminders,
     unsubscribe,
 )
@@ -61,7 +62,7 @@ def test_every_reminder_has_a_one_click_link_and_list_unsubscribe_headers(small_
     one_click = headers["List-Unsubscribe"].strip("<>")  # the HTTP function mail clients POST to
     assert one_click.startswith(f"https://europe-west1-{small_store.client.project}.cloudfunctions.net/unsubscribe?u=")
     page = message["html"].split("Don't want these reminders? <a href=\"")[1].split('"')[0]
-    assert page.startswith("https://app.example/unsubscribe?u=") and "Unsubscribe with one click" in message["html"]
+    assert page.startswith("https://app.example/unsubscribe?u=") and ">Unsubscribe</a>" in message["html"]
     assert 'reply with "unsubscribe"' not in message["html"]  # no promise nothing keeps
     for url in (one_click, page):
         assert UnsubscribeLinks("test-secret").user_of(parse_qs(urlparse(url).query)["u"][0]) == user
@@ -88,6 +89,26 @@ def test_the_link_opts_out_and_no_reminder_follows(small_store, signer):
         small_store, signer, "https://app.example", now=datetime.now(UTC) + timedelta(days=30), policy=POLICY
     )
     assert the_mail(small_store, user)  # still only the one mail
+
+
+def test_a_get_of_the_one_click_address_only_asks_and_a_post_opts_out(small_store, signer):
+    """Mail scanners and link previewers GET every link in a mail: a GET changes nothing and shows a form whose
+    button POSTs the RFC 8058 body back to the same address and token; the POST opts out."""
+    user = quiet_person(small_store)
+    links = UnsubscribeLinks.like(signer)
+    token = links.token(user)
+    for method in ("GET", "HEAD", "GET"):
+        status, page = one_click_response(small_store, links, method, token)
+        assert status == 200 and "You are unsubscribed" not in page
+        assert small_store.get_user(user).reminders_opt_out is False
+    form = page.split("<form", 1)[1].split("</form>")[0]
+    assert "method='post'" in form and f"action='?u={token}'" in form
+    assert "name='List-Unsubscribe' value='One-Click'" in form and "<button" in form
+    assert one_click_response(small_store, links, "GET", token[:-2] + "xx")[0] == 400  # a bad link: no form
+    status, page = one_click_response(small_store, links, "POST", token)
+    assert status == 200 and "You are unsubscribed" in page
+    assert small_store.get_user(user).reminders_opt_out is True
+    assert one_click_response(small_store, links, "PUT", token)[0] == 405
 
 
 def test_an_unsubscribe_that_races_an_erasure_recreates_no_profile(small_store, signer, monkeypatch):
@@ -152,6 +173,9 @@ def test_mail_clients_one_click_post_reaches_the_deployed_function(trigger_clien
         url, params={"u": links.token(user)[:-2] + "xx"}, data={"List-Unsubscribe": "One-Click"}, timeout=60
     )
     assert bad.status_code == 400 and live.get_user(user).reminders_opt_out is False
+    opened = httpx.get(url, params={"u": links.token(user)}, timeout=60)  # a scanner or previewer opening the link
+    assert opened.status_code == 200 and "<form method='post'" in opened.text
+    assert live.get_user(user).reminders_opt_out is False
     response = httpx.post(url, params={"u": links.token(user)}, data={"List-Unsubscribe": "One-Click"}, timeout=60)
     assert response.status_code == 200 and "unsubscribed" in response.text
     assert live.get_user(user).reminders_opt_out is True
