@@ -18,11 +18,17 @@ not anyone's data, and stay.
 
 ``PersonalData.export`` promises a JSON-ready dict of every one of those documents.
 ``PersonalData.erase`` promises that afterwards none of them exists, and is **resumable**: each
-step is idempotent and the profile (which the later steps need for the person's address and
-organisation) goes last, so an interrupted erasure is finished by running it again.  Its record
+step is idempotent, so an interrupted erasure is finished by running it again.  The order: the mail
+found only by the person's address (while the profile still gives it), then the profile, then the
+links, mail queued meanwhile, roll-up rows, managers lists and everything under ``users/{uid}``.
+The profile goes before the links on purpose: every writer about a person needs the profile (a
+turn's commit, a reminder and the resume link it issues, an unsubscribe), so once it is gone no
+new link or mail can appear behind the steps that delete them.  Access still ends at once: the
+app's ``AccessChecker`` admits a resume or manager link only while the person's profile exists (re-
+checked at least every ``links.RECORD_TTL``), so the open sessions lose access on their next
+interaction as soon as the profile is deleted, before their link records are.  Its record
 ``privacy_log/{subject}`` and the log lines carry only ``subject`` (a SHA-256 of the user id),
-the steps done and document counts: no name, address, id or words.  Links are deleted first, so
-the person's open app sessions lose access on their next interaction.
+the steps done and document counts: no name, address, id or words.
 """
 
 from __future__ import annotations
