@@ -23,7 +23,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from factor_journal.links import RECORD_TTL, LinkError, LinkSigner
-from factor_journal.organisation import NotAManagerError, OrganisationDirectory
+from factor_journal.organisation import DamagedOrganisationError, NotAManagerError, OrganisationDirectory
 from factor_journal.store import FactorJournalStore
 
 
@@ -77,7 +77,7 @@ class AccessChecker:
         if claims.kind == "manager":
             try:
                 profile = self.directory.require_manager(claims.user_id, claims.org_id)
-            except NotAManagerError:
+            except (NotAManagerError, DamagedOrganisationError):  # a list that does not read names nobody
                 raise AccessChangedError() from None
             org_id = claims.org_id
         else:

@@ -264,6 +264,8 @@ class TurnProcessor:
         change = self.store.record_inferences(
             user_id, updates, turn=context, idempotency_key=f"{session_id}/{turn.turn_id}", weigh=True
         )
+        if change.missing:
+            return TurnOutcome("missing")  # deleted after its claim (its person erased): nothing was applied
         if change.duplicate:
             previous = change.previous_outcome
             return TurnOutcome("duplicate", entry_ids=list(previous.entry_ids if previous else []))

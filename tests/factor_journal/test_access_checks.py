@@ -55,6 +55,13 @@ def test_removal_and_revocation_end_access_after_the_cache_time(setup, make_user
         access.viewer(resume)
 
 
+def test_a_manager_link_to_an_organisation_whose_document_no_longer_reads_opens_nothing(setup, small_store):
+    access, signer, clock, directory, org, manager = setup
+    small_store.client.document(f"organisations/{org}").set({"managers": [manager]})  # its name lost: damaged
+    with pytest.raises(AccessChangedError):
+        access.viewer(signer.issue(manager, kind="manager", org_id=org))
+
+
 def test_a_manager_link_for_an_organisation_the_list_does_not_name_opens_nothing(setup, small_store, make_user):
     access, signer, clock, directory, org, manager = setup
     other = f"org-{uuid.uuid4().hex[:6]}"
