@@ -113,6 +113,30 @@ def names_in(text: str, names: Mapping[str, str]) -> str:
     return _IDENTIFIER.sub(lambda match: names.get(match.group(0), match.group(0)), text)
 
 
+_USER_DID = re.compile(r"\bUser (said|answered|corrected|confirmed|kept|accepted|gave|set|withdrew)\b")
+_READS_AS = re.compile(r": reads as (low|mid|high) \(P=(0(?:\.\d+)?|1(?:\.0+)?)\)")
+_COMBINED = re.compile(r" \(combined with (\d+) earlier observations?: [-\d.]+ → [-\d.]+\)")
+
+
+def in_plain_words(text: str, names: Mapping[str, str]) -> str:
+    """A journal rationale as its person is told it: factor ids as names (``names_in``), "User said" as "You said",
+    the reader's band probability as how sure it was ("read as low, fairly sure") and the evidence arithmetic as
+    what it means ("weighed with 2 earlier answers").  The person's quoted words are left exactly as they are.
+    Pure."""
+
+    def sure(match: re.Match[str]) -> str:
+        chance = float(match.group(2))
+        how = "quite sure" if chance >= 0.8 else "fairly sure" if chance >= 0.6 else "not very sure"
+        return f": read as {match.group(1)}, {how}"
+
+    def combined(match: re.Match[str]) -> str:
+        count = int(match.group(1))
+        return f" (weighed with {count} earlier answer{'s' if count != 1 else ''})"
+
+    text = _USER_DID.sub(lambda match: f"You {match.group(1)}", names_in(text, names))
+    return _COMBINED.sub(combined, _READS_AS.sub(sure, text))
+
+
 def factor_names(catalog: Catalog) -> dict[str, str]:
     return {factor.id: factor.name for factor in catalog.factors}
 

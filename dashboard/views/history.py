@@ -41,7 +41,7 @@ def render() -> None:
     every_name = labels.factor_names(store.catalog)
 
     def humane(text: str) -> str:
-        return labels.names_in(text, every_name)
+        return labels.in_plain_words(text, every_name)
 
     chosen = history_opens_on(store.catalog, summary.factors, st.query_params.get("factor"))
     options = sorted(touched, key=lambda fid: names[fid])

@@ -251,7 +251,7 @@ def test_a_manager_sees_progress_and_values_but_never_the_persons_words(app_cloc
         assert not app.exception
         shown = texts(app) + plain_text(app)
         assert "Mia Member" in shown
-        assert "Our data is fine" not in shown and "User said" not in shown, page
+        assert "Our data is fine" not in shown and "User said" not in shown and "You said" not in shown, page
     app.switch_page("screens/history.py").run()
     app.selectbox(key="history_factor").select("data_quality").run()
     shown = texts(app) + plain_text(app)

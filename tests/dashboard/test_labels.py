@@ -22,6 +22,26 @@ def test_factor_ids_in_rationales_read_as_names_and_nothing_else_changes():
     assert labels.names_in("no ids here: data quality", NAMES) == "no ids here: data quality"
 
 
+def test_a_rationale_speaks_to_its_person_in_plain_words_and_keeps_their_words():
+    names = {"ml_expertise": "Machine learning expertise"}
+    machine = (
+        'User said "I don\'t know, ask Sam (P=0.99)" (answering "Who builds models?"): reads as low (P=0.72). '
+        "(combined with 2 earlier observations: 39.4 → 30.48)"
+    )
+    plain = labels.in_plain_words(machine, names)
+    assert plain == (
+        'You said "I don\'t know, ask Sam (P=0.99)" (answering "Who builds models?"): read as low, fairly sure. '
+        "(weighed with 2 earlier answers)"
+    )
+    assert labels.in_plain_words("User corrected ml_expertise: reads as high (P=0.91)", names) == (
+        "You corrected Machine learning expertise: read as high, quite sure"
+    )
+    assert labels.in_plain_words("reads as mid (P=0.41) (combined with 1 earlier observation: 5 → -2.5)", {}) == (
+        "reads as mid (P=0.41) (weighed with 1 earlier answer)"  # only the reader's own ": reads as" is reworded
+    )
+    assert labels.in_plain_words("Username said nothing", {}) == "Username said nothing"
+
+
 def test_tiers_statuses_and_missing_dates_have_human_labels():
     assert labels.tier_name(CATALOG, "low_risk") == "Low-risk pilots"
     assert labels.tier_name(CATALOG, "exploratory") == "Exploratory"
