@@ -22,6 +22,7 @@ from dashboard.safe_text import md, quote
 from factor_journal.conversation import MAX_TURN_TEXT_CHARS, turn_text_problem
 from factor_journal.documents import TurnStatus
 from factor_journal.extraction.base import ExtractionError
+from factor_journal.extraction.quotes import shorten
 from factor_journal.guidance import next_best_questions
 from factor_journal.models import AssessmentSummary, SaidIn
 from factor_journal.page_models import (
@@ -103,7 +104,7 @@ def _say_back_line(turn_id: str, line: SayBackLine, *, can_act: bool) -> None:
     two answers to it."""
     key = f"{turn_id}-{line.factor_id}"
     with st.container(border=True, key=f"sayback-{key}"):
-        st.markdown(f"**{line.factor_name}**: {line.band.value} — ‘{md(line.quote)}’")
+        st.markdown(f"**{line.factor_name}**: {line.band.value} — ‘{md(shorten(line.quote))}’")
         st.caption(f"{line.band.value.capitalize()} means: {line.meaning}")
         state = STATE_NOTES.get(line.state)
         if state:
@@ -163,7 +164,9 @@ def _correction_form(turn_id: str, line: SayBackLine, key: str) -> None:
 
 
 def _said(turn_id: str, line: SayBackLine) -> SaidIn:
-    return SaidIn(session_id=st.session_state.get("conversation_session"), turn_id=turn_id, words=line.quote)
+    """Where the decision was given and the words it is about: the quote as the line shows it, bounded like every
+    quote (``shorten``), so a reading stored with a longer quote by an older version can still be decided."""
+    return SaidIn(session_id=st.session_state.get("conversation_session"), turn_id=turn_id, words=shorten(line.quote))
 
 
 def _confirm(turn_id: str, line: SayBackLine) -> None:

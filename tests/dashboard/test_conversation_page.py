@@ -9,6 +9,7 @@ import pytest
 from test_app import open_app, texts
 
 from doubles import ReadingsByText, reading
+from factor_journal.extraction.quotes import MAX_QUOTE_CHARS, shorten
 from factor_journal.models import EntryKind, InferenceStatus, Source
 from factor_journal.organisation import OrganisationDirectory
 from factor_journal.pipeline import TurnProcessor
@@ -116,6 +117,43 @@ def test_doesnt_apply_withdraws_the_reading(conversation, store):
     app.button(key=f"ok-{turn}-ml_expertise").click().run()  # changed their mind: "That's right" undoes it
     state = store.factor(user, "ml_expertise")
     assert (state.inference_status, state.current_value) == (InferenceStatus.user_provided, 72)
+
+
+UNBROKEN = "Our data quality is poor: " + "ERP/CRM/MES/" * 120  # a run of 1,440 characters without a space
+
+
+def confirmed_with_its_words(app, store, user: str, turn: str) -> str:
+    """The person clicks "That's right" on data quality: it is theirs, journaled with the words it rests on."""
+    app.button(key=f"ok-{turn}-data_quality").click().run()
+    assert not app.exception, app.exception
+    assert not app.error, [e.value for e in app.error]
+    assert store.factor(user, "data_quality").inference_status == InferenceStatus.confirmed
+    [confirmation] = store.history(user, "data_quality", page_size=1).entries
+    assert confirmation.kind == EntryKind.confirmed and confirmation.turn_id == turn
+    return confirmation.conversation_excerpt
+
+
+def test_a_reading_quoting_a_long_run_without_spaces_is_confirmed(app_database, signer, store, make_user):
+    user = make_user(store)
+    extractor = ReadingsByText({UNBROKEN: [reading("data_quality", 18, 0.7, quote=UNBROKEN)]})
+    session, [turn] = answered(store, user, UNBROKEN, extractor=extractor)
+    app = open_app(signer.issue(user, session), "conversation")
+    words = confirmed_with_its_words(app, store, user, turn)
+    assert words.startswith("Our data quality is poor: ERP/CRM/MES/") and len(words) <= MAX_QUOTE_CHARS
+
+
+def test_a_reading_stored_with_an_over_long_quote_is_still_confirmed(app_database, signer, store, make_user):
+    """A quote stored before quotes were bounded by characters (older data) is shown and decided bounded."""
+    user = make_user(store)
+    session, [turn] = answered(store, user, BI_TEAM)
+    document = store.client.document(f"users/{user}/conversations/{session}/turns/{turn}")
+    readings = document.get().to_dict()["extraction"]["readings"]
+    stored = "我们的数据质量很差" * 200  # 1,800 characters, no space
+    readings = [{**r, "quote": stored} if r["factor_id"] == "data_quality" else r for r in readings]
+    document.update({"extraction.readings": readings})
+    app = open_app(signer.issue(user, session), "conversation")
+    assert f"**Data quality**: low — ‘{shorten(stored)}’" in texts(app)
+    assert confirmed_with_its_words(app, store, user, turn) == shorten(stored)
 
 
 def test_saving_without_a_choice_asks_for_one_and_changes_nothing(conversation, store):

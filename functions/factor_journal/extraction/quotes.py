@@ -3,7 +3,9 @@
 Pure text functions.  A quote is always the person's own words, copied from the answer: an extractor's
 proposed quote is kept only when it stands in the answer (case, spacing and typographic quotes aside);
 otherwise the clause of the answer that shares the most words with the factor is taken.  Either way it is
-shortened to a few words, so a line under the answer reads "Data quality: low — ‘numbers never match’".
+shortened to a few words and a bounded number of characters (``shorten``), so a line under the answer reads
+"Data quality: low — ‘numbers never match’", and an answer without spaces (a long URL or path, Chinese or
+Japanese text) never makes a quote longer than ``MAX_QUOTE_CHARS``.
 """
 
 from __future__ import annotations
@@ -16,6 +18,10 @@ from factor_journal.extraction.signals import clauses
 from factor_journal.vocabulary import content_words
 
 MAX_QUOTE_WORDS: Final = 12
+MAX_QUOTE_CHARS: Final = 160
+"""The most characters a quote has, its "…" included: twelve long words fit, and a quote stays one line under
+the answer; far inside the 1,200 a person's decision may carry as its words (``models.SaidIn``)."""
+ELLIPSIS: Final = "…"
 _TYPOGRAPHIC: Final = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"', "–": "-", "—": "-"})
 _EDGE_PUNCTUATION: Final = " \t\n\"'“”‘’.,;:!?()[]-–—"
 
@@ -49,12 +55,22 @@ def verbatim(quote: str, answer: str) -> str | None:
     return answer[places[start] : places[start + len(wanted) - 1] + 1]
 
 
-def shorten(text: str, max_words: int = MAX_QUOTE_WORDS) -> str:
-    """``text`` without its edge punctuation, cut to ``max_words`` words (marked with "…" when cut)."""
+def shorten(text: str, max_words: int = MAX_QUOTE_WORDS, max_chars: int = MAX_QUOTE_CHARS) -> str:
+    """``text`` without its edge punctuation, cut to at most ``max_words`` words and ``max_chars`` characters
+    (``max_chars`` ≥ 2), marked with "…" when cut (the "…" counts in ``max_chars``).
+
+    A cut by characters falls between words when that keeps at least half of the room; otherwise (a long URL,
+    a path, text written without spaces) it falls between characters.  ``shorten`` of its own result changes
+    nothing, so text already shortened (or stored by an older version) can be shortened again safely."""
     words = text.strip(_EDGE_PUNCTUATION).split()
-    if len(words) <= max_words:
-        return " ".join(words)
-    return " ".join(words[:max_words]).rstrip(_EDGE_PUNCTUATION) + "…"
+    kept = " ".join(words[:max_words])
+    if len(words) <= max_words and len(kept) <= max_chars:
+        return kept
+    if len(kept) > max_chars - len(ELLIPSIS):
+        room = kept[: max_chars - len(ELLIPSIS)]
+        head, space, _ = room.rpartition(" ")
+        kept = head if space and len(head) >= len(room) // 2 else room
+    return kept.rstrip(_EDGE_PUNCTUATION) + ELLIPSIS
 
 
 def factor_words(factor: Factor) -> set[str]:
@@ -98,6 +114,7 @@ def narrowed(text: str, factor: Factor) -> str:
 def quote_for(answer: str, proposed: str, factor: Factor) -> str:
     """The few words of ``answer`` a reading of ``factor`` rests on: the extractor's ``proposed`` quote when the
     answer holds it, otherwise the answer's clause most about the factor; narrowed to its phrase most about the
-    factor and shortened either way, never empty for an answer with words in it."""
+    factor and shortened either way (at most ``MAX_QUOTE_WORDS`` words and ``MAX_QUOTE_CHARS`` characters), never
+    empty for an answer with words in it."""
     found = verbatim(proposed, answer) if proposed.strip() else None
     return shorten(narrowed(found if found is not None else clause_about(answer, factor), factor))

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from factor_journal.extraction.quotes import MAX_QUOTE_WORDS, clause_about, narrowed, quote_for, shorten, verbatim
+from factor_journal.extraction.quotes import (
+    MAX_QUOTE_CHARS,
+    MAX_QUOTE_WORDS,
+    clause_about,
+    narrowed,
+    quote_for,
+    shorten,
+    verbatim,
+)
+from factor_journal.models import SaidIn
 
 
 @pytest.mark.parametrize(
@@ -27,6 +36,37 @@ def test_a_quote_is_a_few_words():
     long = " ".join(f"word{i}" for i in range(30))
     assert shorten(long) == " ".join(long.split()[:MAX_QUOTE_WORDS]) + "…"  # cut, and marked as cut
     assert shorten("  short one.  ") == "short one"
+
+
+UNBROKEN = {
+    "path": "ERP/CRM/MES/" * 120,
+    "url": "https://example.com/" + "a" * 3000,
+    "chinese": "我们的数据质量很差" * 200,
+    "long words": " ".join(["Datenqualitätsverbesserungsmaßnahmenkatalog"] * 12),
+}
+
+
+@pytest.mark.parametrize("text", UNBROKEN.values(), ids=UNBROKEN.keys())
+def test_a_quote_never_exceeds_its_characters_even_without_spaces(text):
+    short = shorten(text)
+    assert len(short) <= MAX_QUOTE_CHARS and short.endswith("…")
+    assert text.startswith(short.removesuffix("…").split()[0])  # the start of their own words
+    assert shorten(short) == short  # shortening again changes nothing
+    SaidIn(words=short)  # a person's decision can always carry it
+
+
+def test_a_cut_by_characters_falls_between_words_when_there_are_some():
+    text = "our " + "very " * 40 + "messy data"  # 12 words first: still over 30 characters
+    assert shorten(text, max_chars=30) == "our very very very very very…"
+    assert shorten("see " + "x" * 300, max_chars=30) == "see " + "x" * 25 + "…"  # "see…" would say nothing
+    assert shorten("a" * 30, max_chars=30) == "a" * 30  # exactly the bound: not cut
+
+
+@pytest.mark.parametrize("answer", UNBROKEN.values(), ids=UNBROKEN.keys())
+def test_the_quote_of_an_answer_without_spaces_is_bounded(answer, catalog):
+    quality = catalog.factor("data_quality")
+    for proposed in ("", answer, answer[:50]):
+        assert 0 < len(quote_for(answer, proposed, quality)) <= MAX_QUOTE_CHARS
 
 
 def test_without_a_usable_quote_the_clause_most_about_the_factor_is_taken(catalog):
