@@ -13,6 +13,7 @@ import streamlit as st
 
 from dashboard import context, labels
 from dashboard.safe_text import quote
+from factor_journal.validation import MAX_RATIONALE_CHARS
 
 REVIEW_PAGE = 10
 
@@ -79,7 +80,9 @@ def render() -> None:
                 _act(partial(store.confirm, subject.user_id, item.factor_id), f"Confirmed {item.factor_name}.")
             with correct.form(key=f"correct-{item.factor_id}", border=False):
                 value = st.slider("Correct value", 0, 100, int(item.value), key=f"value-{item.factor_id}")
-                reason = st.text_input("Why (a short reason)", key=f"reason-{item.factor_id}")
+                reason = st.text_input(
+                    "Why (a short reason)", key=f"reason-{item.factor_id}", max_chars=MAX_RATIONALE_CHARS
+                )
                 if st.form_submit_button("Save correction"):
                     _act(
                         partial(store.correct, subject.user_id, item.factor_id, value, reason),

@@ -34,6 +34,15 @@ class MissingRationaleError(InvalidInputError):
         super().__init__(f"a rationale is required for {what}")
 
 
+class RationaleTooLongError(InvalidInputError):
+    def __init__(self, what: str, length: int, limit: int) -> None:
+        super().__init__(
+            f"the reason for {what} is {length:,} characters, over the {limit:,}-character limit: "
+            "please say it more briefly"
+        )
+        self.length, self.limit = length, limit
+
+
 class DerivedFactorError(InvalidInputError):
     def __init__(self, factor_id: str) -> None:
         super().__init__(f"{factor_id!r} is a derived factor, computed from its components; change those instead")

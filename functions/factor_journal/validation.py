@@ -11,11 +11,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from factor_journal.catalog import Catalog
+from factor_journal.conversation import text_length
 from factor_journal.errors import (
     DerivedFactorError,
     InvalidConfidenceError,
     InvalidInputError,
     MissingRationaleError,
+    RationaleTooLongError,
     UnknownFactorError,
     ValueOutOfScaleError,
 )
@@ -45,10 +47,28 @@ def confidence_in_range(confidence: Any) -> float:
     return float(confidence)
 
 
+MAX_RATIONALE_CHARS = 2000
+"""The most characters a rationale may have (the reason a person gives with a correction, a retraction or a
+conflict resolution, and an extractor's reason for a reading), counted as ``MAX_TURN_TEXT_CHARS`` is: UTF-16
+code units (``conversation.text_length``), the unit of a browser's ``max_chars``.
+
+A reason is a sentence or two: 2,000 characters is about 300 words, half of the longest answer a turn may be, so
+no one giving a reason in good faith comes near it.  Unbounded, a reason was stored as given, and one of about a
+million characters made the write exceed Firestore's 1 MiB document limit and fail as a raw error instead of a
+sentence for the person.  The extractors' reasons are one sentence (the rules' at most 600 characters, the
+semantic extractor's under 400); a model's reading with a longer one is dropped by screening like any other
+reading the checks refuse.  The app's inputs that take a reason carry the same number as ``max_chars``."""
+
+
 def rationale_given(rationale: Any, what: str) -> str:
+    """The rationale for ``what`` without its edge whitespace; ``MissingRationaleError`` when there is none,
+    ``RationaleTooLongError`` when it is over ``MAX_RATIONALE_CHARS`` characters."""
     if not isinstance(rationale, str) or not rationale.strip():
         raise MissingRationaleError(what)
-    return rationale.strip()
+    reason = rationale.strip()
+    if text_length(reason) > MAX_RATIONALE_CHARS:
+        raise RationaleTooLongError(what, text_length(reason), MAX_RATIONALE_CHARS)
+    return reason
 
 
 def checked_reading(

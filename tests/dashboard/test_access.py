@@ -23,6 +23,7 @@ from factor_journal.links import RECORD_TTL, LinkSigner
 from factor_journal.organisation import OrganisationDirectory
 from factor_journal.privacy import PersonalData
 from factor_journal.repositories.links import LinkRecords
+from factor_journal.validation import MAX_RATIONALE_CHARS
 
 PIXEL = "![p](https://example.invalid/pixel.png)"
 LINK = "[click me](https://example.invalid/phish)"
@@ -275,6 +276,14 @@ def test_the_answer_box_refuses_what_the_rules_refuse(app_clock, signer, store, 
     app.chat_input[0].set_value(" \n\t ").run()
     assert "was not sent" in texts(app)
     assert store.session_turns(member, session) == before
+
+
+def test_the_reason_box_takes_no_more_than_a_reason_may_be(app_clock, signer, store, org):
+    """Every box on Review that takes a person's reason stops where ``rationale_given`` would refuse."""
+    _, _, member, _ = org
+    app = open_app(signer.issue(member), "review")
+    reasons = [box for box in app.text_input if box.key and box.key.startswith("reason-")]
+    assert reasons and {box.proto.max_chars for box in reasons} == {MAX_RATIONALE_CHARS}
 
 
 # --- Export ----------------------------------------------------------------------------------------

@@ -11,15 +11,23 @@ from planned import T0, Person
 
 from factor_journal.errors import (
     DerivedFactorError,
+    FactorJournalError,
     InvalidConfidenceError,
     InvalidInputError,
     MissingRationaleError,
+    RationaleTooLongError,
     UnknownFactorError,
     ValueOutOfScaleError,
 )
 from factor_journal.models import EntryKind, InferenceStatus, Source
 from factor_journal.summary import build_summary
-from factor_journal.validation import assessable, checked_reading, rationale_given, value_on_scale
+from factor_journal.validation import (
+    MAX_RATIONALE_CHARS,
+    assessable,
+    checked_reading,
+    rationale_given,
+    value_on_scale,
+)
 
 
 def test_a_first_inference_is_unconfirmed_and_the_summary_counts_it(catalog):
@@ -208,6 +216,7 @@ def test_a_valid_reading_is_returned_clean(catalog):
     ("check", "error"),
     [
         (lambda c: rationale_given("", "the correction"), MissingRationaleError),  # a correction needs its reason
+        (lambda c: rationale_given("x" * 200_000, "the correction"), RationaleTooLongError),  # and a bounded one
         (lambda c: value_on_scale(c, "data_quality", 500), ValueOutOfScaleError),
         (lambda c: value_on_scale(c, "data_quality", True), InvalidInputError),
     ],
@@ -215,6 +224,23 @@ def test_a_valid_reading_is_returned_clean(catalog):
 def test_a_persons_decision_the_catalog_refuses_raises_a_typed_error(catalog, check, error):
     with pytest.raises(error):
         check(catalog)
+
+
+def test_a_reason_is_bounded_and_the_refusal_says_so_for_a_person(catalog):
+    assert rationale_given("  " + "x" * MAX_RATIONALE_CHARS + "\n", "the correction") == "x" * MAX_RATIONALE_CHARS
+    with pytest.raises(RationaleTooLongError) as refused:
+        rationale_given("x" * (MAX_RATIONALE_CHARS + 1), "the retraction of 'data_quality'")
+    assert isinstance(refused.value, FactorJournalError)  # the pages say it, nothing is written
+    assert str(refused.value) == (
+        "the reason for the retraction of 'data_quality' is 2,001 characters, over the 2,000-character limit: "
+        "please say it more briefly"
+    )
+    emoji = "🙂" * (MAX_RATIONALE_CHARS // 2)  # counted as a browser counts them: two units each
+    assert rationale_given(emoji, "the correction") == emoji
+    with pytest.raises(RationaleTooLongError):
+        rationale_given(emoji + "x", "the correction")
+    with pytest.raises(RationaleTooLongError):  # an extractor's reading is held to the same bound
+        checked_reading(catalog, "data_quality", 20, 0.7, "y" * (MAX_RATIONALE_CHARS + 1))
 
 
 def test_a_late_older_observation_is_journaled_at_its_time_and_does_not_overwrite(catalog):
