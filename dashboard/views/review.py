@@ -1,7 +1,10 @@
 """Review: the assistant's unconfirmed inferences and held conflicts, confirmed or corrected by the user.
 
 Every action goes through the domain store as a user entry; the summary is
-updated in the same transaction, so the page reflects it at once.
+updated in the same transaction, so the page reflects it at once.  Read-only (a
+manager's view of a member, should the page ever be offered there) it shows the
+factors and values only: no rationale, excerpt or button, since they quote the
+person (docs/security.md).
 """
 
 from __future__ import annotations
@@ -34,9 +37,11 @@ def render() -> None:
                 f"**{conflict.factor_name}**: you said **{conflict.current_value:g}**, but a later conversation "
                 f"suggests **{conflict.proposed_value:g}** ({conflict.observed_at:%d %b %Y})."
             )
+            if subject.read_only:  # the rationale quotes the person: theirs alone (docs/security.md)
+                continue
             quote(labels.names_in(conflict.rationale, names))
             keep, take = st.columns(2)
-            if keep.button("Keep my value", key=f"keep-{conflict.factor_id}", disabled=subject.read_only):
+            if keep.button("Keep my value", key=f"keep-{conflict.factor_id}"):
                 _act(
                     partial(
                         store.resolve_conflict,
@@ -47,7 +52,7 @@ def render() -> None:
                     ),
                     f"Kept your value for {conflict.factor_name}.",
                 )
-            if take.button("Use the new value", key=f"take-{conflict.factor_id}", disabled=subject.read_only):
+            if take.button("Use the new value", key=f"take-{conflict.factor_id}"):
                 _act(
                     partial(
                         store.resolve_conflict,
@@ -68,13 +73,13 @@ def render() -> None:
                 f"at {item.confidence:.0%} confidence "
                 f"· {item.evidence_count} piece{'s' if item.evidence_count != 1 else ''} of evidence"
             )
+            if subject.read_only:  # its rationale and excerpt quote the person: theirs alone (docs/security.md)
+                continue
             latest = store.history(subject.user_id, item.factor_id, page_size=1).entries
             if latest:
                 quote(labels.names_in(latest[0].change_rationale, names))
                 if latest[0].conversation_excerpt:
                     quote(latest[0].conversation_excerpt)
-            if subject.read_only:
-                continue
             confirm, correct = st.columns([1, 3])
             if confirm.button("Confirm", key=f"confirm-{item.factor_id}"):
                 _act(partial(store.confirm, subject.user_id, item.factor_id), f"Confirmed {item.factor_name}.")

@@ -263,6 +263,42 @@ def test_a_manager_sees_progress_and_values_but_never_the_persons_words(app_cloc
         app.switch_page("screens/ask.py").run()
 
 
+def _review_for_whoever_signed_in() -> None:
+    """The Review page's view for the session's viewer, without the navigation (which offers a manager no
+    Review page): how a read-only subject would see it."""
+    from dashboard import context
+    from dashboard.views import review
+
+    if context.sign_in() is not None:
+        review.render()
+
+
+def test_review_rendered_read_only_shows_none_of_the_persons_words(app_clock, signer, store, org):
+    _, org_id, member, manager = org
+    store.correct(member, "ml_expertise", 20, "Mia: we have no data scientists at all")  # her own reason
+    infer(store, member, "ml_expertise", 80, 0.8, 0, rationale='User said "our BI team builds forecasts"')
+    summary = store.summary(member)
+    assert summary.conflicts and summary.unconfirmed_inferences  # both kinds of item carry her words
+
+    app = AppTest.from_function(_review_for_whoever_signed_in, default_timeout=60)
+    app.query_params["t"] = signer.issue(manager, kind="manager", org_id=org_id)
+    app.run()  # signed in as the manager
+    app.session_state["drill_user"] = member  # looking at a member: read-only
+    app.run()
+    assert not app.exception, app.exception
+    shown = texts(app) + plain_text(app)
+    assert "Mia Member · Review" in shown and "Data quality" in shown and "Machine learning expertise" in shown
+    for words in ("Our data is fine", "User said", "forecasts", "data scientists"):
+        assert words not in shown, words
+    assert not [b for b in app.button if b.key and b.key.startswith(("keep-", "take-", "confirm-"))]
+    assert not app.text_input  # no reason to give
+
+    app = open_app(signer.issue(member), "review")  # the person herself sees her words and can act
+    shown = texts(app) + plain_text(app)
+    assert "Our data is fine" in shown and "forecasts" in shown
+    assert {"keep-ml_expertise", "take-ml_expertise", "confirm-data_quality"} <= {b.key for b in app.button}
+
+
 # --- One text limit in the input box ----------------------------------------------------------------
 
 
