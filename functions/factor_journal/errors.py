@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 
 class FactorJournalError(Exception):
     """Base of every error the domain raises on purpose; the message is meant for a person."""
@@ -55,10 +57,16 @@ class UnknownUserError(FactorJournalError, LookupError):
         self.user_id = user_id
 
 
+NotAssessedAction = Literal["confirm", "correct", "retract"]
+_PLAIN_ACTION: dict[str, str] = {"confirm": "confirm", "correct": "correct", "retract": "withdraw"}
+
+
 class NotAssessedError(FactorJournalError, LookupError):
-    def __init__(self, factor_id: str) -> None:
-        super().__init__(f"{factor_id!r} has no value yet, so there is nothing to confirm")
-        self.factor_id = factor_id
+    """A decision about a factor's value (``action``) when the factor has no value; the message says which."""
+
+    def __init__(self, factor_id: str, action: NotAssessedAction) -> None:
+        super().__init__(f"cannot {_PLAIN_ACTION[action]} the value of {factor_id!r}: it has no value yet")
+        self.factor_id, self.action = factor_id, action
 
 
 class NoConflictError(FactorJournalError, LookupError):

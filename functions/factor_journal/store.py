@@ -339,7 +339,7 @@ class FactorJournalStore:
 
         def step(state: FactorState, now: datetime) -> Transition:
             if not state.is_assessed:
-                raise NotAssessedError(factor_id)
+                raise NotAssessedError(factor_id, "confirm")
             return transitions.confirm(
                 state,
                 user_id,
@@ -410,7 +410,7 @@ class FactorJournalStore:
 
         def step(state: FactorState, now: datetime) -> Transition:
             if not state.is_assessed:
-                raise NotAssessedError(factor_id)
+                raise NotAssessedError(factor_id, "retract")
             return transitions.retract(
                 state,
                 user_id,

@@ -15,6 +15,7 @@ from factor_journal.errors import (
     InvalidConfidenceError,
     InvalidInputError,
     MissingRationaleError,
+    NotAssessedError,
     RationaleTooLongError,
     UnknownFactorError,
     ValueOutOfScaleError,
@@ -241,6 +242,19 @@ def test_a_reason_is_bounded_and_the_refusal_says_so_for_a_person(catalog):
         rationale_given(emoji + "x", "the correction")
     with pytest.raises(RationaleTooLongError):  # an extractor's reading is held to the same bound
         checked_reading(catalog, "data_quality", 20, 0.7, "y" * (MAX_RATIONALE_CHARS + 1))
+
+
+@pytest.mark.parametrize(
+    ("action", "message"),
+    [
+        ("confirm", "cannot confirm the value of 'data_quality': it has no value yet"),
+        ("correct", "cannot correct the value of 'data_quality': it has no value yet"),
+        ("retract", "cannot withdraw the value of 'data_quality': it has no value yet"),
+    ],
+)
+def test_a_decision_on_a_factor_without_a_value_says_what_was_attempted(action, message):
+    error = NotAssessedError("data_quality", action)
+    assert str(error) == message and (error.factor_id, error.action) == ("data_quality", action)
 
 
 def test_a_late_older_observation_is_journaled_at_its_time_and_does_not_overwrite(catalog):

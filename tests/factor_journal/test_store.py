@@ -67,8 +67,10 @@ def test_a_decision_the_factor_cannot_take_is_refused_and_journals_nothing(store
     """The store's own checks of a decision (the rules of a decision that goes through are pure:
     test_change_rules.py)."""
     user = make_user(store)
-    with pytest.raises(NotAssessedError):
+    with pytest.raises(NotAssessedError, match="cannot confirm"):
         store.confirm(user, "data_quality")
+    with pytest.raises(NotAssessedError, match="cannot withdraw"):  # says what was attempted
+        store.retract(user, "data_quality", "it does not apply")
     assert journal(store, user, "data_quality") == []
     store.correct(user, "data_quality", 70, "We run data quality checks on every load")
     with pytest.raises(NoConflictError):
