@@ -39,7 +39,7 @@ def render() -> None:
             )
             if subject.read_only:  # the rationale quotes the person: theirs alone (docs/security.md)
                 continue
-            quote(labels.names_in(conflict.rationale, names))
+            quote(labels.in_plain_words(conflict.rationale, names))
             keep, take = st.columns(2)
             if keep.button("Keep my value", key=f"keep-{conflict.factor_id}"):
                 _act(
@@ -77,7 +77,7 @@ def render() -> None:
                 continue
             latest = store.history(subject.user_id, item.factor_id, page_size=1).entries
             if latest:
-                quote(labels.names_in(latest[0].change_rationale, names))
+                quote(labels.in_plain_words(latest[0].change_rationale, names))
                 if latest[0].conversation_excerpt:
                     quote(latest[0].conversation_excerpt)
             confirm, correct = st.columns([1, 3])
