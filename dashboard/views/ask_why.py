@@ -5,9 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import context, labels
-from dashboard.safe_text import quote
+from dashboard.safe_text import md, quote
 from factor_journal.extraction.base import ExtractionError
-from factor_journal.questions import answer_question
+from factor_journal.questions import AnswerLine, answer_question
 
 EXAMPLES = [
     "Why is data quality only this low?",
@@ -42,7 +42,7 @@ def render() -> None:
         st.error(str(error))
         return
     names = labels.factor_names(store.catalog)
-    quote(labels.names_in(answer.text, names))
+    st.markdown(answer_markdown(answer.lines, names))
     if answer.citations:
         st.subheader("Evidence")
         for citation in answer.citations:
@@ -51,4 +51,38 @@ def render() -> None:
                 st.markdown(f"**{citation.date:%d %b %Y}** · {citation.factor_name} · {citation.change}{found}")
                 quote(labels.names_in(citation.rationale, names))
                 if citation.excerpt:
-                    st.text(citation.excerpt)
+                    quote(citation.excerpt)
+
+
+_LIST_INDENT = {"point": "", "detail": "  "}
+
+
+def answer_markdown(lines: list[AnswerLine], names: dict[str, str]) -> str:
+    """The answer as Markdown the app composes: its sentences as paragraphs, its points as a list, someone's
+    words as a quote under their point; every phrase escaped (``md``), so what anyone wrote stays text."""
+
+    def escaped(text: str) -> str:  # md() drops the edge spaces between phrases: keep them
+        inner = md(labels.names_in(text, names))
+        return (" " if text[:1].isspace() else "") + inner + (" " if text[-1:].isspace() else "")
+
+    def said(line: AnswerLine) -> str:
+        return "".join(f"**{escaped(p.text)}**" if p.strong else escaped(p.text) for p in line.phrases)
+
+    blocks: list[str] = []
+    indent: str | None = None  # the indent of the list item last written; None outside a list
+    for line in lines:
+        if line.kind in _LIST_INDENT:
+            item = f"{_LIST_INDENT[line.kind]}- {said(line)}"
+            if indent is None:
+                blocks.append(item)
+            else:
+                blocks[-1] += "\n" + item  # the same list
+            indent = _LIST_INDENT[line.kind]
+        elif line.kind == "words" and indent is not None:  # a quote inside the item it belongs to
+            blocks[-1] += f"\n{indent}  > {said(line)}"
+        elif line.kind == "words":
+            blocks.append(f"> {said(line)}")
+        else:
+            blocks.append(said(line))
+            indent = None
+    return "\n\n".join(blocks)

@@ -34,6 +34,7 @@ from factor_journal.graph import FactorGraph
 from factor_journal.models import AssessmentSummary, FactorState, JournalEntry, Source
 from factor_journal.repositories.vectors import VectorHit
 from factor_journal.store import FactorJournalStore
+from factor_journal.vocabulary import clip
 
 log = logging.getLogger(__name__)
 
@@ -109,8 +110,54 @@ class QuestionContext(BaseModel):
     found_by: FoundBy = "names"
 
 
+class Phrase(BaseModel):
+    """A piece of an answer's line: plain text, shown as it is (``strong`` for the app's own emphasis, a factor's
+    or capability's name; someone's words are never strong).  The app escapes every phrase (docs/security.md)."""
+
+    text: str
+    strong: bool = False
+
+
+class AnswerLine(BaseModel):
+    """One line of an answer, laid out by ``kind``: a sentence, a point under it, a detail under a point, or
+    ``words``: someone's words quoted under the point before it."""
+
+    kind: Literal["sentence", "point", "detail", "words"] = "sentence"
+    phrases: list[Phrase] = Field(default_factory=list)
+
+    @property
+    def plain(self) -> str:
+        return "".join(phrase.text for phrase in self.phrases)
+
+
+def _line(kind: Literal["sentence", "point", "detail", "words"], *parts: str | tuple[str]) -> AnswerLine:
+    """A line from its parts: a string is plain, a 1-tuple ``(name,)`` is strong."""
+    phrases = [Phrase(text=p[0], strong=True) if isinstance(p, tuple) else Phrase(text=p) for p in parts]
+    return AnswerLine(kind=kind, phrases=[p for p in phrases if p.text])
+
+
+_INDENT = {"sentence": "", "point": "- ", "detail": "  - ", "words": "    "}
+
+
+def plain_text(lines: Sequence[AnswerLine]) -> str:
+    """The answer as plain text (no Markup: a log, the CLI, a test): points as "- ", someone's words indented."""
+    return "\n".join(_INDENT[line.kind] + line.plain for line in lines)
+
+
+def clip_lines(text: str, limit: int) -> str:
+    """The last lines of ``text`` that fit in ``limit`` characters (a conversation excerpt ends with the turn that
+    was analysed); a last line longer than that is ``clip``-ped."""
+    kept: list[str] = []
+    for line in reversed([line for line in (text or "").splitlines() if line.strip()]):
+        if kept and sum(len(k) + 1 for k in kept) + len(line) > limit:
+            break
+        kept.insert(0, line.strip() if len(line) <= limit else clip(line, limit))
+    return "\n".join(kept)
+
+
 class Answer(BaseModel):
     text: str
+    lines: list[AnswerLine] = Field(default_factory=list)  # the text, laid out; someone's words always plain
     citations: list[Citation]
     has_evidence: bool
     intent: QuestionIntent
@@ -345,10 +392,10 @@ def _citation(graph: FactorGraph, entry: JournalEntry, similarity: float | None 
         factor_name=graph.name(entry.factor_id),
         date=entry.observed_at,
         change=f"{show(entry.previous_value)} → {show(entry.new_value)}",
-        excerpt=(entry.conversation_excerpt or "")[:EXCERPT_CHARS],
-        rationale=entry.change_rationale[:EXCERPT_CHARS],
+        excerpt=clip_lines(entry.conversation_excerpt or "", EXCERPT_CHARS),
+        rationale=clip(entry.change_rationale, EXCERPT_CHARS),
         entry_id=entry.entry_id,
-        said=said[: EXCERPT_CHARS * 2],
+        said=clip(said, EXCERPT_CHARS * 2),
         similarity=None if similarity is None else round(similarity, 3),
     )
 
@@ -445,77 +492,104 @@ class OfflineComposer:
     name = "offline"
 
     def compose(self, question: str, context: QuestionContext) -> str:
+        return plain_text(self.compose_lines(question, context))
+
+    def compose_lines(self, question: str, context: QuestionContext) -> list[AnswerLine]:
+        """The answer laid out line by line (``AnswerLine``): names strong, someone's words plain."""
         intent = context.intent
-        lines: list[str] = []
+        lines: list[AnswerLine] = []
         if intent.question_type == "why_blocker" and intent.archetype_ids:
             for archetype_id in intent.archetype_ids:
                 blockers = context.blocked.get(archetype_id, [])
                 if not blockers:
                     lines.append(
-                        f"You can already evaluate **{archetype_id.replace('_', ' ')}**: its prerequisites are met."
+                        _line(
+                            "sentence",
+                            "You can already evaluate ",
+                            (archetype_id.replace("_", " "),),
+                            ": its prerequisites are met.",
+                        )
                     )
                     continue
-                lines.append(f"**{archetype_id.replace('_', ' ').capitalize()}** is blocked by:")
+                lines.append(_line("sentence", (archetype_id.replace("_", " ").capitalize(),), " is blocked by:"))
                 for blocker in blockers:
                     value = blocker["value"]
                     shown = (
                         "not assessed yet" if value is None else f"{value:g} (confidence {blocker['confidence']:.0%})"
                     )
                     lines.append(
-                        f"- **{blocker['factor_name']}**: {shown}; needs ≥ {blocker['min_value']:g} "
-                        f"at confidence ≥ {blocker['min_confidence']:.0%}"
+                        _line(
+                            "point",
+                            (str(blocker["factor_name"]),),
+                            f": {shown}; needs ≥ {blocker['min_value']:g} at confidence ≥ "
+                            f"{blocker['min_confidence']:.0%}",
+                        )
                     )
         elif intent.question_type == "what_if":
             for fid, item in context.factors.items():
                 unlocked = context.unlocks.get(fid, [])
                 if unlocked:
                     names = ", ".join(u.replace("_", " ") for u in unlocked)
-                    lines.append(f"Raising **{item.name}** to its thresholds would unlock: {names}.")
+                    lines.append(
+                        _line("sentence", "Raising ", (item.name,), f" to its thresholds would unlock: {names}.")
+                    )
                 else:
-                    lines.append(f"Improving **{item.name}** alone would not unlock a new capability yet.")
+                    lines.append(
+                        _line("sentence", "Improving ", (item.name,), " alone would not unlock a new capability yet.")
+                    )
                 dependents = [k for k, v in context.dependencies.items() if v.get("affects") == fid]
                 if dependents:
-                    lines.append(f"It rests on {', '.join(str(context.dependencies[d]['name']) for d in dependents)}.")
+                    rests = ", ".join(str(context.dependencies[d]["name"]) for d in dependents)
+                    lines.append(_line("sentence", f"It rests on {rests}."))
         if intent.question_type == "what_said" or context.found_by in ("journal", "nearest"):
             lines.extend(_own_words(context))
             if intent.question_type == "what_said" and lines:
-                return "\n".join(lines)
+                return lines
         for item in context.factors.values():
             if intent.question_type in ("why_value", "status", "what_changed") or item.latest_change:
-                header = f"**{item.name}** is {_value(item.value)}"
-                if item.value is not None:
-                    header += f" (confidence {item.confidence:.0%}, {item.status.replace('_', ' ')})"
+                state = (
+                    f" (confidence {item.confidence:.0%}, {item.status.replace('_', ' ')})"
+                    if item.value is not None
+                    else ""
+                )
                 if intent.question_type != "what_if" or item.latest_change:
-                    lines.append(header + ".")
+                    lines.append(_line("sentence", (item.name,), f" is {_value(item.value)}{state}."))
             if item.latest_change:
                 change = item.latest_change
-                lines.append(f"  - {_date(change.date)} ({change.change}): {change.rationale}")
-                if change.excerpt:
-                    lines.append(f"    > {change.excerpt.splitlines()[-1]}")
+                lines.append(_line("point", f"{_date(change.date)} ({change.change}): {change.rationale}"))
+                said = change.said or spoken_lines(change.excerpt)[1]
+                if said and said[:60] not in change.rationale:
+                    lines.append(_line("words", f"“{said}”"))
             for older in item.history:
-                lines.append(f"  - {_date(older.date)} ({older.change}): {older.rationale}")
+                lines.append(_line("detail", f"{_date(older.date)} ({older.change}): {older.rationale}"))
         if intent.question_type == "why_value":
             low = [d for d in context.dependencies.values() if d.get("value") is not None and d["value"] < 40]  # type: ignore[operator]
             if low:
-                lines.append(
-                    "Low factors it depends on: " + ", ".join(f"{d['name']} ({d['value']:g})" for d in low) + "."
-                )
+                named = ", ".join(f"{d['name']} ({d['value']:g})" for d in low)
+                lines.append(_line("sentence", f"Low factors it depends on: {named}."))
         if not lines:
-            lines.append("I could not tell which factor or capability the question is about.")
-        return "\n".join(lines)
+            lines.append(_line("sentence", "I could not tell which factor or capability the question is about."))
+        return lines
 
 
-def _own_words(context: QuestionContext) -> list[str]:
+def _own_words(context: QuestionContext) -> list[AnswerLine]:
     """What the person said that the journal search found, nearest first, with the factor it was read as."""
     matched = sorted(
         (c for item in context.factors.values() for c in item.matched), key=lambda c: -(c.similarity or 0.0)
     )
     if not matched:
         return []
-    lines = ["From what you said (found in your journal by meaning):"]
+    lines = [_line("sentence", "From what you said (found in your journal by meaning):")]
     for citation in matched:
         words = citation.said or citation.rationale
-        lines.append(f'- {_date(citation.date)}: "{words}" (read as **{citation.factor_name}**, {citation.change})')
+        lines.append(
+            _line(
+                "point",
+                f"{_date(citation.date)}: “{words}” (read as ",
+                (citation.factor_name,),
+                f", {citation.change})",
+            )
+        )
     return lines
 
 
@@ -584,12 +658,21 @@ def answer_question(
     context.found_by = found_by
     composer = composer or OfflineComposer()
     citations = _citations(context)
-    text = composer.compose(question, context)
+    if isinstance(composer, OfflineComposer):
+        lines = composer.compose_lines(question, context)
+    else:  # a model's answer: plain text, one sentence line per line it wrote
+        lines = [_line("sentence", line) for line in composer.compose(question, context).splitlines() if line.strip()]
     if not citations:
-        text += "\n\nThere is no journal evidence for this yet: nothing said in the conversations so far speaks to it."
-    text += f"\n\nFound by: {FOUND_BY_TEXT[found_by]}."
+        lines.append(
+            _line(
+                "sentence",
+                "There is no journal evidence for this yet: nothing said in the conversations so far speaks to it.",
+            )
+        )
+    lines.append(_line("sentence", f"Found by: {FOUND_BY_TEXT[found_by]}."))
     return Answer(
-        text=text,
+        text=plain_text(lines),
+        lines=lines,
         citations=citations,
         has_evidence=bool(citations),
         intent=intent,

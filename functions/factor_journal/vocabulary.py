@@ -76,3 +76,26 @@ def factor_vocabulary(factor: Factor) -> tuple[frozenset[str], tuple[str, ...]]:
     words = frozenset(content_words(factor.name) | {w for phrase in phrases for w in content_words(phrase)})
     _VOCABULARY[id(factor)] = (factor, words, phrases)
     return words, phrases
+
+
+_CLOSERS = {'"': '"', "“": "”", "(": ")"}
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` (runs of whitespace made one space) in at most about ``limit`` characters: cut at a word boundary,
+    marked with "…", and every quote mark or parenthesis opened in what is kept closed after it."""
+    flat = " ".join((text or "").split())
+    if len(flat) <= limit:
+        return flat
+    kept = flat[: limit + 1]
+    cut = kept.rfind(" ")
+    kept = (kept[:cut] if cut > limit // 2 else flat[:limit]).rstrip(" ,;:-–—")
+    opened: list[str] = []
+    for char in kept:
+        if char == '"' and opened and opened[-1] == '"':
+            opened.pop()
+        elif char in _CLOSERS:
+            opened.append(char)
+        elif opened and char == _CLOSERS[opened[-1]] and char != '"':
+            opened.pop()
+    return kept + "…" + "".join(_CLOSERS[char] for char in reversed(opened))

@@ -69,7 +69,9 @@ def test_why_value_cites_dated_evidence(store, user):
 def test_why_blocker_names_each_gap(store, user):
     answer = answer_question(store, user, "Why can't we do predictive maintenance?")
     assert "blocked by" in answer.text
-    assert "**Machine learning expertise**: not assessed yet" in answer.text
+    assert "Machine learning expertise: not assessed yet" in answer.text and "**" not in answer.text
+    gap = next(line for line in answer.lines if line.plain.startswith("Machine learning expertise"))
+    assert gap.kind == "point" and [p.strong for p in gap.phrases] == [True, False]  # the name, laid out apart
     assert "Sensor and machine data" in answer.text and "needs ≥ 60" in answer.text
 
 

@@ -61,6 +61,7 @@ from factor_journal.extraction.semantic_features import (
     Space,
     Turn,
 )
+from factor_journal.vocabulary import clip
 
 log = logging.getLogger(__name__)
 
@@ -332,7 +333,6 @@ class SemanticExtractor:
 
 
 def _rationale(reading: Reading, answer: str, question: str) -> str:
-    said = " ".join(answer.split())
-    said = said if len(said) <= 160 else said[:159].rstrip() + "…"
-    asked = f' (answering "{" ".join(question.split())[:100]}")' if question else ""
+    said = clip(answer, 160)
+    asked = f' (answering "{clip(question, 100)}")' if question else ""
     return f'User said "{said}"{asked}: reads as {reading.band} (P={reading.band_probability:.2f}).'

@@ -1,0 +1,45 @@
+"""What people read on the pages, laid out and in the right voice (AppTest against the Firestore emulator).
+
+Ask why's answer is formatted by the app while everything a person wrote stays text; a manager reading a
+member's overview reads about that person, not to them; the overview's counts agree with each other.
+"""
+
+from __future__ import annotations
+
+from test_access import rendered_markdown
+from test_app import infer, open_app, texts
+
+MARKDOWN_WORDS = "**bold** [link](http://x) ![p](http://x/p.png)"
+QUESTION = "How much do you trust the numbers in your monthly reports when the board asks for them at short notice?"
+
+
+def test_ask_why_lays_out_its_answer_and_keeps_a_persons_words_inert(app_database, signer, store, make_user):
+    user = make_user(store, display_name="Ann Answer")
+    said = f"We have four separate systems: {MARKDOWN_WORDS}"
+    infer(
+        store,
+        user,
+        "data_quality",
+        20,
+        0.75,
+        2,
+        rationale=f'User said "{said}" (answering "{QUESTION}"): reads as low (P=0.81).',
+        excerpt=f"Assistant: {QUESTION}\nUser: {said}",
+    )
+    app = open_app(signer.issue(user), "ask")
+    app.text_input(key="ask_question").input("Why is data quality so low?").run()
+    assert not app.exception
+    shown = texts(app)
+    markdown = "\n".join(rendered_markdown(app))
+    plain = "\n".join(str(e.value) for e in app.text)
+
+    assert "**Data quality** is" in markdown  # the app's own emphasis, rendered as such
+    assert "**Data quality**" not in plain and "> User:" not in shown and "> " not in plain  # never shown as source
+    assert "\\*\\*bold\\*\\*" in markdown and "**bold**" not in markdown  # the person's words, escaped
+    assert "](http://x" not in markdown
+    assert MARKDOWN_WORDS in plain  # and shown as they were typed, as text, in the evidence
+    # A quote cut short ends on a whole word and is closed.
+    cut = next(line for line in plain.splitlines() if "(answering" in line)
+    assert cut.endswith('…")') or cut.endswith('…"): reads as low (P=0.81).')
+    last = cut.split("(answering")[1].split("…")[0].split()[-1]
+    assert last in QUESTION.split()
