@@ -26,7 +26,6 @@ loading.markdown(brand.SKELETON, unsafe_allow_html=True)
 
 from dashboard import charts, context  # noqa: E402, F401  (the heavy imports, under the skeleton)
 from dashboard.safe_text import md  # noqa: E402
-from factor_journal.settings import settings  # noqa: E402
 
 PAGE_NAMES: list[str] = []  # every page's address, whoever may open it
 
@@ -69,8 +68,12 @@ MANAGER_PAGES = {
 def no_access() -> None:
     st.title("Factor Journal")
     st.warning(st.session_state.get("access_error", context.NO_LINK))
-    days = settings().link_ttl_days
-    st.caption(f"Links expire after {days:g} days. If yours has, reply to the email to get a new one.")
+
+
+def link_expiry(viewer: context.Viewer) -> None:
+    """When the link in use stops working (its own lifetime, whatever the default is)."""
+    if viewer.link_expires_at is not None:
+        st.sidebar.caption(f"This link works until {viewer.link_expires_at:%d %b %Y, %H:%M} UTC.")
 
 
 def export_offer(viewer: context.Viewer) -> None:
@@ -113,9 +116,11 @@ if viewer is None:
 elif viewer.kind == "resume":
     st.sidebar.caption(f"Signed in as **{md(viewer.display_name)}**")
     export_offer(viewer)
+    link_expiry(viewer)
     navigation = st.navigation(USER_PAGES)
 else:
     st.sidebar.caption(f"Manager view · **{md(viewer.display_name)}**")
+    link_expiry(viewer)
     navigation = st.navigation(MANAGER_PAGES)
 loading.empty()
 navigation.run()

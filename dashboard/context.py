@@ -40,7 +40,10 @@ __all__ = [
     "store",
 ]
 
-NO_LINK = "Open Factor Journal through the link in your email."
+NO_LINK = (
+    "For your privacy, Factor Journal does not remember you between visits: reloading a page or typing its "
+    "address asks for your link again. Open Factor Journal through the link in your email."
+)
 # What belongs to one signed-in person and must not leak into the next link opened in the same tab.
 _PER_VIEWER_KEYS = (
     "viewer",

@@ -42,6 +42,7 @@ class Viewer(BaseModel):
     org_id: str | None = None
     session_id: str | None = None
     display_name: str = ""
+    link_expires_at: datetime | None = None  # when the link in use stops working
 
 
 class AccessChecker:
@@ -91,6 +92,7 @@ class AccessChecker:
             org_id=org_id,
             session_id=claims.session_id,
             display_name=profile.display_name or claims.user_id,
+            link_expires_at=claims.expires_at,
         )
 
     def forget(self) -> None:

@@ -66,14 +66,19 @@ class InvalidLinkError(LinkError):
         super().__init__("This link is not valid. It may have been copied incompletely or altered.")
 
 
+# What someone holding a link that no longer works can do: there is no sign-in, only links.
+NEW_LINK = "Open the link in your latest Factor Journal email, or reply to the email this link came in for a new one."
+
+
 class ExpiredLinkError(LinkError):
-    def __init__(self) -> None:
-        super().__init__("This link has expired. Ask for a new one, or sign in.")
+    def __init__(self, expired_at: datetime | None = None) -> None:
+        when = f" on {expired_at:%d %b %Y}" if expired_at is not None else ""
+        super().__init__(f"This link expired{when}. {NEW_LINK}")
 
 
 class RevokedLinkError(LinkError):
     def __init__(self) -> None:
-        super().__init__("This link has been withdrawn. Ask for a new one, or sign in.")
+        super().__init__(f"This link has been withdrawn. {NEW_LINK}")
 
 
 class LinkClaims(BaseModel):
@@ -83,6 +88,12 @@ class LinkClaims(BaseModel):
     kind: LinkKind = "resume"
     ttl_seconds: int
     org_id: str | None = None
+
+
+class VerifiedLink(LinkClaims):
+    """A valid link's claims and when it stops working (the earlier of its signed lifetime and its record's)."""
+
+    expires_at: datetime
 
 
 class LinkSecretError(LinkError):
@@ -165,7 +176,7 @@ class LinkSigner:
         self.records.create(LinkRecord(**claims.model_dump(), created_at=now, expires_at=now + ttl))
         return self.serializer.dumps(claims.model_dump())
 
-    def verify(self, token: str | None) -> LinkClaims:
+    def verify(self, token: str | None) -> VerifiedLink:
         """The claims of a valid link; raises InvalidLinkError, ExpiredLinkError or RevokedLinkError."""
         if not token or not isinstance(token, str) or len(token) > 2048:
             raise InvalidLinkError()
@@ -175,16 +186,17 @@ class LinkSigner:
         except (BadSignature, ValidationError, TypeError, ValueError):
             raise InvalidLinkError() from None
         now = self.clock()
-        if now - signed_at > timedelta(seconds=claims.ttl_seconds):
-            raise ExpiredLinkError()
+        signed_until = signed_at + timedelta(seconds=claims.ttl_seconds)
+        if now > signed_until:
+            raise ExpiredLinkError(signed_until)
         record = self._record_data(claims.link_id, now)
         if record is None or record.user_id != claims.user_id or record.kind != claims.kind:
             raise InvalidLinkError()
         if record.revoked_at is not None:
             raise RevokedLinkError()
         if record.expires_at is None or now >= record.expires_at:
-            raise ExpiredLinkError()
-        return claims
+            raise ExpiredLinkError(record.expires_at)
+        return VerifiedLink(**claims.model_dump(), expires_at=min(signed_until, record.expires_at))
 
     def _record_data(self, link_id: str, now: datetime) -> LinkRecord | None:
         """The link's record, read at most once per ``record_ttl`` (one document read)."""

@@ -6,6 +6,9 @@ member's overview reads about that person, not to them; the overview's counts ag
 
 from __future__ import annotations
 
+import time
+from datetime import UTC, datetime, timedelta
+
 from test_access import rendered_markdown
 from test_app import infer, open_app, texts
 
@@ -43,3 +46,32 @@ def test_ask_why_lays_out_its_answer_and_keeps_a_persons_words_inert(app_databas
     assert cut.endswith('…")') or cut.endswith('…"): reads as low (P=0.81).')
     last = cut.split("(answering")[1].split("…")[0].split()[-1]
     assert last in QUESTION.split()
+
+
+# --- What a link that does not open says -------------------------------------------------------------
+
+
+def test_a_link_that_stopped_working_says_what_to_do_and_no_sign_in_is_offered(app_database, signer, store, make_user):
+    user = make_user(store, display_name="Lee Link")
+    expired = signer.issue(user, ttl=timedelta(seconds=1))
+    revoked = signer.issue(user)
+    signer.revoke(revoked)
+    time.sleep(1.5)
+    for token, reason in [(expired, f"expired on {datetime.now(UTC):%d %b %Y}"), (revoked, "withdrawn")]:
+        shown = texts(open_app(token))
+        assert reason in shown and "latest Factor Journal email" in shown, shown
+        assert "sign in" not in shown.lower() and "14 days" not in shown
+
+
+def test_a_page_opened_without_a_session_says_why_the_link_is_asked_for_again(app_database):
+    shown = texts(open_app(None))
+    assert "For your privacy" in shown and "reloading a page" in shown and "through the link in your email" in shown
+
+
+def test_the_link_in_use_shows_its_own_expiry(app_database, signer, store, make_user):
+    user = make_user(store, display_name="Sam Short")
+    infer(store, user, "data_quality", 20, 0.75, 1)
+    app = open_app(signer.issue(user, ttl=timedelta(days=2)))
+    until = datetime.now(UTC) + timedelta(days=2)
+    assert f"This link works until {until:%d %b %Y}" in texts(app)
+    assert "14 days" not in texts(app)
