@@ -180,11 +180,23 @@ def what_we_know_section(catalog, assessment: FreshAssessment, read_only: bool) 
     if not listing.assessed:
         st.write("Nothing yet: what you tell us in the conversation will be listed here, factor by factor.")
         return
+    # One count everywhere: the summary's (the "Mapped" metric and the category chart), which leaves out the
+    # composites (scores computed from other factors): they are listed, marked computed, but not counted.
+    assessed = assessment.summary.overall.total_factors_assessed
     counts = ", ".join(
-        f"{listing.by_status[s]} {labels.status_label(s)}" for s in STATUS_ORDER if s in listing.by_status
+        f"{listing.by_status[s]} {labels.status_label(s)}"
+        for s in STATUS_ORDER
+        if s in listing.by_status and s != COMPUTED
+    )
+    computed = [item.name for category in listing.categories for item in category.factors if item.status == COMPUTED]
+    also = (
+        f" Also {len(computed)} score{'s' if len(computed) != 1 else ''} computed from them, not counted: "
+        f"{', '.join(computed)}."
+        if computed
+        else ""
     )
     st.caption(
-        f"{listing.assessed} factor{'s' if listing.assessed != 1 else ''} assessed: {counts}."
+        f"{assessed} factor{'s' if assessed != 1 else ''} assessed{': ' + counts if counts else ''}.{also}"
         " Unconfirmed means the assistant read it from the conversation and you have not checked it yet."
     )
     unconfirmed = len(assessment.summary.unconfirmed_inferences)
@@ -204,5 +216,11 @@ def what_we_know_section(catalog, assessment: FreshAssessment, read_only: bool) 
                 f"{sure} · {labels.status_label(item.status)} · said {labels.day(item.said_at)}{stale}"
             )
         with columns[index % 2]:
-            st.markdown(f"**{category.name}** · {len(category.factors)} of {category.total} assessed")
+            progress = assessment.summary.categories.get(category.category_id)  # the chart's figures
+            counted = (
+                f"{progress.factor_count} of {progress.total_factors}"
+                if progress is not None
+                else f"{len(category.factors)} of {category.total}"
+            )
+            st.markdown(f"**{category.name}** · {counted} assessed")
             st.markdown("\n".join(lines))

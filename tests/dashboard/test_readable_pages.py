@@ -6,6 +6,8 @@ member's overview reads about that person, not to them; the overview's counts ag
 
 from __future__ import annotations
 
+import json
+import re
 import time
 from datetime import UTC, datetime, timedelta
 
@@ -75,3 +77,24 @@ def test_the_link_in_use_shows_its_own_expiry(app_database, signer, store, make_
     until = datetime.now(UTC) + timedelta(days=2)
     assert f"This link works until {until:%d %b %Y}" in texts(app)
     assert "14 days" not in texts(app)
+
+
+# --- The overview's counts agree --------------------------------------------------------------------
+
+
+def test_the_overview_counts_the_same_factors_everywhere(app_database, signer, store, assessed_user):
+    """A composite (the AI readiness score, computed from other factors) is listed, but counted nowhere."""
+    assert store.summary(assessed_user).factors["ai_readiness_score"].is_assessed  # derived from the five said
+    app = open_app(signer.issue(assessed_user))
+    [mapped] = [m for m in app.metric if m.label == "Mapped"]
+    assessed, total = (int(n) for n in str(mapped.proto.delta).split()[0].split("/"))
+    assert assessed == 5
+    shown = texts(app)
+    assert f"{assessed} factors assessed" in shown and "AI readiness score" in shown
+    chart = next(c for c in app.get("plotly_chart") if "Mapped" in c.proto.spec)
+    bars = json.loads(chart.proto.spec)["data"][0]
+    in_chart = dict(zip(bars["y"], bars["text"], strict=True))
+    headers = re.findall(r"\*\*(.+?)\*\* · (\d+) of (\d+) assessed", shown)
+    assert headers and sum(int(n) for _, n, _ in headers) == assessed
+    for name, counted, of in headers:
+        assert in_chart[name] == f"{counted}/{of}", name
