@@ -11,7 +11,7 @@ import streamlit as st
 from dashboard import charts, context, labels
 from dashboard.safe_text import md, quote
 from factor_journal.errors import FactorJournalError
-from factor_journal.freshness import FreshAssessment
+from factor_journal.freshness import FreshAssessment, TierNote
 from factor_journal.guidance import next_best_questions, next_tier_statement
 from factor_journal.page_models import COMPUTED, recheck_list, shown_apart, what_we_know
 
@@ -25,9 +25,12 @@ def render() -> None:
         st.success(notice)
     summary = assessment.summary
     overall = summary.overall
+    person = Person.of(subject)
     if overall.total_factors_assessed == 0:
         st.info(
-            "Nothing has been assessed yet. Start the conversation and this page will fill in as you talk: "
+            f"Nothing has been assessed yet. This page fills in as {md(person.name)} talks with the assistant."
+            if person.read_only
+            else "Nothing has been assessed yet. Start the conversation and this page will fill in as you talk: "
             "what we know, how sure we are, and which AI projects you can evaluate."
         )
     columns = st.columns(4)
@@ -55,10 +58,13 @@ def render() -> None:
     )
     st.progress(min(1.0, overall.completeness))
     if assessment.tier_note is not None:  # a decision never flips silently (docs/freshness.md)
-        st.warning(assessment.tier_note.message, icon=":material/history:")
-    st.markdown(f"**Next decision tier.** {next_tier_statement(summary)}")
+        st.warning(person.tier_note(assessment.tier_note), icon=":material/history:")
+    if person.read_only and summary.overall.next_tier is None:
+        st.markdown(f"**Next decision tier.** {md(person.name)} has reached the highest decision tier.")
+    else:
+        st.markdown(f"**Next decision tier.** {next_tier_statement(summary)}")
     to_recheck(store, subject, assessment)
-    what_we_know_section(store.catalog, assessment, read_only=subject.read_only)
+    what_we_know_section(store.catalog, assessment, person)
 
     left, right = st.columns([3, 2])
     with left:
@@ -68,18 +74,60 @@ def render() -> None:
         st.subheader("Where we were")
         last = summary.last_conversation
         if last is None:
-            st.write("We have not talked yet.")
+            st.write(
+                f"{md(person.name)} has not talked with the assistant yet."
+                if person.read_only
+                else "We have not talked yet."
+            )
         else:
             with st.container(border=True):
                 st.markdown(f"**{md(last.topic)}** · {last.timestamp:%d %b %Y}")
                 if not subject.read_only:  # the excerpt is the person's own words (docs/security.md)
                     quote(last.excerpt)
+        if person.read_only:  # the next questions are the person's to answer, not a reader's
+            return
         st.subheader("Next best questions")
         suggestions = next_best_questions(store.catalog, store.graph, summary, stale=assessment.stale)
         if not suggestions:
             st.write("Every factor is assessed with good confidence.")
         for suggestion in suggestions:
             st.markdown(f"- **{suggestion.question}**  \n  _{suggestion.factor_name}: {suggestion.reason}_")
+
+
+class Person:
+    """Who the overview speaks about: "you" on the person's own pages, their name (escaped) to a read-only reader."""
+
+    def __init__(self, name: str, read_only: bool) -> None:
+        self.name, self.read_only = name, read_only
+        self.subject = md(name) if read_only else "you"
+        self.possessive = "their" if read_only else "your"
+
+    @classmethod
+    def of(cls, subject: context.Subject) -> Person:
+        return cls(subject.display_name, subject.read_only)
+
+    def status(self, status: object) -> str:
+        """Who stands behind an answer: 'yours' is 'given by them' to a reader."""
+        if self.read_only and str(status) == "user_provided":
+            return "given by them"
+        return labels.status_label(status)
+
+    def tier_note(self, note: TierNote) -> str:
+        """The tier note (freshness writes it to the person) as a reader reads it."""
+        if not self.read_only:
+            return note.message
+        count = f"{len(note.confirm)} answer{'s' if len(note.confirm) != 1 else ''}"
+        if note.lapsed:
+            return (
+                f"{md(self.name)}'s answers reach {note.reached_name}, but some were said long ago: as they stand "
+                f"today they support {note.now_name}. Confirming the {count} below would get {note.reached_name} "
+                "back; that is theirs to do."
+            )
+        when = f"from {note.lapses_at:%d %b %Y} " if note.lapses_at is not None else ""
+        return (
+            f"{md(self.name)}'s tier, {note.reached_name}, rests on answers said long ago: {when}their age takes "
+            f"it down a tier unless they confirm the {count} below."
+        )
 
 
 def _talk_about(store, subject, factor_id: str, when: str) -> None:
@@ -114,12 +162,17 @@ def to_recheck(store, subject, assessment: FreshAssessment) -> None:
     catalog = store.catalog
     st.subheader("To re-check", anchor="to-re-check")
     due = len(assessment.to_recheck)
+    person = Person.of(subject)
     st.caption(
         f"{due} answer{'s' if due != 1 else ''} said long ago "
-        f"{'count' if due != 1 else 'counts'} for less now: things change. Nothing is lost — confirm what still "
-        "holds, or talk about it again."
+        f"{'count' if due != 1 else 'counts'} for less now: things change. Nothing is lost — "
+        + (
+            f"{md(person.name)} can confirm what still holds, or talk about it again."
+            if person.read_only
+            else "confirm what still holds, or talk about it again."
+        )
         if due
-        else "Confirming these keeps your decision tier."
+        else f"Confirming these keeps {person.possessive} decision tier."
     )
     note = assessment.tier_note
     if note is not None and len(note.confirm) > 1 and not subject.read_only:
@@ -169,7 +222,7 @@ def to_recheck(store, subject, assessment: FreshAssessment) -> None:
         st.caption(f"… and {listed.more} more.")
 
 
-def what_we_know_section(catalog, assessment: FreshAssessment, read_only: bool) -> None:
+def what_we_know_section(catalog, assessment: FreshAssessment, person: Person) -> None:
     """Every assessed factor by category: name, band and value, confidence, who stands behind it, when said
     (``page_models.what_we_know``: from the summary alone, no further reads).
 
@@ -178,15 +231,17 @@ def what_we_know_section(catalog, assessment: FreshAssessment, read_only: bool) 
     st.subheader("What we know")
     listing = what_we_know(catalog, assessment)
     if not listing.assessed:
-        st.write("Nothing yet: what you tell us in the conversation will be listed here, factor by factor.")
+        st.write(
+            f"Nothing yet: what {md(person.name)} tells the assistant will be listed here, factor by factor."
+            if person.read_only
+            else "Nothing yet: what you tell us in the conversation will be listed here, factor by factor."
+        )
         return
     # One count everywhere: the summary's (the "Mapped" metric and the category chart), which leaves out the
     # composites (scores computed from other factors): they are listed, marked computed, but not counted.
     assessed = assessment.summary.overall.total_factors_assessed
     counts = ", ".join(
-        f"{listing.by_status[s]} {labels.status_label(s)}"
-        for s in STATUS_ORDER
-        if s in listing.by_status and s != COMPUTED
+        f"{listing.by_status[s]} {person.status(s)}" for s in STATUS_ORDER if s in listing.by_status and s != COMPUTED
     )
     computed = [item.name for category in listing.categories for item in category.factors if item.status == COMPUTED]
     also = (
@@ -197,10 +252,11 @@ def what_we_know_section(catalog, assessment: FreshAssessment, read_only: bool) 
     )
     st.caption(
         f"{assessed} factor{'s' if assessed != 1 else ''} assessed{': ' + counts if counts else ''}.{also}"
-        " Unconfirmed means the assistant read it from the conversation and you have not checked it yet."
+        f" Unconfirmed means the assistant read it from the conversation and {person.subject} "
+        f"{'has' if person.read_only else 'have'} not checked it yet."
     )
     unconfirmed = len(assessment.summary.unconfirmed_inferences)
-    if unconfirmed and not read_only:
+    if unconfirmed and not person.read_only:
         st.page_link("screens/review.py", label=f"Review the {unconfirmed} unconfirmed", icon=":material/task_alt:")
     columns = st.columns(2)
     for index, category in enumerate(listing.categories):
@@ -213,7 +269,7 @@ def what_we_know_section(catalog, assessment: FreshAssessment, read_only: bool) 
             band = labels.band(catalog, item.factor_id, item.value)
             lines.append(
                 f"- **{item.name}**: {band} ({labels.amount(item.value)}) · "
-                f"{sure} · {labels.status_label(item.status)} · said {labels.day(item.said_at)}{stale}"
+                f"{sure} · {person.status(item.status)} · said {labels.day(item.said_at)}{stale}"
             )
         with columns[index % 2]:
             progress = assessment.summary.categories.get(category.category_id)  # the chart's figures

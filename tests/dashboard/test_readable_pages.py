@@ -14,6 +14,8 @@ from datetime import UTC, datetime, timedelta
 from test_access import rendered_markdown
 from test_app import infer, open_app, texts
 
+from factor_journal.organisation import OrganisationDirectory
+
 MARKDOWN_WORDS = "**bold** [link](http://x) ![p](http://x/p.png)"
 QUESTION = "How much do you trust the numbers in your monthly reports when the board asks for them at short notice?"
 
@@ -98,3 +100,30 @@ def test_the_overview_counts_the_same_factors_everywhere(app_database, signer, s
     assert headers and sum(int(n) for _, n, _ in headers) == assessed
     for name, counted, of in headers:
         assert in_chart[name] == f"{counted}/{of}", name
+
+
+# --- A manager reads about the person, not to them ---------------------------------------------------
+
+
+def test_a_manager_reading_a_members_overview_reads_about_them(app_database, signer, store, make_user, assessed_user):
+    directory = OrganisationDirectory(store)
+    org = f"org-{assessed_user}"
+    directory.create(org, "Voice Org")
+    store.register_user(store.get_user(assessed_user).model_copy(update={"org_id": org}))
+    store.correct(assessed_user, "ml_expertise", 55, "We hired a third data scientist")  # an answer of their own
+    manager = make_user(store, org_id=org, display_name="Maria Manager")
+    directory.assign_manager(org, manager)
+
+    own = texts(open_app(signer.issue(assessed_user)))
+    assert "Next best questions" in own and "you have not checked it yet" in own and "1 yours" in own
+
+    app = open_app(signer.issue(manager, kind="manager", org_id=org))
+    app.session_state["drill_user"] = assessed_user
+    app.switch_page("screens/overview.py").run()
+    assert not app.exception
+    shown = texts(app)
+    assert "Anna Berg · Where are we" in shown
+    assert "Anna Berg has not checked it yet" in shown and "1 given by them" in shown
+    assert "Next best questions" not in shown
+    for second_person in ("you have", "yours", "your ", "You have", "Your "):
+        assert second_person not in shown, second_person
