@@ -49,7 +49,7 @@ def render() -> None:
             with st.container(border=True):
                 found = " · found by meaning" if citation.similarity is not None else ""
                 st.markdown(f"**{citation.date:%d %b %Y}** · {citation.factor_name} · {citation.change}{found}")
-                quote(labels.names_in(citation.rationale, names))
+                quote(labels.in_plain_words(citation.rationale, names))
                 if citation.excerpt:
                     quote(citation.excerpt)
 
