@@ -32,6 +32,14 @@ KIND_LABELS = {
     "derived": "recomputed from its parts",
 }
 
+
+def kind_label(kind: object, read_only: bool) -> str:
+    """What a journal entry is, in words, for its person ("confirmed by you") or for a reader such as their
+    manager ("confirmed by them")."""
+    label = KIND_LABELS.get(str(kind), str(kind))
+    return label.replace("by you", "by them").replace("for you", "for them") if read_only else label
+
+
 # What the conversation page says about an answer, by the pipeline's ``extraction.status`` on its turn.
 TURN_STATUS_MESSAGES = {
     "processing": "Being analysed…",

@@ -97,7 +97,7 @@ def render() -> None:
         after = "unassessed" if entry.new_value is None else f"{entry.new_value:g}"
         flags = EFFECT_NOTES[entry_effect(entry)]
         with st.container(border=True):
-            kind = labels.KIND_LABELS.get(str(entry.kind), str(entry.kind))
+            kind = labels.kind_label(entry.kind, subject.read_only)
             st.markdown(
                 f"**{entry.observed_at:%d %b %Y %H:%M}** · {before} → {after} · "
                 f"confidence {entry.confidence:.0%} · {kind}{flags}"

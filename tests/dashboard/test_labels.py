@@ -42,6 +42,13 @@ def test_a_rationale_speaks_to_its_person_in_plain_words_and_keeps_their_words()
     assert labels.in_plain_words("Username said nothing", {}) == "Username said nothing"
 
 
+def test_an_entrys_kind_speaks_to_its_person_or_of_them_to_a_reader():
+    assert labels.kind_label("confirmed", read_only=False) == "confirmed by you"
+    assert labels.kind_label("confirmed", read_only=True) == "confirmed by them"
+    assert labels.kind_label("conflict", read_only=True) == "a disagreeing reading, held for them"
+    assert labels.kind_label("something_new", read_only=True) == "something_new"
+
+
 def test_tiers_statuses_and_missing_dates_have_human_labels():
     assert labels.tier_name(CATALOG, "low_risk") == "Low-risk pilots"
     assert labels.tier_name(CATALOG, "exploratory") == "Exploratory"
