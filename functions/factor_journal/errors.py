@@ -51,6 +51,15 @@ class DerivedFactorError(InvalidInputError):
         self.factor_id = factor_id
 
 
+class UnknownOrganisationError(FactorJournalError, LookupError):
+    """Raised, before anything is written, by a change that needs the organisation (its managers list) when no
+    organisation of that id exists: a mistyped id never creates one."""
+
+    def __init__(self, org_id: str) -> None:
+        super().__init__(f"unknown organisation {org_id!r}: no such organisation exists")
+        self.org_id = org_id
+
+
 class UnknownUserError(FactorJournalError, LookupError):
     def __init__(self, user_id: str) -> None:
         super().__init__(f"unknown user {user_id!r}: no such user is registered")

@@ -18,8 +18,8 @@ from pydantic import BaseModel, Field, ValidationError
 
 from factor_journal.catalog import Catalog
 from factor_journal.errors import FactorJournalError
+from factor_journal.errors import UnknownOrganisationError as UnknownOrganisationError
 from factor_journal.models import UserProfile
-from factor_journal.repositories.organisations import UnknownOrganisationError as UnknownOrganisationError
 from factor_journal.rollup import (
     ROLLUP_SHARDS,
     PersonRow,

@@ -6,18 +6,8 @@ from typing import Any
 
 from google.cloud import firestore
 
-from factor_journal.errors import FactorJournalError
 from factor_journal.repositories.client import FirestoreClient
 from factor_journal.repositories.paths import ORGANISATIONS, Paths
-
-
-class UnknownOrganisationError(FactorJournalError, LookupError):
-    """Raised, before anything is written, by a change that needs the organisation (its managers list) when no
-    organisation of that id exists: a mistyped id never creates one."""
-
-    def __init__(self, org_id: str) -> None:
-        super().__init__(f"unknown organisation {org_id!r}: no such organisation exists")
-        self.org_id = org_id
 
 
 class OrganisationRecords:

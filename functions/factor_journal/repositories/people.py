@@ -40,14 +40,13 @@ from factor_journal.documents import (
     failure_recorded,
     latest_session_id,
 )
-from factor_journal.errors import FactorJournalError, UnknownUserError
+from factor_journal.errors import FactorJournalError, UnknownOrganisationError, UnknownUserError
 from factor_journal.graph import FactorGraph
 from factor_journal.models import SERVER_MANAGED_PROFILE_FIELDS, UserProfile
 from factor_journal.repositories.changes import drop_row, roster_changed, write_row
 from factor_journal.repositories.client import Repository, jittered_sleep, run_transaction
 from factor_journal.repositories.journal import JournalReads
 from factor_journal.repositories.locks import CommitBusyError
-from factor_journal.repositories.organisations import UnknownOrganisationError
 from factor_journal.repositories.paths import AWAITING_ANALYSIS, SUMMARY_FIELD, TURNS, Paths
 from factor_journal.rollup import PersonRow, person_row, shard_of
 from factor_journal.summary import build_summary
