@@ -69,7 +69,10 @@ def tier_name(catalog: Catalog, tier_id: str | None) -> str:
     return (tier_id or NOT_YET).replace("_", " ")
 
 
-def status_label(status: object) -> str:
+def status_label(status: object, read_only: bool = False) -> str:
+    """Who stands behind an answer, in words: "yours" to its person, "given by them" to a reader (a manager)."""
+    if read_only and str(status) == "user_provided":
+        return "given by them"
     return STATUS_LABELS.get(str(status), str(status).replace("_", " "))
 
 
@@ -123,6 +126,7 @@ def names_in(text: str, names: Mapping[str, str]) -> str:
 
 _USER_DID = re.compile(r"\bUser (said|answered|corrected|confirmed|kept|accepted|gave|set|withdrew)\b")
 _READS_AS = re.compile(r": reads as (low|mid|high) \(P=(0(?:\.\d+)?|1(?:\.0+)?)\)")
+_THEIR_OWN = re.compile(r"^(You [^\"“]*?)\btheir (answer|value)\b")
 _COMBINED = re.compile(r" \(combined with (\d+) earlier observations?: [-\d.]+ → [-\d.]+\)")
 
 
@@ -142,6 +146,7 @@ def in_plain_words(text: str, names: Mapping[str, str]) -> str:
         return f" (weighed with {count} earlier answer{'s' if count != 1 else ''})"
 
     text = _USER_DID.sub(lambda match: f"You {match.group(1)}", names_in(text, names))
+    text = _THEIR_OWN.sub(r"\1your \2", text)  # "You kept their value": the person's own, said to them
     return _COMBINED.sub(combined, _READS_AS.sub(sure, text))
 
 

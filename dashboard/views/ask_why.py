@@ -62,7 +62,7 @@ def answer_markdown(lines: list[AnswerLine], names: dict[str, str]) -> str:
     words as a quote under their point; every phrase escaped (``md``), so what anyone wrote stays text."""
 
     def escaped(text: str) -> str:  # md() drops the edge spaces between phrases: keep them
-        inner = md(labels.names_in(text, names))
+        inner = md(labels.in_plain_words(text, names))
         return (" " if text[:1].isspace() else "") + inner + (" " if text[-1:].isspace() else "")
 
     def said(line: AnswerLine) -> str:

@@ -56,7 +56,7 @@ def render() -> None:
     else:
         shown = f"{labels.amount(state.current_value)} ({labels.band(store.catalog, factor_id, state.current_value)})"
     status = answer_status(store.catalog, factor_id, state)
-    status = "computed from its parts" if status == COMPUTED else labels.status_label(status)
+    status = "computed from its parts" if status == COMPUTED else labels.status_label(status, subject.read_only)
     fresh = assessment.factors.get(factor_id)
     aged = ""
     if fresh is not None and shown_apart(fresh.stored_confidence, fresh.confidence):
@@ -131,7 +131,7 @@ def render() -> None:
                 "Factor": store.graph.name(fid),
                 "Value": s.current_value,
                 "Confidence": f"{s.current_confidence:.0%}",
-                "Status": labels.status_label(s.inference_status),
+                "Status": labels.status_label(s.inference_status, subject.read_only),
             }
             for fid, s in assessed_states(then)
         ]

@@ -108,9 +108,7 @@ class Person:
 
     def status(self, status: object) -> str:
         """Who stands behind an answer: 'yours' is 'given by them' to a reader."""
-        if self.read_only and str(status) == "user_provided":
-            return "given by them"
-        return labels.status_label(status)
+        return labels.status_label(status, self.read_only)
 
     def tier_note(self, note: TierNote) -> str:
         """The tier note (freshness writes it to the person) as a reader reads it."""

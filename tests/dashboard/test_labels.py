@@ -40,6 +40,14 @@ def test_a_rationale_speaks_to_its_person_in_plain_words_and_keeps_their_words()
         "reads as mid (P=0.41) (weighed with 1 earlier answer)"  # only the reader's own ": reads as" is reworded
     )
     assert labels.in_plain_words("Username said nothing", {}) == "Username said nothing"
+    assert labels.in_plain_words("User confirmed what was understood from their answer", {}) == (
+        "You confirmed what was understood from your answer"
+    )
+    assert labels.in_plain_words("User kept their value", {}) == "You kept your value"
+    quoted = 'User said "their answer was late" (answering "Why?")'
+    assert labels.in_plain_words(quoted, {}) == 'You said "their answer was late" (answering "Why?")'  # their words
+    assert labels.status_label("user_provided") == "yours"
+    assert labels.status_label("user_provided", read_only=True) == "given by them"
 
 
 def test_an_entrys_kind_speaks_to_its_person_or_of_them_to_a_reader():
