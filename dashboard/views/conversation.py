@@ -74,14 +74,16 @@ def _shown(turns: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
     return turns[-SHOWN_TURNS:]
 
 
-def _show(turns: list[tuple[str, dict]], summary: AssessmentSummary | None, *, can_act: bool) -> None:
-    """The turns on the page (``_shown``); under each analysed answer what it was understood to say, under any
-    other what became of it (always for the latest answer, otherwise only when it is not simply done)."""
+def _show(turns: list[tuple[str, dict]], summary: AssessmentSummary | None, *, can_act: bool) -> list[tuple[str, dict]]:
+    """The turns on the page (``_shown``), which it returns; under each analysed answer what it was understood to
+    say, under any other what became of it (always for the latest answer, otherwise only when it is not simply
+    done)."""
     store = context.store()
     users = [tid for tid, data in turns if data.get("role") != "assistant"]
     latest = users[-1] if users else None
     factors = summary.factors if summary is not None else {}
-    for turn_id, data in _shown(turns):
+    shown = _shown(turns)
+    for turn_id, data in shown:
         with st.chat_message("assistant" if data.get("role") == "assistant" else "user"):
             quote(data["text"])
             if data.get("role") == "assistant":
@@ -97,6 +99,7 @@ def _show(turns: list[tuple[str, dict]], summary: AssessmentSummary | None, *, c
             elif status_worth_saying(status, latest=turn_id == latest):
                 next_attempt = outcome.next_attempt_at if outcome else None
                 st.caption(labels.turn_status_message(status, next_attempt))
+    return shown
 
 
 def _say_back_line(turn_id: str, line: SayBackLine, *, can_act: bool) -> None:
@@ -207,8 +210,9 @@ def render() -> None:
         if isinstance(data.get("text"), str)
     ]
     summary = store.summary(subject.user_id)
-    pause_asked = asked_to_pause([data for _, data in turns]) and not st.session_state.pop("resume_asked", False)
-    if time_for_next_question([data for _, data in turns]) and not pause_asked:
+    said = [data for _, data in turns]
+    pause_asked = asked_to_pause(said) and not st.session_state.pop("resume_asked", False)
+    if time_for_next_question(said) and not pause_asked:
         asked = _next_question(turns, summary)
         if asked is None:
             _show(turns, summary, can_act=True)
@@ -218,8 +222,7 @@ def render() -> None:
         turn_id = store.add_turn(subject.user_id, session_id, "assistant", question, about=about)
         turns.append((turn_id, {"role": "assistant", "text": question, "about": about}))  # as written: no re-read
 
-    _show(turns, summary, can_act=True)
-    shown = turns if st.session_state.get("conversation_show_all") else turns[-SHOWN_TURNS:]
+    shown = _show(turns, summary, can_act=True)
     statuses = {tid: (d.get("extraction") or {}).get("status") for tid, d in shown if d.get("role") != "assistant"}
     awaiting = tuple(tid for tid, status in statuses.items() if awaiting_analysis(status))
     if awaiting:

@@ -252,10 +252,10 @@ def next_question_bounds(turns: Sequence[Mapping[str, Any]]) -> NextQuestionBoun
     session covered: asked about (an assistant turn's ``about``) or spoken to by any analysed answer."""
     asked = {str(turn["text"]) for turn in turns if turn.get("role") == "assistant" and "text" in turn}
     covered = {str(turn["about"]) for turn in turns if turn.get("role") == "assistant" and turn.get("about")}
+    just_heard: set[str] = set()
     for turn in turns:
-        if turn.get("role") != "assistant" and (heard := turn_outcome(turn)) is not None:
-            covered |= heard_factors(heard.readings)
-    last_answer = next((turn for turn in reversed(turns) if turn.get("role") != "assistant"), None)
-    outcome = turn_outcome(last_answer)
-    just_heard = heard_factors(outcome.readings) if outcome else set()
+        if turn.get("role") != "assistant":  # ends on the last answer: what it spoke to is just_heard
+            outcome = turn_outcome(turn)
+            just_heard = heard_factors(outcome.readings) if outcome else set()
+            covered |= just_heard
     return NextQuestionBounds(asked=asked, just_heard=just_heard, covered=covered)

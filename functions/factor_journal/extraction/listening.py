@@ -115,10 +115,10 @@ _NOT_KNOWING: Final = re.compile(
     r"(?! (?:i|we|that|it|they)\b)|cannot (?:tell you|say)(?! (?:i|we|that|it|they)\b)|i(?:'m| am) not (?:sure"
     r"|certain)|i'?d (?:only )?be guessing|(?:would|could) only guess|your guess is as good as mine|beats me)\b"
 )
+_UNSURE: Final = re.compile(r"\b(?:dunno|not (?:really |too |that |entirely )?(?:sure|certain))\b")  # with _NOT_KNOWING
 # A bare hand-off to someone, as a whole fragment ("ask Sam", "check with the accountant", "Sam would know", "Karen
 # knows all that"): a deferral only beside not knowing ("I don't know, ask Sam"); alone it may be the answer ("Who
 # can fix the macros?" "Ask Heike."), and "nobody knows" / "only Sam knows" say how things are here.
-_UNSURE: Final = re.compile(r"\b(?:dunno|not (?:really |too |that |entirely )?(?:sure|certain))\b")  # with _NOT_KNOWING
 _NAMED_HAND_OFF: Final = re.compile(
     r"^(?:just |maybe |perhaps |probably |best )?(?:ask|check with|speak to|talk to) (?!for\b|about\b|if\b|whether\b)"
     r"\w+(?: \w+){0,2}$"
