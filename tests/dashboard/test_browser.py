@@ -27,6 +27,7 @@ from factor_journal.links import LinkSigner, link_url
 from factor_journal.models import InferredUpdate
 from factor_journal.repositories.links import LinkRecords
 from factor_journal_tools.browser import headless_chromium
+from waiting import wait_for
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
@@ -399,7 +400,12 @@ def test_the_unsubscribe_link_works_in_a_browser_without_signing_in(app_url, bro
     body = wait_for_text(browser, "Do you want to stop the reminder emails")
     assert "Page not found" not in body and "What we know" not in body
     assert store.get_user(organisation["anna"]).reminders_opt_out is False  # opening the page only asks
-    [button] = [e for e in browser.find_elements(By.CSS_SELECTOR, "button") if "Unsubscribe" in e.text]
+    # the question's text can render a moment before its button: wait for the button itself
+    button = wait_for(
+        lambda: next((e for e in browser.find_elements(By.CSS_SELECTOR, "button") if "Unsubscribe" in e.text), None),
+        timeout=20,
+        what="the Unsubscribe button",
+    )
     button.click()
     wait_for_text(browser, "You are unsubscribed")
     assert store.get_user(organisation["anna"]).reminders_opt_out is True

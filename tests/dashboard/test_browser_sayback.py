@@ -94,9 +94,11 @@ def test_a_person_confirms_one_reading_and_corrects_another_in_the_conversation(
     wait_for_text(browser, f"What is right for {catalog.factor(second_factor).name}?")
     shown_band = catalog.band(second_factor, store.factor(user, second_factor).current_value or 0).value
     other = "high" if shown_band != "high" else "low"
-    option = browser.find_element(By.XPATH, f"//div[@data-testid='stRadio']//label[.//p[normalize-space()='{other}']]")
-    option.click()
-    browser.find_element(By.XPATH, "//button[.//p[normalize-space()='Save']]").click()
+    # the question renders before its choices and its button: wait for each element itself
+    option_path = f"//div[@data-testid='stRadio']//label[.//p[normalize-space()='{other}']]"
+    wait_for(lambda: browser.find_elements(By.XPATH, option_path), 20, f"the choice {other!r}")[0].click()
+    save_path = "//button[.//p[normalize-space()='Save']]"
+    wait_for(lambda: browser.find_elements(By.XPATH, save_path), 20, "the Save button")[0].click()
     wait_for_text(browser, f"You corrected it: {catalog.factor(second_factor).name} is {other}.")
 
     assert store.factor(user, first_factor).inference_status == InferenceStatus.confirmed
