@@ -56,6 +56,9 @@ def next_best_questions(
 ) -> list[SuggestedQuestion]:
     """Elicitation questions of missing, low-confidence or re-check factors, those unlocking the most first.
 
+    A factor already known with good confidence is not asked again, even when its value blocks a capability:
+    the person told us, and asking again would not change what it blocks.
+
     A factor scores for every blocked capability it blocks (more for capabilities
     with fewer blockers left), plus a little for the tier when it is unassessed
     (completeness) or weakly known (confidence).  ``asked`` skips questions
@@ -87,8 +90,8 @@ def next_best_questions(
             continue  # this session asked about it already, in whatever words, or heard an answer speak to it
         aged = factor.id in stale and not unassessed
         settled = state is not None and state.inference_status in USER_BACKED and not (recheck or aged)
-        if settled or not (unassessed or weak or recheck or aged or factor.id in blocked_by):
-            continue
+        if settled or not (unassessed or weak or recheck or aged):
+            continue  # well known already: asking again would not unlock anything, only a change in it would
         unlocks = blocked_by.get(factor.id, [])
         score = (
             sum(1.0 / count for _, count in unlocks) + (0.3 if unassessed else 0.0) + (0.2 if weak or recheck else 0.0)

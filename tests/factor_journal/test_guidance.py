@@ -93,5 +93,13 @@ def test_a_value_the_person_gave_or_confirmed_is_not_asked_again(catalog):
     for status in (InferenceStatus.confirmed, InferenceStatus.user_provided):
         summary = summary_of(catalog, {"data_quality": (20, 0.95, status)})  # low: blocks capabilities
         assert "data_quality" not in {q.factor_id for q in next_best_questions(catalog, graph, summary, limit=60)}
-    unconfirmed = summary_of(catalog, {"data_quality": (20, 0.95, InferenceStatus.unconfirmed)})
-    assert "data_quality" in {q.factor_id for q in next_best_questions(catalog, graph, unconfirmed, limit=60)}
+
+
+def test_a_value_known_well_is_not_asked_again_though_it_blocks_a_capability(catalog):
+    # Asking again would not unlock anything (only a change in it would); the say-back and Review confirm it.
+    graph = graph_for(catalog)
+    known = summary_of(catalog, {"data_quality": (20, 0.95, InferenceStatus.unconfirmed)})  # low: blocks
+    assert any(b.factor_id == "data_quality" for c in known.capabilities.cannot_evaluate_yet for b in c.blockers)
+    assert "data_quality" not in {q.factor_id for q in next_best_questions(catalog, graph, known, limit=60)}
+    weak = summary_of(catalog, {"data_quality": (20, 0.4, InferenceStatus.unconfirmed)})
+    assert "data_quality" in {q.factor_id for q in next_best_questions(catalog, graph, weak, limit=60)}
