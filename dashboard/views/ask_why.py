@@ -6,6 +6,7 @@ import streamlit as st
 
 from dashboard import context, labels
 from dashboard.safe_text import md, quote
+from factor_journal.conversation import excerpt_as_read
 from factor_journal.extraction.base import ExtractionError
 from factor_journal.questions import AnswerLine, answer_question
 
@@ -51,7 +52,7 @@ def render() -> None:
                 st.markdown(f"**{citation.date:%d %b %Y}** · {citation.factor_name} · {citation.change}{found}")
                 quote(labels.in_plain_words(citation.rationale, names))
                 if citation.excerpt:
-                    quote(citation.excerpt)
+                    quote(excerpt_as_read(citation.excerpt))
 
 
 _LIST_INDENT = {"point": "", "detail": "  "}

@@ -10,6 +10,7 @@ import streamlit as st
 from dashboard import charts, context, labels
 from dashboard.safe_text import quote
 from factor_journal import freshness
+from factor_journal.conversation import excerpt_as_read
 from factor_journal.page_models import (
     COMPUTED,
     EntryEffect,
@@ -105,7 +106,7 @@ def render() -> None:
             if not subject.read_only:  # rationales and excerpts quote the person: theirs alone (docs/security.md)
                 quote(humane(entry.change_rationale))
                 if entry.conversation_excerpt:
-                    quote(entry.conversation_excerpt)
+                    quote(excerpt_as_read(entry.conversation_excerpt))
             if entry.inferred_from:
                 st.caption("Inferred from:")
                 for fid in entry.inferred_from:  # in-app navigation: no token in any address

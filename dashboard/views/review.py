@@ -16,6 +16,7 @@ import streamlit as st
 
 from dashboard import context, labels
 from dashboard.safe_text import quote
+from factor_journal.conversation import excerpt_as_read
 from factor_journal.validation import MAX_RATIONALE_CHARS
 
 REVIEW_PAGE = 10
@@ -79,7 +80,7 @@ def render() -> None:
             if latest:
                 quote(labels.in_plain_words(latest[0].change_rationale, names))
                 if latest[0].conversation_excerpt:
-                    quote(latest[0].conversation_excerpt)
+                    quote(excerpt_as_read(latest[0].conversation_excerpt))
             confirm, correct = st.columns([1, 3])
             if confirm.button("Confirm", key=f"confirm-{item.factor_id}"):
                 _act(partial(store.confirm, subject.user_id, item.factor_id), f"Confirmed {item.factor_name}.")

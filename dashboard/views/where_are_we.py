@@ -10,6 +10,7 @@ import streamlit as st
 
 from dashboard import charts, context, labels
 from dashboard.safe_text import md, quote
+from factor_journal.conversation import excerpt_as_read
 from factor_journal.errors import FactorJournalError
 from factor_journal.freshness import FreshAssessment, TierNote
 from factor_journal.guidance import next_best_questions, next_tier_statement
@@ -83,7 +84,7 @@ def render() -> None:
             with st.container(border=True):
                 st.markdown(f"**{md(last.topic)}** · {last.timestamp:%d %b %Y}")
                 if not subject.read_only:  # the excerpt is the person's own words (docs/security.md)
-                    quote(last.excerpt)
+                    quote(excerpt_as_read(last.excerpt))
         if person.read_only:  # the next questions are the person's to answer, not a reader's
             return
         st.subheader("Next best questions")

@@ -90,3 +90,21 @@ def format_excerpt(turns: list[Turn], limit_per_turn: int = 240) -> str:
             text = text[: limit_per_turn - 1] + "…"
         lines.append(f"{'User' if turn.role == 'user' else 'Assistant'}: {text}")
     return "\n".join(lines)
+
+
+_READ_AS = {"User": "You", "Assistant": "Assistant"}
+
+
+def excerpt_as_read(excerpt: str) -> str:
+    """A stored excerpt (``format_excerpt``) as the person whose conversation it is reads it: their lines say
+    "You: …", the assistant's "Assistant: …". A first line a stored bound cut short (no speaker, with speaker lines
+    after it) is left out. Anything else, such as a rationale kept in an excerpt's place, is returned as it is."""
+    lines = [(line, *line.partition(": ")) for line in excerpt.split("\n")]
+    spoken = [(line, speaker, words) for line, speaker, sep, words in lines if sep and speaker in _READ_AS]
+    if not spoken:
+        return excerpt
+    if lines[0][0] != spoken[0][0]:
+        lines = lines[1:]  # the oldest line, cut into by the card's bound
+    return "\n".join(
+        f"{_READ_AS[speaker]}: {words}" if sep and speaker in _READ_AS else line for line, speaker, sep, words in lines
+    )

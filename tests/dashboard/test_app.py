@@ -136,6 +136,7 @@ def test_overview_shows_progress_tier_where_we_were_and_next_questions(app_datab
     assert summary.overall.decision_tier_name in shown
     assert "To unlock" in shown  # exactly what the next tier needs
     assert "Data infrastructure" in shown and "5 different systems" in shown  # the where-were-we card
+    assert "You: our data is all over the place" in shown and "User:" not in shown  # the person's own words
     assert "Next best questions" in shown and "helps unlock" in shown
     assert len(app.get("plotly_chart")) == 1
 

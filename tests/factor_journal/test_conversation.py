@@ -10,6 +10,7 @@ from factor_journal.conversation import (
     MAX_TURN_TEXT_CHARS,
     InvalidTurnError,
     Turn,
+    excerpt_as_read,
     format_excerpt,
     parse_turn,
     text_length,
@@ -65,3 +66,17 @@ def test_the_excerpt_names_speakers_flattens_and_shortens():
     lines = format_excerpt(turns, limit_per_turn=40).split("\n")
     assert lines[0] == "Assistant: How clean is your data?"
     assert lines[1].startswith("User: xxx") and lines[1].endswith("…") and len(lines[1]) == len("User: ") + 40
+
+
+def test_an_excerpt_reads_as_the_persons_own_conversation():
+    turns = [
+        Turn(turn_id="a", role="assistant", text="How good is your data?", created_at=datetime(2026, 1, 1, tzinfo=UTC)),
+        Turn(turn_id="u", role="user", text="User: it is a mess", created_at=datetime(2026, 1, 1, tzinfo=UTC)),
+    ]
+    stored = format_excerpt(turns)
+    assert excerpt_as_read(stored) == "Assistant: How good is your data?\nYou: User: it is a mess"
+    for cut in (3, 10, 15):  # the "where we were" card keeps an excerpt's most recent part: its first line may be cut
+        assert excerpt_as_read(stored[cut:]) == "You: User: it is a mess"
+    rationale = 'User said "it is a mess"'  # kept in an excerpt's place when there is none: left as it is
+    assert excerpt_as_read(rationale) == rationale
+    assert excerpt_as_read("") == ""
