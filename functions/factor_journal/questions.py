@@ -51,6 +51,9 @@ FOUND_BY_TEXT = {
 }
 DEFAULT_BUDGET_TOKENS = 5000
 EXCERPT_CHARS = 200
+RATIONALE_CHARS = 400
+"""A reader's rationale fits whole (its quote of at most 160 characters, the question's 100, the reading and how it
+was weighed), so a page can reword it; only a person's long reason is cut."""
 SEARCH_LIMIT = 8  # entries the nearest-neighbour search returns
 MIN_SIMILARITY = 0.2  # cosine similarity below which a journal entry is not about the question
 NEAR_TIE = 0.1  # factors scoring this close to the best are near ties: both are cited
@@ -393,7 +396,7 @@ def _citation(graph: FactorGraph, entry: JournalEntry, similarity: float | None 
         date=entry.observed_at,
         change=f"{show(entry.previous_value)} → {show(entry.new_value)}",
         excerpt=clip_lines(entry.conversation_excerpt or "", EXCERPT_CHARS),
-        rationale=clip(entry.change_rationale, EXCERPT_CHARS),
+        rationale=clip(entry.change_rationale, RATIONALE_CHARS),
         entry_id=entry.entry_id,
         said=clip(said, EXCERPT_CHARS * 2),
         similarity=None if similarity is None else round(similarity, 3),

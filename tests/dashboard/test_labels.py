@@ -185,3 +185,35 @@ def test_a_day_when_nobody_had_assessed_anything_is_a_gap_in_the_confidence_line
     mapped, confidence = charts.progress_over_time(days).data
     assert list(mapped.y) == [0.0, 10.0, 20.0]
     assert list(confidence.y) == [None, 70.0, 75.0]
+
+
+def test_ask_whys_evidence_keeps_a_readers_longest_rationale_whole_so_it_reads_in_plain_words_to_its_end():
+    from factor_journal.graph import graph_for
+    from factor_journal.questions import _citation
+
+    said, asked = "word " * 40, "question " * 20  # the reader quotes at most 160 and 100 characters of them
+    rationale = (
+        f'User said "{said[:159]}…" (answering "{asked[:99]}…"): reads as low (P=0.72). '
+        "(combined with 12 earlier observations: 39.4 → 30.48)"
+    )
+    now = datetime(2026, 11, 1, tzinfo=UTC)
+    entry = JournalEntry(
+        entry_id="e",
+        user_id="u",
+        factor_id="data_quality",
+        kind=EntryKind.inferred,
+        source=Source.llm,
+        previous_value=40,
+        new_value=30.48,
+        change_rationale=rationale,
+        confidence=0.7,
+        observed_at=now,
+        recorded_at=now,
+        applied=True,
+        effective=True,
+        value_after=30.48,
+        confidence_after=0.7,
+        status_after="unconfirmed",
+    )
+    shown = labels.in_plain_words(_citation(graph_for(CATALOG), entry).rationale, NAMES)
+    assert shown.endswith(": read as low, fairly sure. (weighed with 12 earlier answers)"), shown
