@@ -107,6 +107,7 @@ class QuestionContext(BaseModel):
     dependencies: dict[str, dict[str, object]] = Field(default_factory=dict)
     blocked: dict[str, list[dict[str, object]]] = Field(default_factory=dict)
     unlocks: dict[str, list[str]] = Field(default_factory=dict)
+    capability_names: dict[str, str] = Field(default_factory=dict)  # archetype id -> its name, as a person reads it
     estimated_tokens: int = 0
     budget_tokens: int = DEFAULT_BUDGET_TOKENS
     truncated: bool = False
@@ -471,6 +472,8 @@ def build_context(
                 context.dependencies[dep] = entry
                 used += cost
             context.unlocks[fid] = graph.unlocks_if_improved(fid, summary.factors)
+    for archetype_id in [*intent.archetype_ids, *(a for unlocked in context.unlocks.values() for a in unlocked)]:
+        context.capability_names[archetype_id] = graph.name(archetype_id)
     for archetype_id in intent.archetype_ids:
         blocked = next((b for b in summary.capabilities.cannot_evaluate_yet if b.archetype_id == archetype_id), None)
         context.blocked[archetype_id] = [b.model_dump() for b in blocked.blockers] if blocked else []
@@ -489,8 +492,14 @@ def _value(value: float | None) -> str:
     return "not assessed yet" if value is None else f"{value:g}/100"
 
 
+def _capability(context: QuestionContext, archetype_id: str) -> str:
+    """A capability as a person reads it: its name from the catalog ("Machine-learning automation"), never its id."""
+    return context.capability_names.get(archetype_id) or archetype_id.replace("_", " ").capitalize()
+
+
 class OfflineComposer:
-    """Deterministic answers from the context: the facts, each with its dated evidence."""
+    """Deterministic answers from the context: the facts, each with its dated evidence; factors and capabilities
+    by their names."""
 
     name = "offline"
 
@@ -509,12 +518,12 @@ class OfflineComposer:
                         _line(
                             "sentence",
                             "You can already evaluate ",
-                            (archetype_id.replace("_", " "),),
+                            (_capability(context, archetype_id),),
                             ": its prerequisites are met.",
                         )
                     )
                     continue
-                lines.append(_line("sentence", (archetype_id.replace("_", " ").capitalize(),), " is blocked by:"))
+                lines.append(_line("sentence", (_capability(context, archetype_id),), " is blocked by:"))
                 for blocker in blockers:
                     value = blocker["value"]
                     shown = (
@@ -532,7 +541,7 @@ class OfflineComposer:
             for fid, item in context.factors.items():
                 unlocked = context.unlocks.get(fid, [])
                 if unlocked:
-                    names = ", ".join(u.replace("_", " ") for u in unlocked)
+                    names = ", ".join(_capability(context, u) for u in unlocked)
                     lines.append(
                         _line("sentence", "Raising ", (item.name,), f" to its thresholds would unlock: {names}.")
                     )

@@ -102,3 +102,9 @@ def test_context_respects_the_token_budget(store, user, catalog):
     assert tight.truncated and tight.estimated_tokens <= 150
     assert len(tight.factors) < len(roomy.factors)
     assert estimate_tokens(roomy.model_dump()) > estimate_tokens(tight.model_dump())
+
+
+def test_a_capability_is_named_in_the_answer_as_on_the_capabilities_page(store, user):
+    answer = answer_question(store, user, "Why can't we do machine-learning automation?")
+    assert "Machine-learning automation is blocked by:" in answer.text
+    assert "Ml automation" not in answer.text
