@@ -28,6 +28,7 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field
 
+from factor_journal import freshness
 from factor_journal.catalog import Catalog
 from factor_journal.embedding import Embedder, EmbeddingError, default_embedder, spoken_lines
 from factor_journal.graph import FactorGraph
@@ -632,11 +633,14 @@ def answer_question(
     """Answer a question about the user's assessment with the dated journal evidence behind it, and say how
     the evidence was found (``found_by``): by the names in the question, else by meaning (the person's journal
     searched by similarity, or the catalog ranked against the question), else the latest topic.  ``embedder``
-    embeds the question (default: the process's, ``FJ_EMBEDDER``; None: no journal search)."""
+    embeds the question (default: the process's, ``FJ_EMBEDDER``; None: no journal search).  Confidences, the
+    blockers and the tier are the summary's as they count at ``now`` (``freshness.assess``), as the pages show them."""
     question = (question or "").strip()[:500]
-    summary = store.summary(user_id)
-    if summary is None:
+    stored = store.summary(user_id)
+    if stored is None:
         raise ValueError(f"unknown user {user_id!r}")
+    # As every page shows it: each confidence aged to now, and the capabilities and tier that follow from that
+    summary = freshness.assess(store.catalog, store.graph, stored, now or datetime.now(UTC)).summary
     intent = analyse_intent(question, store.catalog, store.graph, now)
     found_by: FoundBy = "names"
     matched: Matches = {}

@@ -108,3 +108,19 @@ def test_a_capability_is_named_in_the_answer_as_on_the_capabilities_page(store, 
     answer = answer_question(store, user, "Why can't we do machine-learning automation?")
     assert "Machine-learning automation is blocked by:" in answer.text
     assert "Ml automation" not in answer.text
+
+
+def test_an_answer_gives_the_confidence_the_pages_show_aged_to_today(store, make_user):
+    """An answer said long ago counts for less today: the overview says so, and Ask why says the same figure, not
+    the one stored when it was said (nor a capability's gap by it)."""
+    from factor_journal import freshness
+
+    user = make_user(store)
+    said(store, user, "data_quality", 30, 0.8, 300, "Duplicates everywhere in the ERP")
+    now = datetime.now(UTC)
+    aged = freshness.assess(store.catalog, store.graph, store.summary(user), now).summary.factors["data_quality"]
+    assert f"{aged.current_confidence:.0%}" != "80%"
+    answer = answer_question(store, user, "Why is data quality so low?", now=now)
+    assert f"Data quality is 30/100 (confidence {aged.current_confidence:.0%}" in answer.text
+    blocked = answer_question(store, user, "Why can't we do predictive maintenance?", now=now)
+    assert f"Data quality: 30 (confidence {aged.current_confidence:.0%})" in blocked.text
