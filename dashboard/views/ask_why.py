@@ -11,6 +11,7 @@ from factor_journal.extraction.base import ExtractionError
 from factor_journal.questions import AnswerLine, answer_question
 
 EXAMPLES = [
+    "What should we fix first?",
     "Why is data quality only this low?",
     "Why can't we do predictive maintenance?",
     "What changed since last month?",

@@ -32,6 +32,7 @@ from factor_journal import freshness
 from factor_journal.catalog import Catalog
 from factor_journal.embedding import Embedder, EmbeddingError, default_embedder, spoken_lines
 from factor_journal.graph import FactorGraph
+from factor_journal.guidance import next_tier_statement
 from factor_journal.models import AssessmentSummary, FactorState, JournalEntry, Source
 from factor_journal.repositories.vectors import VectorHit
 from factor_journal.store import FactorJournalStore
@@ -39,10 +40,11 @@ from factor_journal.vocabulary import clip
 
 log = logging.getLogger(__name__)
 
-QuestionType = Literal["why_blocker", "why_value", "what_changed", "what_if", "status", "what_said"]
-FoundBy = Literal["names", "journal", "nearest", "catalog", "recent", "none"]
+QuestionType = Literal["why_blocker", "why_value", "what_changed", "what_if", "status", "what_said", "standing"]
+FoundBy = Literal["names", "standing", "journal", "nearest", "catalog", "recent", "none"]
 FOUND_BY_TEXT = {
     "names": "the factors and capabilities the question names",
+    "standing": "where your assessment stands: its decision tier and the project types closest to being evaluated",
     "journal": "a search of your own journal by meaning (the entries closest to your question)",
     "nearest": "the entries of your journal nearest to your question, though none is close to it (their factor is among"
     " those the catalog finds likeliest for it)",
@@ -62,6 +64,7 @@ WEAK_SIMILARITY = 0.16  # the floor for a status question that would otherwise g
 CORROBORATING_RANKS = 3  # ... when the entry's factor is among the catalog's likeliest for the question
 CATALOG_WEIGHT = 0.5  # how much the catalog's likelihood (0-1) adds to a journal entry's similarity (docs/ask.md)
 MAX_SEMANTIC_FACTORS = 2  # factors an answer found by meaning is about
+STANDING_CAPABILITIES = 2  # the capabilities closest to being evaluated that a question about the whole answers with
 MATCHES_PER_FACTOR = 3
 
 
@@ -102,8 +105,20 @@ class FactorContext(BaseModel):
     matched: list[Citation] = Field(default_factory=list)  # entries the journal search found, nearest first
 
 
+class Standing(BaseModel):
+    """Where the whole assessment stands, as the overview says it: its tier and what the next one needs."""
+
+    tier_name: str
+    budget: str
+    assessed: int
+    total: int
+    avg_confidence: float
+    next_tier: str  # ``guidance.next_tier_statement``
+
+
 class QuestionContext(BaseModel):
     intent: QuestionIntent
+    standing: Standing | None = None  # for a question about the whole assessment
     factors: dict[str, FactorContext] = Field(default_factory=dict)
     dependencies: dict[str, dict[str, object]] = Field(default_factory=dict)
     blocked: dict[str, list[dict[str, object]]] = Field(default_factory=dict)
@@ -207,6 +222,42 @@ OWN_WORDS = re.compile(
 """A question about what the person said ("What did I say about …", "Did I mention …"): answered from the
 entries holding their words."""
 
+_ABOUT_THE_WHOLE = (
+    r"(why\s+)?(are|am)\s+(we|i)\s+(still\s+|so\s+)?stuck",
+    r"what('s|\s+is|\s+are)?\s+(holding|keeping|holds|keeps)\s+(us|me)\s+back",
+    r"what\s+(should|must|do|can|would|shall)\s+(we|i)\s+((need|have)\s+to\s+)?"
+    r"(do|fix|improve|tackle|change|work\s+on|focus\s+on|start\s+with)",
+    r"where\s+(should|do|can|would|shall)\s+(we|i)\s+(start|begin)",
+    r"what('s|\s+is|\s+are)\s+(the\s+|our\s+|my\s+)?"
+    r"(priority|priorities|next\s+steps?|(biggest\s+|main\s+)?(gaps?|blockers?|problems?|obstacles?)|missing)",
+    r"(the\s+|our\s+)?next\s+steps?",
+    r"how\s+(are|am)\s+(we|i)\s+doing",
+    r"where\s+(do|are)\s+(we|i)\s+(stand|standing)",
+    r"how\s+(far\s+(along\s+)?|ready\s+)are\s+(we|i)",
+    r"why\s+(can'?t|cannot|can\s+not)\s+(we|i)\s+(do|evaluate|start|try)\s+(anything|any\s+ai|any\s+projects?|ai)",
+    r"why\s+(are|am)\s+(we|i)\s+(only|still|just)\s+(at\s+|in\s+|on\s+)?(the\s+)?(this\s+)?(tier|level|stage|TIERS)",
+    r"(how\s+(do|can|could|would)\s+(we|i)\s+(get|move|go)|what\s+(would|will|does\s+it\s+take\s+to)\s+(get|take)"
+    r"\s+(us|me))(\s+up)?\s+to\s+(the\s+)?next\s+(level|tier|stage)",
+)
+_WHOLE_TAILS = (
+    r"first|next|now|yet|today|still|then|here|overall|anyway|exactly|really|actually|so\s+far|in\s+general"
+    r"|at\s+the\s+moment|right\s+now|(with|for|on|in)\s+ai|to\s+(get\s+started|get\s+going|improve|progress"
+    r"|move\s+(forward|on|ahead)|get\s+(to\s+)?(the\s+)?next\s+(level|tier|stage))"
+)
+
+
+def about_the_whole(question: str, catalog: Catalog) -> bool:
+    """Whether a question is about the whole assessment in everyday words ("Why are we stuck?", "What should we fix
+    first?", "How are we doing?", "Why are we only Exploratory?"): the whole question is such a frame, with nothing
+    after it but words like "first", "now" or "with AI" -- "What should we do about the vans?" is about the vans.
+    Pure."""
+    text = re.sub(r"[^\w\s'€<>–-]", " ", question.lower().replace("’", "'"))
+    text = " ".join(text.split())
+    tiers = "|".join(re.escape(tier.name.lower()) for tier in catalog.decision_tiers)
+    frames = "|".join(f"(?:{frame.replace('TIERS', tiers)})" for frame in _ABOUT_THE_WHOLE)
+    lead = r"(?:(?:so|ok|okay|and|but|then|honestly|hi|hey|please|tell\s+me)\s+)*"
+    return re.fullmatch(rf"{lead}(?:{frames})(?:\s+(?:{_WHOLE_TAILS}))*", text) is not None
+
 
 def analyse_intent(question: str, catalog: Catalog, graph: FactorGraph, now: datetime | None = None) -> QuestionIntent:
     """Stage 1, deterministic: the question's type, the factors and archetypes it names, and from when."""
@@ -227,6 +278,8 @@ def analyse_intent(question: str, catalog: Catalog, graph: FactorGraph, now: dat
             break
     if OWN_WORDS.search(text):
         kind: QuestionType = "what_said"
+    elif not factors and not archetypes and about_the_whole(question, catalog):
+        kind = "standing"
     elif re.search(r"\bwhat\s+if\b|\bif\s+we\s+(improve|raise|fix|invest)|\bwould\s+(it|we)\s+unlock", text):
         kind = "what_if"
     elif re.search(r"what('s|\s+has|\s+have)?\s+changed|\bsince\b|\bprogress\b", text):
@@ -510,8 +563,8 @@ class OfflineComposer:
     def compose_lines(self, question: str, context: QuestionContext) -> list[AnswerLine]:
         """The answer laid out line by line (``AnswerLine``): names strong, someone's words plain."""
         intent = context.intent
-        lines: list[AnswerLine] = []
-        if intent.question_type == "why_blocker" and intent.archetype_ids:
+        lines: list[AnswerLine] = _standing(context)
+        if intent.question_type in ("why_blocker", "standing") and intent.archetype_ids:
             for archetype_id in intent.archetype_ids:
                 blockers = context.blocked.get(archetype_id, [])
                 if not blockers:
@@ -554,6 +607,8 @@ class OfflineComposer:
                 if dependents:
                     rests = ", ".join(str(context.dependencies[d]["name"]) for d in dependents)
                     lines.append(_line("sentence", f"It rests on {rests}."))
+        if intent.question_type == "standing":
+            return lines + _where_to_start(context)
         if intent.question_type == "what_said" or context.found_by in ("journal", "nearest"):
             lines.extend(_own_words(context))
             if intent.question_type == "what_said" and lines:
@@ -583,6 +638,53 @@ class OfflineComposer:
         if not lines:
             lines.append(_line("sentence", "I could not tell which factor or capability the question is about."))
         return lines
+
+
+def _standing(context: QuestionContext) -> list[AnswerLine]:
+    """Where the whole assessment stands, in the overview's words: the tier, how much is assessed and how surely,
+    and what the next tier needs; nothing for a question about something in particular."""
+    standing = context.standing
+    if standing is None:
+        return []
+    lines = [
+        _line(
+            "sentence",
+            "Your decision tier is ",
+            (standing.tier_name,),
+            f" ({standing.budget}): {standing.assessed} of {standing.total} factors assessed, "
+            f"{standing.avg_confidence:.0%} sure on average.",
+        ),
+        _line("sentence", standing.next_tier),
+    ]
+    if context.intent.archetype_ids:
+        lines.append(_line("sentence", "The project types closest to being evaluated, and what they still need:"))
+    else:
+        lines.append(_line("sentence", "Every project type can be evaluated."))
+    return lines
+
+
+def _where_to_start(context: QuestionContext) -> list[AnswerLine]:
+    """What the blockers of the capabilities closest to being evaluated ask for: a value to improve in the company,
+    or something to tell the assistant (not assessed yet, or not known surely enough)."""
+    improve: dict[str, None] = {}
+    tell: dict[str, str] = {}
+    for blockers in context.blocked.values():
+        for blocker in blockers:
+            name = str(blocker["factor_name"])
+            missing = blocker.get("missing") or []
+            if blocker["value"] is None or "unassessed" in missing:  # type: ignore[operator]
+                tell.setdefault(name, "not assessed yet")
+            elif "value" in missing:  # type: ignore[operator]
+                improve.setdefault(name)
+            else:
+                tell.setdefault(name, "not known surely enough yet")
+    lines = []
+    if improve:
+        lines.append(_line("sentence", f"To improve in the company first: {', '.join(improve)}."))
+    if tell:
+        told = ", ".join(f"{name} ({why})" for name, why in tell.items())
+        lines.append(_line("sentence", f"To tell the assistant more about: {told}."))
+    return lines
 
 
 def _own_words(context: QuestionContext) -> list[AnswerLine]:
@@ -646,7 +748,21 @@ def answer_question(
     matched: Matches = {}
     if not intent.factor_ids and not intent.archetype_ids:
         chosen: list[str] = []
-        if intent.question_type == "what_changed" and intent.since is not None:  # about a time, not a topic
+        if intent.question_type == "standing":
+            # about the whole ("why are we stuck?", "why can't we do anything yet?"): the capabilities closest to
+            # being evaluated and the factors that block them
+            nearest = summary.capabilities.cannot_evaluate_yet[:STANDING_CAPABILITIES]
+            blocking = [blocker.factor_id for capability in nearest for blocker in capability.blockers]
+            intent = intent.model_copy(
+                update={
+                    "question_type": "standing",
+                    "archetype_ids": [capability.archetype_id for capability in nearest],
+                    "needs_history": False,
+                    "needs_dependencies": False,
+                }
+            )
+            chosen, found_by = list(dict.fromkeys(blocking)), "standing"
+        elif intent.question_type == "what_changed" and intent.since is not None:  # about a time, not a topic
             chosen = [
                 fid
                 for fid, state in summary.factors.items()
@@ -672,6 +788,16 @@ def answer_question(
         intent = intent.model_copy(update={"factor_ids": chosen})
     context = build_context(store, user_id, intent, summary, budget_tokens, matched=matched)
     context.found_by = found_by
+    if intent.question_type == "standing":
+        overall = summary.overall
+        context.standing = Standing(
+            tier_name=overall.decision_tier_name,
+            budget=overall.decision_budget,
+            assessed=overall.total_factors_assessed,
+            total=overall.total_factors,
+            avg_confidence=overall.avg_confidence,
+            next_tier=next_tier_statement(summary),
+        )
     composer = composer or OfflineComposer()
     citations = _citations(context)
     if isinstance(composer, OfflineComposer):

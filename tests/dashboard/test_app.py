@@ -223,6 +223,9 @@ def test_ask_why_answers_with_dated_evidence_or_says_there_is_none(app_database,
     assert "IT security" in shown and "not assessed yet" in shown and "no journal evidence" in shown
     app.text_input(key="ask_question").input("Why is the weather so bad?").run()
     assert "could not tell which factor" in texts(app) and "no journal evidence" in texts(app)
+    app.text_input(key="ask_question").input("why are we stuck?").run()  # the whole, in everyday words
+    shown = texts(app)
+    assert "Your decision tier is" in shown and "blocked by" in shown and "could not tell" not in shown
 
 
 def test_a_manager_sees_the_team_and_a_member_read_only_but_never_another_organisation(

@@ -124,3 +124,16 @@ def test_an_answer_gives_the_confidence_the_pages_show_aged_to_today(store, make
     assert f"Data quality is 30/100 (confidence {aged.current_confidence:.0%}" in answer.text
     blocked = answer_question(store, user, "Why can't we do predictive maintenance?", now=now)
     assert f"Data quality: 30 (confidence {aged.current_confidence:.0%})" in blocked.text
+
+
+def test_why_are_we_stuck_is_answered_from_the_tier_and_the_nearest_capabilities(store, user):
+    summary = store.summary(user)
+    nearest = summary.capabilities.cannot_evaluate_yet[0]
+    answer = answer_question(store, user, "Why are we stuck?")
+    assert answer.found_by == "standing" and answer.intent.question_type == "standing"
+    assert f"Your decision tier is {summary.overall.decision_tier_name}" in answer.text
+    assert f"{nearest.name} is blocked by:" in answer.text
+    assert "could not tell" not in answer.text
+    assert answer.has_evidence and {c.factor_id for c in answer.citations} <= {
+        b.factor_id for c in summary.capabilities.cannot_evaluate_yet[:2] for b in c.blockers
+    }
