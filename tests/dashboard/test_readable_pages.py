@@ -45,11 +45,9 @@ def test_ask_why_lays_out_its_answer_and_keeps_a_persons_words_inert(app_databas
     assert "\\*\\*bold\\*\\*" in markdown and "**bold**" not in markdown  # the person's words, escaped
     assert "](http://x" not in markdown
     assert MARKDOWN_WORDS in plain  # and shown as they were typed, as text, in the evidence
-    # A quote cut short ends on a whole word and is closed.
-    cut = next(line for line in plain.splitlines() if "(answering" in line)
-    assert cut.endswith('…")') or cut.endswith('…"): reads as low (P=0.81).')
-    last = cut.split("(answering")[1].split("…")[0].split()[-1]
-    assert last in QUESTION.split()
+    # A reader's rationale is kept whole (questions.RATIONALE_CHARS), so it reads in plain words to its end.
+    line = next(line for line in plain.splitlines() if "(answering" in line)
+    assert f'(answering "{QUESTION}")' in line and line.endswith("read as low, quite sure.")
 
 
 # --- What a link that does not open says -------------------------------------------------------------
