@@ -204,6 +204,19 @@ def test_review_confirms_and_corrects_through_the_store(app_database, signer, st
     assert store.history(assessed_user, "data_quality").entries[0].change_rationale.startswith("We cleaned")
 
 
+def test_review_keeps_the_value_as_read_when_a_correction_is_saved_without_moving_the_slider(
+    app_database, signer, store, make_user
+):
+    user = make_user(store, display_name="Dora Decimal")
+    infer(store, user, "data_quality", 20.7, 0.7, 3)
+    app = open_app(signer.issue(user), "review")
+    assert app.slider(key="value-data_quality").value == 21  # the nearest whole number, not 20 below it
+    app.text_input(key="reason-data_quality").input("That is about right, and it is my answer")
+    app.button(key="FormSubmitter:correct-data_quality-Save correction").click().run()
+    state = store.factor(user, "data_quality")
+    assert (state.current_value, state.inference_status) == (20.7, "user_provided")
+
+
 def test_review_refuses_a_correction_without_a_reason(app_database, signer, store, assessed_user):
     app = open_app(signer.issue(assessed_user), "review")
     app.slider(key="value-data_quality").set_value(45)
