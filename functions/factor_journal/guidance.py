@@ -112,6 +112,8 @@ def next_best_questions(
         elif unlocks:
             closest = min(unlocks, key=lambda item: item[1])
             reason = f"helps unlock {closest[0]}" + (f" and {len(unlocks) - 1} more" if len(unlocks) > 1 else "")
+            if weak:  # said already, but not surely: the person should know why it comes back
+                reason = f"we are not sure about this yet; it {reason}"
         elif recheck:
             reason = "needs a re-check after a correction"
         elif weak:
