@@ -275,7 +275,7 @@ def what_we_know_section(catalog, assessment: FreshAssessment, person: Person) -
             counted = (
                 f"{progress.factor_count} of {progress.total_factors}"
                 if progress is not None
-                else f"{len(category.factors)} of {category.total}"
+                else f"{category.assessed} of {category.total}"
             )
             st.markdown(f"**{category.name}** · {counted} assessed")
             st.markdown("\n".join(lines))

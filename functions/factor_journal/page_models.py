@@ -73,8 +73,13 @@ class KnownFactor(BaseModel):
 class KnownCategory(BaseModel):
     category_id: str
     name: str
-    factors: list[KnownFactor]  # by name
-    total: int  # factors the catalog has in the category
+    factors: list[KnownFactor]  # by name, the computed scores too
+    total: int  # factors the catalog has in the category to assess (computed scores are not counted)
+
+    @property
+    def assessed(self) -> int:
+        """Its factors assessed, as the summary counts them: computed scores are listed but not counted."""
+        return sum(1 for factor in self.factors if factor.status != COMPUTED)
 
 
 class WhatWeKnow(BaseModel):
@@ -86,7 +91,8 @@ class WhatWeKnow(BaseModel):
 
     @property
     def assessed(self) -> int:
-        return sum(self.by_status.values())
+        """Answers assessed, as the summary counts them: computed scores are listed but not counted."""
+        return sum(count for status, count in self.by_status.items() if status != COMPUTED)
 
 
 def what_we_know(catalog: Catalog, assessment: FreshAssessment) -> WhatWeKnow:
@@ -121,7 +127,7 @@ def what_we_know(catalog: Catalog, assessment: FreshAssessment) -> WhatWeKnow:
                 )
             )
         if known:
-            total = sum(1 for f in catalog.factors if f.category == category.id)
+            total = sum(1 for f in catalog.assessable_factors if f.category == category.id)  # as the summary counts
             known.sort(key=lambda item: (item.name, item.factor_id))
             categories.append(KnownCategory(category_id=category.id, name=category.name, factors=known, total=total))
     return WhatWeKnow(categories=categories, by_status=dict(by_status))

@@ -104,7 +104,11 @@ def test_what_we_know_lists_answers_by_category_and_name_with_status_said_and_ag
     people, data = known.categories
     assert [f.factor_id for f in people.factors] == ["budget", "sponsor"]  # by name
     assert [f.name for f in data.factors] == ["A score", "Archive", "Quality"]
-    assert (people.total, data.total) == (2, 3)  # the catalog's factors in the category, assessed or not
+    assert (people.total, data.total) == (2, 2)  # the category's factors to assess, assessed or not (no score)
+    assert (people.assessed, data.assessed) == (2, 2)  # the computed score is listed, not counted
+    for category in known.categories:  # one count on the page: the summary's (the chart and the "Mapped" metric)
+        progress = fresh.summary.categories[category.category_id]
+        assert (category.assessed, category.total) == (progress.factor_count, progress.total_factors)
     by_id = {f.factor_id: f for c in known.categories for f in c.factors}
     assert by_id["score"].status == COMPUTED and by_id["score"].said_at == now - DAY  # its latest part
     assert by_id["budget"].status == "user_provided" and by_id["sponsor"].status == "confirmed"
@@ -114,7 +118,7 @@ def test_what_we_know_lists_answers_by_category_and_name_with_status_said_and_ag
     assert by_id["sponsor"].stored_confidence == 0.9 and by_id["sponsor"].confidence < 0.75
     assert by_id["budget"].stored_confidence is None  # a day's ageing does not show as a percentage
     assert known.by_status == {"confirmed": 1, "user_provided": 1, "unconfirmed": 2, COMPUTED: 1}
-    assert known.assessed == 5
+    assert known.assessed == 4  # as the summary counts: the computed score is not
 
 
 def test_what_we_know_of_nothing_is_empty(catalog):
