@@ -36,7 +36,6 @@ from factor_journal.summary import decision_tier
 log = logging.getLogger(__name__)
 
 ROLLUP_SHARDS = 64
-ROW_BLOCKED_CAPABILITIES = 6
 
 
 def shard_of(user_id: str, shards: int = ROLLUP_SHARDS) -> str:
@@ -66,6 +65,8 @@ class PersonRow(DocumentModel):
     last_active: datetime | None = None
     categories: dict[str, float] = Field(default_factory=dict)  # category -> completeness
     can_evaluate: list[str] = Field(default_factory=list)
+    # every capability the person cannot evaluate yet, each with all its blocking factors (bounded by the
+    # catalog's archetypes): the blockers page counts, per capability and factor, everyone it holds back
     blocked: list[BlockedRow] = Field(default_factory=list)
     updated_at: datetime | None = None
     # every assessed answer's stored confidence and when it was last said, aged on read with the catalog's
@@ -107,7 +108,7 @@ def person_row(profile: UserProfile, summary: AssessmentSummary, last_active: da
         can_evaluate=list(summary.capabilities.can_evaluate),
         blocked=[
             BlockedRow(archetype_id=b.archetype_id, blockers=[x.factor_id for x in b.blockers])
-            for b in summary.capabilities.cannot_evaluate_yet[:ROW_BLOCKED_CAPABILITIES]
+            for b in summary.capabilities.cannot_evaluate_yet
         ],
         updated_at=summary.updated_at,
         said=encode_said(

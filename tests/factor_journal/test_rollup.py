@@ -27,6 +27,19 @@ def test_a_row_mirrors_the_summary_and_counts_turns_needing_attention(catalog):
     assert snapshot["overall"]["decision_tier"] == "exploratory"
 
 
+def test_a_row_keeps_every_capability_the_person_cannot_evaluate_yet_with_all_its_blockers(catalog):
+    """The blockers page counts, per capability, everyone it is blocked for: a row that kept only the nearest
+    few capabilities told a manager that nobody was blocked from the others (every demo member could evaluate
+    none of the 11, yet "Visual quality inspection" was blocked for nobody)."""
+    summary = build_summary(catalog, graph_for(catalog), {}, None, None)
+    row = person_row(UserProfile(user_id="u1", display_name="Ada"), summary, None)
+    assert not row.can_evaluate
+    assert {blocked.archetype_id for blocked in row.blocked} == {a.id for a in catalog.archetypes}
+    for blocked in row.blocked:
+        needed = {p.factor for p in catalog.archetype(blocked.archetype_id).prerequisites}
+        assert set(blocked.blockers) == needed
+
+
 def test_a_rows_answer_ages_do_not_depend_on_the_order_of_the_summarys_factors(catalog):
     """The row written with a change (the summary in memory) and the row rebuilt from the stored summary (its map
     in whatever order Firestore returns it) must be the same row."""
