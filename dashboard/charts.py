@@ -175,17 +175,36 @@ def factor_timeline(
     return figure
 
 
+def with_gaps(days: Sequence[tuple[date, float, float | None]]) -> list[tuple[date, float | None, float | None]]:
+    """``days`` (oldest first) with a point of no figures the day after each recorded day the next one does not
+    follow: a line drawn through them breaks where no figures were recorded (a day the nightly job did not run)
+    instead of joining the days either side as if it had."""
+    shown: list[tuple[date, float | None, float | None]] = []
+    for index, (day, mapped, confidence) in enumerate(days):
+        shown.append((day, mapped, confidence))
+        following = days[index + 1][0] if index + 1 < len(days) else None
+        if following is not None and following - day > timedelta(days=1):
+            shown.append((day + timedelta(days=1), None, None))
+    return shown
+
+
 def progress_over_time(days: Sequence[tuple[date, float, float | None]]) -> go.Figure:
     """The organisation's average mapped % and confidence % per day: (day, mapped 0-1, confidence 0-1, or None
-    on a day nobody had assessed anything: a gap in the line, not a 0%)."""
+    on a day nobody had assessed anything: a gap in the line, not a 0%), oldest first; days with no figures
+    recorded are a gap in both lines (``with_gaps``)."""
     figure = go.Figure()
-    x = [d for d, _, _ in days]
+    points = with_gaps(days)
+    x = [d for d, _, _ in points]
     figure.add_scatter(
-        x=x, y=[m * 100 for _, m, _ in days], mode="lines+markers", name="Mapped %", line={"color": PALETTE["value"]}
+        x=x,
+        y=[None if m is None else m * 100 for _, m, _ in points],
+        mode="lines+markers",
+        name="Mapped %",
+        line={"color": PALETTE["value"]},
     )
     figure.add_scatter(
         x=x,
-        y=[None if c is None else c * 100 for _, _, c in days],
+        y=[None if c is None else c * 100 for _, _, c in points],
         mode="lines+markers",
         name="Confidence %",
         line={"color": PALETTE["confidence"], "dash": "dot"},

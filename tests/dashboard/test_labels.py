@@ -187,6 +187,16 @@ def test_a_day_when_nobody_had_assessed_anything_is_a_gap_in_the_confidence_line
     assert list(confidence.y) == [None, 70.0, 75.0]
 
 
+def test_days_without_figures_are_a_gap_in_the_progress_lines_not_a_straight_line_across_them():
+    """The nightly job did not run on 24-27 Nov: the lines stop at the 23rd and start again on the 28th, where they
+    were drawn straight across the missing days as if figures had been recorded."""
+    days = [(date(2026, 11, 22), 0.04, 0.75), (date(2026, 11, 23), 0.05, 0.74), (date(2026, 11, 28), 0.06, 0.73)]
+    mapped, confidence = charts.progress_over_time(days).data
+    assert list(mapped.x) == [date(2026, 11, 22), date(2026, 11, 23), date(2026, 11, 24), date(2026, 11, 28)]
+    assert list(mapped.y) == [4.0, 5.0, None, 6.0] and list(confidence.y) == [75.0, 74.0, None, 73.0]
+    assert not mapped.connectgaps and not confidence.connectgaps
+
+
 def test_ask_whys_evidence_keeps_a_readers_longest_rationale_whole_so_it_reads_in_plain_words_to_its_end():
     from factor_journal.graph import graph_for
     from factor_journal.questions import _citation
