@@ -5,12 +5,14 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import charts, context, labels
+from dashboard.safe_text import md
 
 
 def render() -> None:
     subject, store, summary = context.open_page("Capabilities")
     capabilities = summary.capabilities
-    st.subheader("You can evaluate now")
+    # a manager reads about the person (read-only), not to them
+    st.subheader(f"{md(subject.display_name)} can evaluate now" if subject.read_only else "You can evaluate now")
     if not capabilities.can_evaluate:
         st.info("No project type can be evaluated yet. The unlocks below show what is missing.")
     for archetype_id in capabilities.can_evaluate:

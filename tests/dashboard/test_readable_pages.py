@@ -125,3 +125,26 @@ def test_a_manager_reading_a_members_overview_reads_about_them(app_database, sig
     assert "Next best questions" not in shown
     for second_person in ("you have", "yours", "your ", "You have", "Your "):
         assert second_person not in shown, second_person
+
+
+def test_a_manager_reading_a_members_capabilities_reads_about_them(
+    app_database, signer, store, make_user, assessed_user
+):
+    """The capabilities page, read-only, named what the member can evaluate 'You can evaluate now' to the manager."""
+    directory = OrganisationDirectory(store)
+    org = f"org-caps-{assessed_user}"
+    directory.create(org, "Voice Org")
+    store.register_user(store.get_user(assessed_user).model_copy(update={"org_id": org}))
+    manager = make_user(store, org_id=org, display_name="Maria Manager")
+    directory.assign_manager(org, manager)
+
+    assert "You can evaluate now" in texts(open_app(signer.issue(assessed_user), "capabilities"))
+
+    app = open_app(signer.issue(manager, kind="manager", org_id=org))
+    app.session_state["drill_user"] = assessed_user
+    app.switch_page("screens/capabilities.py").run()
+    assert not app.exception
+    shown = texts(app)
+    assert "Anna Berg · Capabilities" in shown and "Anna Berg can evaluate now" in shown
+    for second_person in ("You can", "you can", "your ", "Your "):
+        assert second_person not in shown, second_person
