@@ -77,7 +77,9 @@ def _filters(team) -> TeamFilter:
     large a share of their answers), widget state per browser session."""
     catalog = context.store().catalog
     tier_names = {t.id: t.name for t in catalog.decision_tiers}
-    search, tiers, quiet, stale = st.columns([2, 2, 1, 1], vertical_alignment="bottom")
+    search, tiers = st.columns(2, vertical_alignment="bottom")
+    # the toggles on a row of their own: beside the search, a sixth of the width cut 'To re-check (1)' short
+    quiet, stale = st.columns(2, vertical_alignment="center")
     text = search.text_input("Search by name", key="team_search", placeholder="Name or e-mail")
     chosen = tiers.multiselect(
         "Decision tier",

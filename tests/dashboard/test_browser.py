@@ -168,6 +168,18 @@ def tick_labels(driver, axis: str) -> list[str]:
     return list(driver.execute_script(script, f"g.{axis} text"))
 
 
+def cut_labels(driver) -> list[str]:
+    """Short texts on the page (labels, toggles, metric names) drawn narrower than they are: cut off, or ending
+    in an ellipsis, so a reader cannot read them whole."""
+    script = (
+        "return [...document.querySelectorAll("
+        "'[data-testid=stMain] label, [data-testid=stMain] [data-testid=stMarkdownContainer]')]"
+        ".filter(e => e.textContent.trim() && e.textContent.length < 60 && e.scrollWidth > e.clientWidth + 1"
+        " && getComputedStyle(e).overflow != 'visible').map(e => e.textContent.trim())"
+    )
+    return driver.execute_script(script)
+
+
 def assert_product_chrome(driver, title: str) -> None:
     """Item 7: the page's own browser title and favicon, no Deploy button, no developer menu."""
     from selenium.webdriver.common.by import By
@@ -354,6 +366,7 @@ def test_a_manager_reads_the_team_on_a_desktop_a_phone_and_in_dark_mode(
         ):
             wait_for_text(browser, expected)
         assert_product_chrome(browser, "Team progress")
+        assert not cut_labels(browser), cut_labels(browser)  # the filter toggles read whole ('To re-check (1)')
         deadline = time.monotonic() + 20
         while len(tick_labels(browser, "ytick")) < 3 and time.monotonic() < deadline:
             time.sleep(0.3)
