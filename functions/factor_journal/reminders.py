@@ -251,6 +251,11 @@ RECHECK_ANCHOR = "to-re-check"  # the overview's "To re-check" section
 RECHECK_NAMED = 5
 
 
+def in_words(items: list[str]) -> str:
+    """Items as a sentence lists them: 'A', 'A and B', 'A, B and C'."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
 def compose(
     profile: UserProfile,
     summary: AssessmentSummary,
@@ -260,11 +265,11 @@ def compose(
     one_click_url: str | None = None,
     recheck: list[str] | None = None,
 ) -> dict[str, object]:
-    """The mail's ``message``: subject, HTML (where we were, progress, how many answers are due for a re-check
-    (``recheck``: their names) with a link to them, the next question, the resume link, the unsubscribe link to
-    the app's confirming page) and the ``List-Unsubscribe`` headers (RFC 2369 / RFC 8058: ``one_click_url``
-    accepts the mail client's POST; without it the header names the page).  ``summary`` is the one the person
-    sees today (aged: ``freshness``)."""
+    """The mail's ``message``: subject, HTML (where we were, progress once something is assessed, how many answers
+    are due for a re-check (``recheck``: their names, listed as a sentence) with a link to them, the next question,
+    the resume link, the unsubscribe link to the app's confirming page) and the ``List-Unsubscribe`` headers
+    (RFC 2369 / RFC 8058: ``one_click_url`` accepts the mail client's POST; without it the header names the page).
+    ``summary`` is the one the person sees today (aged: ``freshness``)."""
     recheck = recheck or []
     name = html.escape(profile.display_name.split(" (")[0] or "there")
     overall = summary.overall
@@ -277,18 +282,21 @@ def compose(
         )
     else:
         lines.append("<p>We have not started your AI-readiness conversation yet.</p>")
-    lines.append(
-        f"<p>Your assessment is {overall.completeness:.0%} mapped "
-        f"({overall.total_factors_assessed} of {overall.total_factors} factors); "
-        f"decision tier: {html.escape(overall.decision_tier_name)}.</p>"
-    )
+    if overall.total_factors_assessed:  # nothing assessed: no figures to report, the conversation is the news
+        lines.append(
+            f"<p>Your assessment is {overall.completeness:.0%} mapped "
+            f"({overall.total_factors_assessed} of {overall.total_factors} factors); "
+            f"decision tier: {html.escape(overall.decision_tier_name)}.</p>"
+        )
     if recheck:
         count = len(recheck)
-        named = ", ".join(html.escape(name) for name in recheck[:RECHECK_NAMED])
-        more = f" and {count - RECHECK_NAMED} more" if count > RECHECK_NAMED else ""
+        named = [html.escape(name) for name in recheck[:RECHECK_NAMED]]
+        if count > RECHECK_NAMED:
+            named.append(f"{count - RECHECK_NAMED} more")
+        # no "long ago": an answer said without much confidence is due within days (docs/freshness.md)
         lines.append(
             f"<p><strong>{count} answer{'s are' if count != 1 else ' is'} due for a re-check</strong>: "
-            f"you told us about {named}{more} long ago, and things change. "
+            f"what you told us about {in_words(named)} counts for less as time passes, and things change. "
             f'<a href="{html.escape(f"{url}#{RECHECK_ANCHOR}", quote=True)}">Re-check {"them" if count != 1 else "it"}'
             "</a> — one click confirms what still holds.</p>"
         )

@@ -7,8 +7,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from factor_journal.catalog import Catalog
+from factor_journal.graph import graph_for
 from factor_journal.models import UserProfile
-from factor_journal.reminders import ReminderPolicy, may_be_reminded
+from factor_journal.reminders import ReminderPolicy, compose, may_be_reminded
+from factor_journal.summary import build_summary
 
 NOW = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
 POLICY = ReminderPolicy(inactive_after=timedelta(days=7), window=timedelta(days=7))
@@ -31,3 +34,36 @@ def profile(**fields: object) -> UserProfile:
 )
 def test_a_page_reminds_only_whom_the_profile_allows(fields, reminded):
     assert may_be_reminded(profile(**fields), NOW, POLICY) is reminded
+
+
+def _mail(catalog: Catalog, recheck: list[str]) -> str:
+    """The reminder's HTML for someone who has assessed nothing yet, with ``recheck`` answers due."""
+    summary = build_summary(catalog, graph_for(catalog), {}, None, None)
+    person = profile(display_name="Chloé Martin (Operations)")
+    return str(compose(person, summary, "https://app/?t=T", None, "https://app/u", recheck=recheck)["html"])
+
+
+@pytest.mark.parametrize(
+    ("recheck", "said"),
+    [
+        (["Process documentation"], "what you told us about Process documentation counts for less"),
+        (["Process documentation", "Budget commitment"], "about Process documentation and Budget commitment counts"),
+        (["A", "B", "C", "D", "E", "F", "G"], "about A, B, C, D, E and 2 more counts for less as time passes"),
+    ],
+)
+def test_the_reminders_recheck_paragraph_lists_the_answers_as_a_sentence_and_never_says_long_ago(
+    catalog, recheck, said
+):
+    """Chloé's answers, said 10 days before her reminder at a confidence just above the re-check line, were 'due
+    for a re-check: you told us about Process documentation, Budget commitment long ago', under 'When we last
+    talked (25 November 2026)'."""
+    mail = _mail(catalog, recheck)
+    assert said in mail and "long ago" not in mail
+
+
+def test_a_reminder_to_someone_who_has_not_started_reports_no_figures(catalog):
+    """'We have not started your conversation yet', then 'Your assessment is 0% mapped (0 of 52 factors); decision
+    tier: Exploratory': figures about nothing."""
+    mail = _mail(catalog, [])
+    assert "We have not started your AI-readiness conversation yet" in mail and "Hello Chloé Martin," in mail
+    assert "% mapped" not in mail and "decision tier" not in mail
