@@ -124,3 +124,4 @@ else:
     navigation = st.navigation(MANAGER_PAGES)
 loading.empty()
 navigation.run()
+context.scroll_to_section()

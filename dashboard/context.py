@@ -11,6 +11,7 @@ on the next interaction.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import UTC, datetime
 
@@ -21,7 +22,7 @@ from dashboard.safe_text import md
 from factor_journal import freshness, runtime
 from factor_journal.access import AccessChecker, Viewer
 from factor_journal.errors import FactorJournalError
-from factor_journal.links import LinkError, LinkSigner
+from factor_journal.links import SECTION_ID, SECTION_PARAM, LinkError, LinkSigner
 from factor_journal.models import AssessmentSummary
 from factor_journal.questions import Writer
 from factor_journal.store import FactorJournalStore
@@ -35,6 +36,7 @@ __all__ = [
     "open_fresh_page",
     "open_page",
     "require_subject",
+    "scroll_to_section",
     "sign_in",
     "signer",
     "store",
@@ -52,6 +54,7 @@ _PER_VIEWER_KEYS = (
     "conversation_session",
     "conversation_notice",
     "review_limit",
+    "scroll_to",
 )
 
 
@@ -96,6 +99,11 @@ def sign_in() -> Viewer | None:
                 st.session_state.pop(key, None)
         st.session_state["viewer_token"] = token
         del st.query_params["t"]
+        section = st.query_params.get(SECTION_PARAM)
+        if section is not None:  # the section the link names (its # fragment left with the token: see links)
+            del st.query_params[SECTION_PARAM]
+            if SECTION_ID.match(section):
+                st.session_state["scroll_to"] = section
     token = st.session_state.get("viewer_token")
     if not token:  # never signed in, or the link stopped working (its reason stays shown)
         st.session_state.setdefault("access_error", NO_LINK)
@@ -113,6 +121,21 @@ def sign_in() -> Viewer | None:
 
 
 sign_in_from_link = sign_in  # the former name
+
+
+def scroll_to_section() -> None:
+    """Once, after the page the link opened has drawn: scroll to the section the link named (``at``), if the page
+    has it (a heading's anchor id, checked in ``sign_in``); the browser waits a few seconds for it, then gives up."""
+    section = st.session_state.pop("scroll_to", None)
+    if section is None:
+        return
+    st.html(
+        "<script>(() => { let tries = 0; const find = () => {"
+        f" const heading = document.getElementById({json.dumps(section)});"
+        " if (heading) heading.scrollIntoView({block: 'start'}); else if (++tries < 40) setTimeout(find, 250);"
+        " }; find(); })();</script>",
+        unsafe_allow_javascript=True,
+    )
 
 
 def current_subject() -> Subject | None:

@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import secrets
 import threading
 import warnings
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Literal
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from itsdangerous import BadSignature, TimestampSigner, URLSafeTimedSerializer
 from pydantic import BaseModel, ValidationError
@@ -41,7 +42,7 @@ from factor_journal.repositories.links import LINK_COLLECTION, LinkRecord, LinkR
 from factor_journal.settings import settings
 
 DEFAULT_TTL = settings().link_ttl  # FJ_LINK_TTL_DAYS (14 days unless configured)
-__all__ = ["DEFAULT_TTL", "LINK_COLLECTION", "LinkSigner", "link_url"]
+__all__ = ["DEFAULT_TTL", "LINK_COLLECTION", "LinkSigner", "in_section", "link_url"]
 DEMO_SECRET = "factor-journal-demo-secret-not-for-production"
 MIN_SECRET_LENGTH = 32
 RECORD_TTL = timedelta(seconds=5)
@@ -222,6 +223,23 @@ class LinkSigner:
             self._records.pop(link_id, None)
 
 
-def link_url(base_url: str, token: str) -> str:
-    """The address to put in an email: the app's base URL with the token as ``t``."""
-    return f"{base_url.rstrip('/')}/?{urlencode({'t': token})}"
+SECTION_PARAM = "at"  # a link's section of the page it opens (the heading's anchor id)
+SECTION_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+
+
+def link_url(base_url: str, token: str, section: str | None = None) -> str:
+    """The address to put in an email: the app's base URL with the token as ``t`` (in ``section``: see
+    ``in_section``)."""
+    url = f"{base_url.rstrip('/')}/?{urlencode({'t': token})}"
+    return url if section is None else in_section(url, section)
+
+
+def in_section(url: str, section: str) -> str:
+    """``url`` opening scrolled to ``section`` (a heading's anchor id; ValueError for anything else): as the ``at``
+    parameter, which the app reads as it opens, and as the ``#`` fragment.  The fragment alone is lost: the app
+    takes the token out of the address as it opens, and the browser's fragment goes with it."""
+    if not SECTION_ID.match(section):
+        raise ValueError(f"not a section id: {section!r}")
+    parts = urlsplit(url)
+    query = "&".join(part for part in (parts.query, urlencode({SECTION_PARAM: section})) if part)
+    return urlunsplit(parts._replace(query=query, fragment=section))

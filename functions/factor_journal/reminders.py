@@ -41,7 +41,7 @@ from pydantic import BaseModel, Field, ValidationError
 from factor_journal import freshness
 from factor_journal.errors import UnknownUserError
 from factor_journal.guidance import next_best_questions
-from factor_journal.links import InvalidLinkError, LinkSigner, link_secret, link_url
+from factor_journal.links import InvalidLinkError, LinkSigner, in_section, link_secret, link_url
 from factor_journal.models import AssessmentSummary, UserProfile
 from factor_journal.repositories.mail import MAIL_COLLECTION as MAIL_COLLECTION  # re-exported for callers
 from factor_journal.repositories.mail import MailDocument, MailMessage
@@ -297,8 +297,8 @@ def compose(
         lines.append(
             f"<p><strong>{count} answer{'s are' if count != 1 else ' is'} due for a re-check</strong>: "
             f"what you told us about {in_words(named)} counts for less as time passes, and things change. "
-            f'<a href="{html.escape(f"{url}#{RECHECK_ANCHOR}", quote=True)}">Re-check {"them" if count != 1 else "it"}'
-            "</a> — one click confirms what still holds.</p>"
+            f'<a href="{html.escape(in_section(url, RECHECK_ANCHOR), quote=True)}">'
+            f"Re-check {'them' if count != 1 else 'it'}</a> — one click confirms what still holds.</p>"
         )
     if next_question:
         lines.append(f"<p>Next, we would like to ask: <em>{html.escape(next_question)}</em></p>")

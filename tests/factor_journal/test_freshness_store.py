@@ -4,9 +4,11 @@ confirmation refreshes an answer in one transaction without touching the stored 
 
 from __future__ import annotations
 
+import html as html_module
 import math
 import uuid
 from datetime import UTC, datetime, timedelta
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -71,8 +73,9 @@ def test_the_nightly_reminder_says_how_many_answers_are_due_and_links_to_them(sm
     assert "<strong>2 answers are due for a re-check</strong>" in html
     assert "what you told us about Quality and Governance counts" in html or "about Governance and Quality" in html
     link = html.split("Re-check them")[0].rsplit('href="', 1)[1].split('"')[0]
-    assert link.startswith("https://app.example/?t=") and link.endswith("#to-re-check")
-    assert signer.verify(link.split("?t=")[1].split("#")[0]).user_id == user
+    assert link.startswith("https://app.example/?t=") and link.endswith("&amp;at=to-re-check#to-re-check")
+    query = parse_qs(urlsplit(html_module.unescape(link)).query)
+    assert query["at"] == ["to-re-check"] and signer.verify(query["t"][0]).user_id == user
     assert "Next, we would like to ask: <em>How clean is your data?</em>" in html  # the stale, high-impact one
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from factor_journal.catalog import Catalog
 from factor_journal.graph import graph_for
+from factor_journal.links import in_section, link_url
 from factor_journal.models import UserProfile
 from factor_journal.reminders import ReminderPolicy, compose, may_be_reminded
 from factor_journal.summary import build_summary
@@ -67,3 +68,15 @@ def test_a_reminder_to_someone_who_has_not_started_reports_no_figures(catalog):
     mail = _mail(catalog, [])
     assert "We have not started your AI-readiness conversation yet" in mail and "Hello Chloé Martin," in mail
     assert "% mapped" not in mail and "decision tier" not in mail
+
+
+def test_the_recheck_link_names_its_section_as_a_parameter_the_app_reads_not_only_as_a_fragment(catalog):
+    """The app takes the token out of the address as it opens, and the browser drops the '#to-re-check' fragment
+    with it: the section travels as ``at`` too (``context.sign_in`` reads it and scrolls there)."""
+    assert link_url("https://app/", "T", section="to-re-check") == "https://app/?t=T&at=to-re-check#to-re-check"
+    assert in_section("https://app/?t=T", "to-re-check") == "https://app/?t=T&at=to-re-check#to-re-check"
+    mail = _mail(catalog, ["Process documentation"])
+    assert 'href="https://app/?t=T&amp;at=to-re-check#to-re-check">Re-check it</a>' in mail
+    for bad in ("", "To Re-check", "x'><script>", "a#b"):
+        with pytest.raises(ValueError):
+            in_section("https://app/?t=T", bad)
