@@ -10,7 +10,8 @@ so the overview stays one document read and no nightly job rewrites summaries.
   effective states (``aged_states``), never a clock of its own.
 * An answer is **due for a re-check** (``due_at``) once time alone has taken its confidence under the
   catalog's ``recheck_below``: when the decay crosses it, or, for an answer that was never that sure,
-  once it is a half-life old.  Composites are never due themselves (their components are).
+  once it is a half-life old; never sooner than a quarter of a half-life after it was said
+  (``MIN_HALF_LIVES_BEFORE_DUE``).  Composites are never due themselves (their components are).
 * A decision never flips silently: ``assess`` says when decay takes (or, within ``TIER_WARNING``, will
   take) the person below the decision tier their answers reach, and which confirmations keep it.
 """
@@ -28,6 +29,11 @@ from factor_journal.catalog import Catalog, HalfLife
 from factor_journal.graph import FactorGraph
 from factor_journal.models import AssessmentSummary, FactorState
 from factor_journal.summary import build_summary, decision_tier
+
+MIN_HALF_LIVES_BEFORE_DUE = 0.25
+"""No answer is due sooner than a quarter of its half-life after it was said: one just sure enough (0.502 crosses
+0.5 in two days) is not asked again days after it was given, which would also bring it back sooner than an answer
+less sure than it (due after a whole half-life)."""
 
 TIER_WARNING = timedelta(days=30)  # how far ahead the overview warns that the tier will lapse
 
@@ -78,7 +84,7 @@ def due_time(confidence: float, said: datetime | None, half_life: HalfLife, thre
     if said is None or half_life.days is None:
         return None
     half_lives = math.log2(confidence / threshold) if confidence >= threshold else 1.0
-    return said + timedelta(days=half_life.days * half_lives)
+    return said + timedelta(days=half_life.days * max(half_lives, MIN_HALF_LIVES_BEFORE_DUE))
 
 
 def _aged(state: FactorState, now: datetime, catalog: Catalog) -> float:

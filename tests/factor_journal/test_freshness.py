@@ -128,6 +128,17 @@ def test_due_for_a_recheck_when_time_alone_takes_it_under_the_threshold(catalog)
     assert freshness.is_due(unsure, T0 + 6 * MONTH, catalog)
 
 
+def test_an_answer_just_sure_enough_is_not_due_days_after_it_was_said(catalog):
+    # 0.502 crosses 0.5 within two days of a 6-month half-life: it waits a quarter of a half-life instead
+    barely = said(catalog, "sponsor", 0.502)
+    assert not freshness.is_due(barely, T0 + timedelta(days=30), catalog)
+    assert freshness.due_at(barely, catalog) == T0 + 6 * MONTH * freshness.MIN_HALF_LIVES_BEFORE_DUE
+    dues = [freshness.due_at(said(catalog, "sponsor", c), catalog) for c in (0.45, 0.502, 0.55, 0.6, 0.8, 0.95)]
+    assert all(due is not None for due in dues)
+    surer_later = [dues[i] <= dues[i + 1] for i in range(1, len(dues) - 1)]  # above the line: surer lasts longer
+    assert all(surer_later), dues
+
+
 def test_composites_age_with_their_components(catalog):
     sponsor, cloud = said(catalog, "sponsor", 0.8), said(catalog, "cloud", 0.8, at=T0 + 12 * MONTH)
     states = {"sponsor": sponsor, "cloud": cloud}
