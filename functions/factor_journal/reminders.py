@@ -40,7 +40,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from factor_journal import freshness
 from factor_journal.errors import UnknownUserError
-from factor_journal.guidance import next_best_questions
+from factor_journal.guidance import SuggestedQuestion, next_best_questions
 from factor_journal.links import InvalidLinkError, LinkSigner, in_section, link_secret, link_url
 from factor_journal.models import AssessmentSummary, UserProfile
 from factor_journal.repositories.mail import MAIL_COLLECTION as MAIL_COLLECTION  # re-exported for callers
@@ -260,16 +260,16 @@ def compose(
     profile: UserProfile,
     summary: AssessmentSummary,
     url: str,
-    next_question: str | None,
+    next_question: SuggestedQuestion | None,
     unsubscribe_url: str,
     one_click_url: str | None = None,
     recheck: list[str] | None = None,
 ) -> dict[str, object]:
     """The mail's ``message``: subject, HTML (where we were, progress once something is assessed, how many answers
-    are due for a re-check (``recheck``: their names, listed as a sentence) with a link to them, the next question,
-    the resume link, the unsubscribe link to the app's confirming page) and the ``List-Unsubscribe`` headers
-    (RFC 2369 / RFC 8058: ``one_click_url`` accepts the mail client's POST; without it the header names the page).
-    ``summary`` is the one the person sees today (aged: ``freshness``)."""
+    are due for a re-check (``recheck``: their names, listed as a sentence) with a link to them, the next question
+    and why it is asked, the resume link, the unsubscribe link to the app's confirming page) and the
+    ``List-Unsubscribe`` headers (RFC 2369 / RFC 8058: ``one_click_url`` accepts the mail client's POST; without
+    it the header names the page).  ``summary`` is the one the person sees today (aged: ``freshness``)."""
     recheck = recheck or []
     name = html.escape(profile.display_name.split(" (")[0] or "there")
     overall = summary.overall
@@ -293,15 +293,19 @@ def compose(
         named = [html.escape(name) for name in recheck[:RECHECK_NAMED]]
         if count > RECHECK_NAMED:
             named.append(f"{count - RECHECK_NAMED} more")
-        # no "long ago": an answer said without much confidence is due within days (docs/freshness.md)
+        # no "long ago": an answer just sure enough is due a quarter of a half-life after it was said
+        # (docs/freshness.md)
         lines.append(
             f"<p><strong>{count} answer{'s are' if count != 1 else ' is'} due for a re-check</strong>: "
             f"what you told us about {in_words(named)} counts for less as time passes, and things change. "
             f'<a href="{html.escape(in_section(url, RECHECK_ANCHOR), quote=True)}">'
             f"Re-check {'them' if count != 1 else 'it'}</a> — one click confirms what still holds.</p>"
         )
-    if next_question:
-        lines.append(f"<p>Next, we would like to ask: <em>{html.escape(next_question)}</em></p>")
+    if next_question:  # with why it is asked: a question the person answered before says it is asked again
+        lines.append(
+            f"<p>Next, we would like to ask: <em>{html.escape(next_question.question)}</em> "
+            f"({html.escape(next_question.reason)})</p>"
+        )
     lines.append(
         f'<p><a href="{html.escape(url, quote=True)}">Pick up where we left off</a> '
         f"(the link is valid for {settings().link_ttl_days:g} days).</p>"
@@ -430,7 +434,7 @@ def _send_once(
             current,
             summary,
             link_url(base_url, token_box["token"]),
-            questions[0].question if questions else None,
+            questions[0] if questions else None,
             unsubscribe_links.url(base_url, profile.user_id),
             unsubscribe_links.url(one_click_endpoint(store.project), profile.user_id, page=""),
             recheck=recheck,

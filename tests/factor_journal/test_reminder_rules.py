@@ -9,6 +9,7 @@ import pytest
 
 from factor_journal.catalog import Catalog
 from factor_journal.graph import graph_for
+from factor_journal.guidance import SuggestedQuestion
 from factor_journal.links import in_section, link_url
 from factor_journal.models import UserProfile
 from factor_journal.reminders import ReminderPolicy, compose, may_be_reminded
@@ -80,3 +81,16 @@ def test_the_recheck_link_names_its_section_as_a_parameter_the_app_reads_not_onl
     for bad in ("", "To Re-check", "x'><script>", "a#b"):
         with pytest.raises(ValueError):
             in_section("https://app/?t=T", bad)
+
+
+def test_the_next_question_in_a_reminder_says_why_it_is_asked(catalog: Catalog):
+    summary = build_summary(catalog, graph_for(catalog), {}, None, None)
+    asked = SuggestedQuestion(
+        factor_id="data_infrastructure",
+        factor_name="Data infrastructure",
+        question="Where does your data live today?",
+        reason="we are not sure about this yet; it helps unlock Basic annual forecasting",
+        score=1.0,
+    )
+    mail = str(compose(profile(), summary, "https://app/?t=T", asked, "https://app/u")["html"])
+    assert "<em>Where does your data live today?</em> (we are not sure about this yet; it helps unlock" in mail
