@@ -86,8 +86,8 @@ def render() -> None:
                 _act(partial(store.confirm, subject.user_id, item.factor_id), f"Confirmed {item.factor_name}.")
             with correct.form(key=f"correct-{item.factor_id}", border=False):
                 shown = round(item.value)
-                value = st.slider("Correct value", 0, 100, shown, key=f"value-{item.factor_id}")
-                value = item.value if value == shown else value  # saved unmoved: the value as read, not its rounding
+                moved = st.slider("Correct value", 0, 100, shown, key=f"value-{item.factor_id}")
+                value = item.value if moved == shown else float(moved)  # unmoved: the value as read, not rounded
                 reason = st.text_input(
                     "Why (a short reason)", key=f"reason-{item.factor_id}", max_chars=MAX_RATIONALE_CHARS
                 )
