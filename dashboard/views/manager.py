@@ -168,8 +168,6 @@ def _table(team, people: list, now: datetime) -> list:
 
 def team_progress() -> None:
     team, read_at = _team()
-    store = context.store()
-    catalog = store.catalog
     st.title(f"{md(team.organisation.name)}: team progress")
     read_note, refresh = st.columns([4, 1], vertical_alignment="center")
     read_note.caption(f"Figures as of {read_at:%H:%M:%S} UTC.")
@@ -214,9 +212,17 @@ def team_progress() -> None:
         if len(selected) != len(people)
         else f"Showing all {len(people):,} people."
     )
-    if not selected:
+    if selected:
+        _people_shown(team, people, selected, now)
+    else:
         st.info("Nobody matches these filters.")
-        return
+    _organisation_wide(team, now)  # whoever the filters show: the organisation's own trend and who went quiet
+
+
+def _people_shown(team, people: list, selected: list, now: datetime) -> None:
+    """What the filters select: the table, the drill-down and export, the tiers, mapping and what holds them back."""
+    store = context.store()
+    catalog = store.catalog
     shown = _table(team, selected, now)
     if len(selected) != len(people):
         share = team.stale_share(selected)
@@ -275,6 +281,9 @@ def team_progress() -> None:
     else:
         st.write("No capability is blocked for anyone shown.")
 
+
+def _organisation_wide(team, now: datetime) -> None:
+    """The whole organisation's figures over time and who went quiet (not narrowed by the filters)."""
     st.subheader("Progress over time")
     days = directory().history(team.organisation.org_id)
     if len(days) > 1:
