@@ -23,7 +23,7 @@ from factor_journal.conversation import MAX_TURN_TEXT_CHARS, turn_text_problem
 from factor_journal.documents import TurnStatus
 from factor_journal.extraction.base import ExtractionError
 from factor_journal.extraction.quotes import shorten
-from factor_journal.guidance import next_best_questions
+from factor_journal.guidance import clarifying_question, next_best_questions
 from factor_journal.models import AssessmentSummary, SaidIn
 from factor_journal.page_models import (
     asked_to_pause,
@@ -33,6 +33,7 @@ from factor_journal.page_models import (
     next_question_bounds,
     status_worth_saying,
     time_for_next_question,
+    to_clarify,
     turn_outcome,
 )
 from factor_journal.sayback import LineState, SayBackLine, nothing_understood, say_back
@@ -268,12 +269,17 @@ def _resume() -> None:
 
 
 def _next_question(turns: list[tuple[str, dict]], summary: AssessmentSummary | None) -> tuple[str, str] | None:
-    """The assistant's next question and the factor it asks about: what the last answer opened up, never what the
-    session already asked about or heard; None when there is nothing left to ask."""
+    """The assistant's next question and the factor it asks about: when the person asked what the last question
+    means, that question explained and asked again (``to_clarify``); else what the last answer opened up, never what
+    the session already asked about or heard; None when there is nothing left to ask."""
+    store = context.store()
+    said = [data for _, data in turns]
+    bounds = next_question_bounds(said)
+    clarify = to_clarify(said)
+    if clarify is not None and store.catalog.has_factor(clarify):
+        return clarifying_question(store.catalog, clarify, bounds.asked), clarify
     if summary is None:
         return None
-    store = context.store()
-    bounds = next_question_bounds([data for _, data in turns])
     fresh = context.fresh(summary)  # aged: answers due for a re-check are asked first
     suggestions = next_best_questions(
         store.catalog,

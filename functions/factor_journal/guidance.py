@@ -135,6 +135,28 @@ def next_best_questions(
     return suggestions[:limit]
 
 
+def _in_sentence(words: str) -> str:
+    """``words`` as they read inside a sentence: the first letter lowered, unless the first word is an acronym
+    ("Machine learning" -> "machine learning", "ML infrastructure" and "GDPR compliance" stay)."""
+    first = words.split(" ", 1)[0]
+    return words if len(first) > 1 and first[1].isupper() else words[:1].lower() + words[1:]
+
+
+def clarifying_question(catalog: Catalog, factor_id: str, asked: Collection[str] = ()) -> str:
+    """The assistant's reply when the person asked what its question about the factor means: what the factor is
+    about (the catalog's description, when it has one), what its two ends look like (the rubric's low and high), and
+    the question again, in words the session has not used yet (its first wording when every one was used)."""
+    factor = catalog.factor(factor_id)
+    again = next((q for q in factor.elicitation_questions if q not in asked), factor.elicitation_questions[0])
+    described = factor.description.strip().rstrip(".")
+    about = f": {_in_sentence(described)}" if described else ""
+    low, high = (text.strip().rstrip(".") for text in (factor.rubric.low, factor.rubric.high))
+    return (
+        f"Good question. I am asking about {_in_sentence(factor.name)}{about}. "
+        f"It can be anything from “{low}” to “{high}”. So: {again}"
+    )
+
+
 def next_tier_statement(summary: AssessmentSummary) -> str:
     """In words: exactly what the next decision tier still needs, or that the top is reached."""
     target = summary.overall.next_tier

@@ -252,6 +252,20 @@ def asked_to_pause(turns: Sequence[Mapping[str, Any]]) -> bool:
     return outcome is not None and outcome.screened is not None and outcome.screened.kind == ScreenKind.pause
 
 
+def to_clarify(turns: Sequence[Mapping[str, Any]]) -> str | None:
+    """The factor to explain before anything else is asked: the one the assistant's last question was about, when the
+    person's last word was a question back to it ("What do you mean?") and the session has asked about that factor only
+    once (so an explanation is given once, and a question back to it moves the interview on); None otherwise."""
+    if len(turns) < 2 or turns[-1].get("role") == "assistant" or turns[-2].get("role") != "assistant":
+        return None
+    outcome = turn_outcome(turns[-1])
+    about = turns[-2].get("about")
+    if outcome is None or outcome.screened is None or outcome.screened.kind != ScreenKind.question_back or not about:
+        return None
+    times_asked = sum(1 for turn in turns if turn.get("role") == "assistant" and turn.get("about") == about)
+    return str(about) if times_asked == 1 else None
+
+
 def next_question_bounds(turns: Sequence[Mapping[str, Any]]) -> NextQuestionBounds:
     """From a session's turns (oldest first, as stored): every assistant question, the factors the person's last
     answer spoke to (none while it is not analysed, or when its outcome no longer reads), and every factor the

@@ -17,12 +17,14 @@ from factor_journal.sayback import NOTHING_UNDERSTOOD
 
 BI_TEAM = "We have two data scientists in the BI team, no machine learning engineers, and our data is a mess."
 SMALL_TALK = "What exactly do you mean by that?"
+DEFERRAL = "I don't know, ask Sam in IT."
 READINGS = {
     BI_TEAM: [
         reading("ml_expertise", 72, 0.6, quote="two data scientists in the BI team"),  # the misreading to fix
         reading("data_quality", 18, 0.7, quote="our data is a mess"),
     ],
     SMALL_TALK: [],
+    DEFERRAL: [],
 }
 
 
@@ -204,18 +206,23 @@ def test_the_next_question_follows_from_what_was_understood(conversation, store,
     assert question["text"] not in settled
 
 
+def _asked_about(store, user: str, session: str, factor: str, question: str, answer: str, at: datetime) -> str:
+    """The assistant asks ``question`` about ``factor`` and the person answers ``answer`` (analysed); the turn id."""
+    store.add_turn(user, session, "assistant", question, created_at=at, about=factor)
+    turn = store.add_turn(user, session, "user", answer, created_at=at + timedelta(seconds=30))
+    assert TurnProcessor(store, ReadingsByText(READINGS)).process(user, session, turn).status == "no_update"
+    return turn
+
+
 def test_an_answer_that_settles_nothing_does_not_bring_the_same_factor_back_in_other_words(
     app_database, signer, store, make_user, catalog
 ):
-    """The assistant asked about machine-learning expertise and the answer changed nothing (a question back): the
-    next question is about another factor, and it records which, so the session never circles back to it."""
+    """The assistant asked about machine-learning expertise and the answer changed nothing (the person does not
+    know): the next question is about another factor, and it records which, so the session never circles back."""
     user = make_user(store)
     session = store.start_session(user)
-    asked = datetime.now(UTC) - timedelta(minutes=5)
     question = catalog.factor("ml_expertise").elicitation_questions[0]
-    store.add_turn(user, session, "assistant", question, created_at=asked, about="ml_expertise")
-    turn = store.add_turn(user, session, "user", SMALL_TALK, created_at=asked + timedelta(seconds=30))
-    assert TurnProcessor(store, ReadingsByText(READINGS)).process(user, session, turn).status == "no_update"
+    _asked_about(store, user, session, "ml_expertise", question, DEFERRAL, datetime.now(UTC) - timedelta(minutes=5))
 
     open_app(signer.issue(user, session), "conversation")
 
@@ -223,6 +230,33 @@ def test_an_answer_that_settles_nothing_does_not_bring_the_same_factor_back_in_o
     assert following["role"] == "assistant" and following["about"] != "ml_expertise"
     assert following["text"] not in catalog.factor("ml_expertise").elicitation_questions
     assert following["text"] in catalog.factor(following["about"]).elicitation_questions
+
+
+def test_a_question_back_is_answered_by_explaining_the_question_once_then_the_interview_moves_on(
+    app_database, signer, store, make_user, catalog
+):
+    """ "What do you mean by that?" to the question about machine-learning expertise: the assistant says what it
+    means, in the catalog's words, and asks it again in other words; asked back again, it moves on."""
+    user = make_user(store)
+    session = store.start_session(user)
+    factor = catalog.factor("ml_expertise")
+    asked = datetime.now(UTC) - timedelta(minutes=5)
+    _asked_about(store, user, session, "ml_expertise", factor.elicitation_questions[0], SMALL_TALK, asked)
+
+    app = open_app(signer.issue(user, session), "conversation")
+
+    [*_, (_, explained)] = store.session_turns(user, session)
+    assert explained["role"] == "assistant" and explained["about"] == "ml_expertise"
+    assert "people who can build, evaluate and maintain" in explained["text"]
+    assert factor.rubric.low.rstrip(".") in explained["text"]
+    assert explained["text"].endswith(factor.elicitation_questions[1])
+    assert explained["text"] in texts(app)
+
+    again = store.add_turn(user, session, "user", SMALL_TALK)
+    assert TurnProcessor(store, ReadingsByText(READINGS)).process(user, session, again).status == "no_update"
+    open_app(signer.issue(user, session), "conversation")
+    [*_, (_, following)] = store.session_turns(user, session)
+    assert following["role"] == "assistant" and following["about"] != "ml_expertise"
 
 
 def test_an_answer_typed_while_another_window_moved_on_is_not_saved_against_an_unseen_question(

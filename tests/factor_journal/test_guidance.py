@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from planned import Person
 
 from factor_journal.graph import graph_for
-from factor_journal.guidance import next_best_questions, next_tier_statement, opened_by
+from factor_journal.guidance import clarifying_question, next_best_questions, next_tier_statement, opened_by
 from factor_journal.models import FactorState, InferenceStatus
 from factor_journal.summary import build_summary
 
@@ -104,3 +104,14 @@ def test_a_value_known_well_is_not_asked_again_though_it_blocks_a_capability(cat
     weak = summary_of(catalog, {"data_quality": (20, 0.4, InferenceStatus.unconfirmed)})
     [again] = [q for q in next_best_questions(catalog, graph, weak, limit=60) if q.factor_id == "data_quality"]
     assert again.reason.startswith("we are not sure about this yet; it helps unlock ")  # says why it comes back
+
+
+def test_a_clarifying_question_says_what_the_factor_means_and_asks_it_again_in_other_words(catalog):
+    factor = catalog.factor("ml_expertise")
+    first, second = factor.elicitation_questions[:2]
+    said = clarifying_question(catalog, "ml_expertise", {first})
+    assert "machine learning expertise: people who can build, evaluate and maintain machine learning models." in said
+    assert f"“{factor.rubric.low.rstrip('.')}” to “{factor.rubric.high.rstrip('.')}”" in said
+    assert said.endswith(f"So: {second}")
+    assert clarifying_question(catalog, "ml_expertise", set(factor.elicitation_questions)).endswith(first)
+    assert "asking about ML infrastructure: the hardware" in clarifying_question(catalog, "ml_infrastructure")

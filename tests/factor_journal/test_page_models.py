@@ -405,3 +405,18 @@ def test_the_next_question_waits_for_the_answer_to_be_understood():
     assert not page_models.time_for_next_question([asked, answer("processing")])
     for status in ("processed", "no_update", "failed", "needs_attention", "invalid", "rate_limited"):
         assert page_models.time_for_next_question([asked, answer(status)]), status  # finished, whatever came of it
+
+
+def test_a_question_back_to_the_assistants_question_asks_for_it_to_be_explained_once():
+    asked_back = {"status": "no_update", "screened": {"kind": "question_back", "reason": "a question"}}
+    deferred = {"status": "no_update", "screened": {"kind": "deferral", "reason": "ask Sam"}}
+    asked = {"role": "assistant", "text": "Who would build models?", "about": "ml_expertise"}
+    explained = {"role": "assistant", "text": "I mean … So: who did the work?", "about": "ml_expertise"}
+    assert page_models.to_clarify([asked, _answer("What do you mean?", asked_back)]) == "ml_expertise"
+    assert page_models.to_clarify([asked, _answer("What do you mean?", asked_back), explained]) is None  # asked
+    # explained once already: asked back again, the interview moves on
+    assert page_models.to_clarify([asked, _answer("Hm?", asked_back), explained, _answer("Why?", asked_back)]) is None
+    assert page_models.to_clarify([asked, _answer("Ask Sam.", deferred)]) is None  # not a question back
+    assert page_models.to_clarify([asked, _answer("What do you mean?")]) is None  # not analysed yet
+    assert page_models.to_clarify([{"role": "assistant", "text": "Hi?"}, _answer("Why?", asked_back)]) is None
+    assert page_models.to_clarify([_answer("Why?", asked_back)]) is None
