@@ -52,6 +52,7 @@ _PER_VIEWER_KEYS = (
     "drill_user",
     "drill_choice",
     "conversation_session",
+    "conversation_visit",
     "conversation_notice",
     "review_limit",
     "scroll_to",

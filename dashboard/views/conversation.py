@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from functools import partial
 
 import streamlit as st
@@ -35,6 +36,7 @@ from factor_journal.page_models import (
     time_for_next_question,
     to_clarify,
     turn_outcome,
+    where_we_left_off,
 )
 from factor_journal.sayback import LineState, SayBackLine, nothing_understood, say_back
 
@@ -212,6 +214,10 @@ def render() -> None:
     ]
     summary = store.summary(subject.user_id)
     said = [data for _, data in turns]
+    visit = st.session_state.setdefault("conversation_visit", datetime.now(UTC))  # a page load is a visit
+    left_off = where_we_left_off(said, visit)
+    if left_off is not None and not left_off.paused:
+        st.info(f"Welcome back. You last answered on {left_off.answered_at:%d %b %Y}: we carry on where you left off.")
     pause_asked = asked_to_pause(said) and not st.session_state.pop("resume_asked", False)
     if time_for_next_question(said) and not pause_asked:
         asked = _next_question(turns, summary)
@@ -237,7 +243,12 @@ def render() -> None:
         )
 
     if pause_asked:
-        st.info("Of course: take your time. Everything so far is saved, and your link brings you back here.")
+        st.info(
+            f"Welcome back. You asked to pause on {left_off.answered_at:%d %b %Y}; everything you said is saved. "
+            "“Next question” carries on when you are ready."
+            if left_off is not None
+            else "Of course: take your time. Everything so far is saved, and your link brings you back here."
+        )
         st.button("Next question", key="conversation_resume", icon=":material/play_arrow:", on_click=_resume)
     seen_before = st.session_state.get("conversation_last_seen")
     st.session_state["conversation_last_seen"] = last_seen = (session_id, turns[-1][0] if turns else None)

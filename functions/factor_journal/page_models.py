@@ -252,6 +252,26 @@ def asked_to_pause(turns: Sequence[Mapping[str, Any]]) -> bool:
     return outcome is not None and outcome.screened is not None and outcome.screened.kind == ScreenKind.pause
 
 
+class LeftOff(BaseModel):
+    """Where a person who came back left the conversation: when they last answered, and whether that answer was a
+    request to pause (``asked_to_pause``)."""
+
+    answered_at: datetime
+    paused: bool
+
+
+def where_we_left_off(turns: Sequence[Mapping[str, Any]], visit_started: datetime) -> LeftOff | None:
+    """For a visit that started at ``visit_started``: the person's last answer in the session (oldest first, as
+    stored) when they gave it before this visit, so the page can welcome them back and say where they left off;
+    None when they have not answered yet, or answered during this visit."""
+    answers = [
+        turn for turn in turns if turn.get("role") != "assistant" and isinstance(turn.get("created_at"), datetime)
+    ]
+    if not answers or answers[-1]["created_at"] >= visit_started:
+        return None
+    return LeftOff(answered_at=answers[-1]["created_at"], paused=asked_to_pause(turns))
+
+
 def to_clarify(turns: Sequence[Mapping[str, Any]]) -> str | None:
     """The factor to explain before anything else is asked: the one the assistant's last question was about, when the
     person's last word was a question back to it ("What do you mean?") and the session has asked about that factor only

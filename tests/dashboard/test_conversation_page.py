@@ -291,14 +291,35 @@ def test_after_a_request_to_pause_the_assistant_waits_to_be_asked_for_the_next_q
     outcome = TurnProcessor(store, ReadingsByText(READINGS)).process(user, session, pause)
     assert outcome.status == "no_update"
 
-    app = open_app(signer.issue(user, session), "conversation")
+    app = open_app(signer.issue(user, session), "conversation")  # back after the pause: told where they left off
 
     assert [d["role"] for _, d in store.session_turns(user, session)][-1] == "user"  # no question asked yet
-    assert "take your time" in texts(app)
+    assert f"Welcome back. You asked to pause on {asked:%d %b %Y}" in texts(app)
+    assert "take your time" not in texts(app) and "Next question" in [b.label for b in app.button]
     app.button(key="conversation_resume").click().run()
     [*_, (_, question)] = store.session_turns(user, session)
     assert question["role"] == "assistant" and question["text"] != "Where does your data live today?"
     assert not [b for b in app.button if b.key == "conversation_resume"]
+
+
+def test_a_person_who_comes_back_is_told_when_they_last_answered_and_a_pause_in_this_visit_is_not_a_return(
+    app_database, signer, store, make_user
+):
+    user = make_user(store)
+    session = store.start_session(user)
+    days_ago = datetime.now(UTC) - timedelta(days=3)
+    store.add_turn(user, session, "assistant", "Where does your data live today?", created_at=days_ago)
+    answer = store.add_turn(user, session, "user", SMALL_TALK, created_at=days_ago + timedelta(seconds=20))
+    TurnProcessor(store, ReadingsByText(READINGS)).process(user, session, answer)
+
+    app = open_app(signer.issue(user, session), "conversation")
+    assert f"Welcome back. You last answered on {days_ago:%d %b %Y}" in texts(app)
+
+    pause = store.add_turn(user, session, "user", "Can we pause for a moment?")  # said during this visit
+    TurnProcessor(store, ReadingsByText(READINGS)).process(user, session, pause)
+    app.run()
+    shown = texts(app)
+    assert "Welcome back" not in shown and "take your time" in shown
 
 
 def test_earlier_answers_and_their_say_back_are_one_click_away(app_database, signer, store, make_user):

@@ -420,3 +420,17 @@ def test_a_question_back_to_the_assistants_question_asks_for_it_to_be_explained_
     assert page_models.to_clarify([asked, _answer("What do you mean?")]) is None  # not analysed yet
     assert page_models.to_clarify([{"role": "assistant", "text": "Hi?"}, _answer("Why?", asked_back)]) is None
     assert page_models.to_clarify([_answer("Why?", asked_back)]) is None
+
+
+def test_where_we_left_off_is_the_last_answer_given_before_this_visit_and_whether_it_was_a_pause():
+    pause = {"status": "no_update", "screened": {"kind": "pause", "reason": "asked to pause: 'pause'"}}
+    visit = datetime(2026, 11, 28, 9, 0, tzinfo=UTC)
+    before, during = visit - timedelta(days=3), visit + timedelta(minutes=1)
+    asked = {"role": "assistant", "text": "Where does your data live?", "created_at": before}
+    left = page_models.where_we_left_off([asked, _answer("In SAP.") | {"created_at": before}, asked], visit)
+    assert left == page_models.LeftOff(answered_at=before, paused=False)
+    paused = page_models.where_we_left_off([asked, _answer("Can we pause?", pause) | {"created_at": before}], visit)
+    assert paused is not None and paused.paused
+    assert page_models.where_we_left_off([asked, _answer("In SAP.") | {"created_at": during}], visit) is None
+    assert page_models.where_we_left_off([asked], visit) is None  # never answered: nothing to come back to
+    assert page_models.where_we_left_off([], visit) is None
