@@ -111,3 +111,55 @@ def test_a_person_confirms_one_reading_and_corrects_another_in_the_conversation(
     browser.execute_script("arguments[0].click();", link)
     body = wait_for_text(browser, "What we know")
     assert "sure · confirmed" in body and "sure · yours" in body  # both stand as the person's own
+
+
+class _OneReading:
+    """A reader that finds data quality low in any answer (the test decides when the analysis happens)."""
+
+    name = "browser-test-reader"
+
+    def extract(self, request):  # type: ignore[no-untyped-def]
+        from factor_journal.extraction.base import ExtractionResult
+
+        reading = {"factor_id": "data_quality", "value": 20, "confidence": 0.7, "rationale": "duplicates and errors"}
+        return ExtractionResult(raw_updates=[reading], extractor=self.name)
+
+
+@pytest.fixture(scope="module")
+def untriggered_app_url() -> Iterator[str]:
+    """The app on a database no trigger listens to: the test analyses the answer itself, when it chooses."""
+    with serve_app("fj-tests") as url:
+        yield url
+
+
+def test_an_answer_analysed_after_the_pages_first_wait_shows_what_was_understood_by_itself(
+    untriggered_app_url,
+    browser,  # noqa: F811 (a fixture, imported above)
+    firestore_client,
+    catalog,
+):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    from factor_journal.pipeline import TurnProcessor
+    from factor_journal.settings import Settings
+
+    store = FactorJournalStore(firestore_client, catalog)
+    user = f"late-{datetime.now(UTC):%H%M%S%f}"
+    store.register_user(UserProfile(user_id=user, display_name="Lee Late"))
+    session = store.start_session(user)
+    browser.get(
+        f"{untriggered_app_url}/conversation?t={LinkSigner(LinkRecords(firestore_client)).issue(user, session)}"
+    )
+    box = wait_for(
+        lambda: browser.find_elements(By.CSS_SELECTOR, '[data-testid="stChatInput"] textarea'), 45, "the answer box"
+    )[0]
+    box.send_keys(ANSWER)
+    box.send_keys(Keys.ENTER)
+    wait_for_text(browser, "Check again")  # the page's first wait is over: the answer is not analysed yet
+    [answer] = [tid for tid, data in store.session_turns(user, session) if data.get("role") == "user"]
+    assert not _lines(browser)
+
+    TurnProcessor(store, _OneReading(), config=Settings()).process(user, session, answer)  # a late analysis
+    wait_for(lambda: _lines(browser), 30, "what was understood, shown without the person doing anything")
+    assert "Data quality" in wait_for_text(browser, "That's right")
