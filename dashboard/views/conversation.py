@@ -286,8 +286,8 @@ def _next_question(turns: list[tuple[str, dict]], summary: AssessmentSummary | N
     store = context.store()
     said = [data for _, data in turns]
     bounds = next_question_bounds(said)
-    clarify = to_clarify(said)
-    if clarify is not None and store.catalog.has_factor(clarify):
+    clarify = to_clarify(said, store.catalog)
+    if clarify is not None:
         return clarifying_question(store.catalog, clarify, bounds.asked), clarify
     if summary is None:
         return None

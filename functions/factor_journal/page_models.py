@@ -272,18 +272,27 @@ def where_we_left_off(turns: Sequence[Mapping[str, Any]], visit_started: datetim
     return LeftOff(answered_at=answers[-1]["created_at"], paused=asked_to_pause(turns))
 
 
-def to_clarify(turns: Sequence[Mapping[str, Any]]) -> str | None:
-    """The factor to explain before anything else is asked: the one the assistant's last question was about, when the
-    person's last word was a question back to it ("What do you mean?") and the session has asked about that factor only
-    once (so an explanation is given once, and a question back to it moves the interview on); None otherwise."""
+def to_clarify(turns: Sequence[Mapping[str, Any]], catalog: Catalog) -> str | None:
+    """The factor to explain before anything else is asked, when the person's last word was a question back to the
+    assistant's last question: the one factor it names ("What do you mean by data governance?"), else the one the
+    question was about ("What do you mean?"); once per factor (a factor the session asked about twice was explained
+    already, and a question back to it moves the interview on).  None otherwise."""
     if len(turns) < 2 or turns[-1].get("role") == "assistant" or turns[-2].get("role") != "assistant":
         return None
     outcome = turn_outcome(turns[-1])
-    about = turns[-2].get("about")
-    if outcome is None or outcome.screened is None or outcome.screened.kind != ScreenKind.question_back or not about:
+    if outcome is None or outcome.screened is None or outcome.screened.kind != ScreenKind.question_back:
+        return None
+    text = turns[-1].get("text")
+    named = [
+        fid
+        for fid in catalog.factors_named_in(text if isinstance(text, str) else "")
+        if not catalog.factor(fid).is_composite
+    ]
+    about = named[0] if len(named) == 1 else turns[-2].get("about")
+    if not about or not catalog.has_factor(str(about)):
         return None
     times_asked = sum(1 for turn in turns if turn.get("role") == "assistant" and turn.get("about") == about)
-    return str(about) if times_asked == 1 else None
+    return str(about) if times_asked <= 1 else None
 
 
 def next_question_bounds(turns: Sequence[Mapping[str, Any]]) -> NextQuestionBounds:

@@ -208,12 +208,6 @@ _SINCE_PATTERNS = [
 ]
 
 
-def _mentions(text: str, phrases: list[str]) -> bool:
-    return any(
-        re.search(r"(?<!\w)" + re.escape(p.lower()).replace(r"\ ", r"[\s_-]+") + r"(?!\w)", text) for p in phrases
-    )
-
-
 OWN_WORDS = re.compile(
     r"\b(what|where|when|how)\s+(did|have|had)\s+(i|we)\s+(say|said|tell|told|mention|mentioned|put|describe)"
     r"|\bdid\s+(i|we)\s+(say|tell|mention|talk)|\b(i|we)\s+(said|told\s+you|mentioned)\b"
@@ -263,12 +257,8 @@ def analyse_intent(question: str, catalog: Catalog, graph: FactorGraph, now: dat
     """Stage 1, deterministic: the question's type, the factors and archetypes it names, and from when."""
     text = " ".join(question.lower().split())
     now = now or datetime.now(UTC)
-    factors = [
-        f.id
-        for f in catalog.factors
-        if _mentions(text, [f.id.replace("_", " "), f.name, f.id, *(c.phrase for c in f.cues if " " in c.phrase)])
-    ]
-    archetypes = [a.id for a in catalog.archetypes if _mentions(text, [a.id.replace("_", " "), a.name])]
+    factors = catalog.factors_named_in(text)
+    archetypes = catalog.archetypes_named_in(text)
     since = None
     for pattern, delta in _SINCE_PATTERNS:
         match = pattern.search(text)

@@ -130,3 +130,12 @@ def test_inconsistent_catalog_is_rejected_with_the_reason(change, message):
 def test_catalog_that_is_not_yaml_is_rejected():
     with pytest.raises(CatalogError, match="not valid YAML"):
         parse_catalog("factors: [unclosed")
+
+
+def test_the_factors_and_capabilities_a_text_names_are_found_in_its_own_spelling():
+    catalog = load_catalog()
+    assert catalog.factors_named_in("What do you mean by machine-learning expertise?") == ["ml_expertise"]
+    assert catalog.factors_named_in("DATA_QUALITY, and what is a data catalog?") == ["data_quality", "data_governance"]
+    assert catalog.factors_named_in("Why do you ask?") == []
+    assert catalog.factors_named_in("our metadata quality") == []  # whole words only
+    assert catalog.archetypes_named_in("Why can't we do predictive maintenance?") == ["predictive_maintenance"]

@@ -408,18 +408,37 @@ def test_the_next_question_waits_for_the_answer_to_be_understood():
 
 
 def test_a_question_back_to_the_assistants_question_asks_for_it_to_be_explained_once():
+    catalog = REAL
     asked_back = {"status": "no_update", "screened": {"kind": "question_back", "reason": "a question"}}
     deferred = {"status": "no_update", "screened": {"kind": "deferral", "reason": "ask Sam"}}
     asked = {"role": "assistant", "text": "Who would build models?", "about": "ml_expertise"}
     explained = {"role": "assistant", "text": "I mean … So: who did the work?", "about": "ml_expertise"}
-    assert page_models.to_clarify([asked, _answer("What do you mean?", asked_back)]) == "ml_expertise"
-    assert page_models.to_clarify([asked, _answer("What do you mean?", asked_back), explained]) is None  # asked
+    assert page_models.to_clarify([asked, _answer("What do you mean?", asked_back)], catalog) == "ml_expertise"
+    assert (
+        page_models.to_clarify([asked, _answer("What do you mean?", asked_back), explained], catalog) is None
+    )  # asked
     # explained once already: asked back again, the interview moves on
-    assert page_models.to_clarify([asked, _answer("Hm?", asked_back), explained, _answer("Why?", asked_back)]) is None
-    assert page_models.to_clarify([asked, _answer("Ask Sam.", deferred)]) is None  # not a question back
-    assert page_models.to_clarify([asked, _answer("What do you mean?")]) is None  # not analysed yet
-    assert page_models.to_clarify([{"role": "assistant", "text": "Hi?"}, _answer("Why?", asked_back)]) is None
-    assert page_models.to_clarify([_answer("Why?", asked_back)]) is None
+    assert (
+        page_models.to_clarify([asked, _answer("Hm?", asked_back), explained, _answer("Why?", asked_back)], catalog)
+        is None
+    )
+    assert page_models.to_clarify([asked, _answer("Ask Sam.", deferred)], catalog) is None  # not a question back
+    assert page_models.to_clarify([asked, _answer("What do you mean?")], catalog) is None  # not analysed yet
+    assert page_models.to_clarify([{"role": "assistant", "text": "Hi?"}, _answer("Why?", asked_back)], catalog) is None
+    assert page_models.to_clarify([_answer("Why?", asked_back)], catalog) is None
+
+
+def test_a_question_back_that_names_another_factor_has_that_one_explained():
+    catalog = REAL
+    asked_back = {"status": "no_update", "screened": {"kind": "question_back", "reason": "a question"}}
+    asked = {"role": "assistant", "text": "Who would build models?", "about": "ml_expertise"}
+    named = _answer("What do you mean by data governance exactly?", asked_back)
+    assert page_models.to_clarify([asked, named], catalog) == "data_governance"
+    # named twice, or nothing the catalog knows: the question it answers is the one explained
+    both = _answer("Is that about data quality or data governance?", asked_back)
+    assert page_models.to_clarify([asked, both], catalog) == "ml_expertise"
+    unknown = {"role": "assistant", "text": "Anything else?", "about": "no_such_factor"}
+    assert page_models.to_clarify([unknown, _answer("Why?", asked_back)], catalog) is None
 
 
 def test_where_we_left_off_is_the_last_answer_given_before_this_visit_and_whether_it_was_a_pause():

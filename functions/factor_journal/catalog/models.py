@@ -332,6 +332,21 @@ class Catalog(_Strict):
     def category(self, category_id: str) -> Category:
         return {category.id: category for category in self.categories}[category_id]
 
+    def factors_named_in(self, text: str) -> list[str]:
+        """The factors a person's text names, in catalog order: by id, by name, or by one of their cue phrases of
+        several words ("data catalog"), whole words only, spaces, "_" and "-" alike, any case."""
+        flat = " ".join(text.lower().split())
+        return [
+            factor.id
+            for factor in self.factors
+            if _names_any(flat, [factor.id, factor.name, *(cue.phrase for cue in factor.cues if " " in cue.phrase)])
+        ]
+
+    def archetypes_named_in(self, text: str) -> list[str]:
+        """The capability archetypes a text names (by id or name, as ``factors_named_in``), in catalog order."""
+        flat = " ".join(text.lower().split())
+        return [archetype.id for archetype in self.archetypes if _names_any(flat, [archetype.id, archetype.name])]
+
     @property
     def assessable_factors(self) -> list[Factor]:
         """Factors that are asked about and inferred (every factor but the composites)."""
@@ -433,3 +448,12 @@ def load_catalog(path: Path | str = DEFAULT_CATALOG_PATH) -> Catalog:
     except OSError as error:
         raise CatalogError(f"cannot read catalog {path}: {error}") from error
     return parse_catalog(text, source=str(path))
+
+
+def _names_any(text: str, phrases: list[str]) -> bool:
+    """Whether lower-cased ``text`` holds any of ``phrases`` as whole words (spaces, "_" and "-" alike)."""
+    for phrase in phrases:
+        words = [re.escape(word) for word in re.split(r"[\s_-]+", phrase.lower()) if word]
+        if words and re.search(r"(?<!\w)" + r"[\s_-]+".join(words) + r"(?!\w)", text):
+            return True
+    return False
