@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
@@ -260,14 +260,19 @@ class LeftOff(BaseModel):
     paused: bool
 
 
+RETURN_AFTER = timedelta(minutes=30)
+"""A visit is a return when the person's last answer is at least this old: a reload in the middle of a conversation
+(which also starts a new visit) is not welcomed back."""
+
+
 def where_we_left_off(turns: Sequence[Mapping[str, Any]], visit_started: datetime) -> LeftOff | None:
     """For a visit that started at ``visit_started``: the person's last answer in the session (oldest first, as
-    stored) when they gave it before this visit, so the page can welcome them back and say where they left off;
-    None when they have not answered yet, or answered during this visit."""
+    stored) when they gave it at least ``RETURN_AFTER`` before this visit, so the page can welcome them back and say
+    where they left off; None when they have not answered yet, or answered during this visit or just before it."""
     answers = [
         turn for turn in turns if turn.get("role") != "assistant" and isinstance(turn.get("created_at"), datetime)
     ]
-    if not answers or answers[-1]["created_at"] >= visit_started:
+    if not answers or answers[-1]["created_at"] > visit_started - RETURN_AFTER:
         return None
     return LeftOff(answered_at=answers[-1]["created_at"], paused=asked_to_pause(turns))
 

@@ -285,7 +285,7 @@ def test_after_a_request_to_pause_the_assistant_waits_to_be_asked_for_the_next_q
 ):
     user = make_user(store)
     session = store.start_session(user)
-    asked = datetime.now(UTC) - timedelta(minutes=5)
+    asked = datetime.now(UTC) - timedelta(hours=2)  # paused two hours ago: a return, not a reload
     store.add_turn(user, session, "assistant", "Where does your data live today?", created_at=asked)
     pause = store.add_turn(user, session, "user", "Can we pause for a moment?", created_at=asked + timedelta(seconds=9))
     outcome = TurnProcessor(store, ReadingsByText(READINGS)).process(user, session, pause)

@@ -451,5 +451,7 @@ def test_where_we_left_off_is_the_last_answer_given_before_this_visit_and_whethe
     paused = page_models.where_we_left_off([asked, _answer("Can we pause?", pause) | {"created_at": before}], visit)
     assert paused is not None and paused.paused
     assert page_models.where_we_left_off([asked, _answer("In SAP.") | {"created_at": during}], visit) is None
+    just_before = _answer("In SAP.") | {"created_at": visit - timedelta(minutes=5)}  # a reload mid-conversation
+    assert page_models.where_we_left_off([asked, just_before], visit) is None
     assert page_models.where_we_left_off([asked], visit) is None  # never answered: nothing to come back to
     assert page_models.where_we_left_off([], visit) is None
