@@ -22,7 +22,7 @@ from dashboard.safe_text import md
 from factor_journal import freshness, runtime
 from factor_journal.access import AccessChecker, Viewer
 from factor_journal.errors import FactorJournalError
-from factor_journal.links import SECTION_ID, SECTION_PARAM, LinkError, LinkSigner
+from factor_journal.links import SECTION_PARAM, LinkError, LinkSigner, is_section_id
 from factor_journal.models import AssessmentSummary
 from factor_journal.questions import Writer
 from factor_journal.store import FactorJournalStore
@@ -103,7 +103,7 @@ def sign_in() -> Viewer | None:
         section = st.query_params.get(SECTION_PARAM)
         if section is not None:  # the section the link names (its # fragment left with the token: see links)
             del st.query_params[SECTION_PARAM]
-            if SECTION_ID.match(section):
+            if is_section_id(section):
                 st.session_state["scroll_to"] = section
     token = st.session_state.get("viewer_token")
     if not token:  # never signed in, or the link stopped working (its reason stays shown)
@@ -128,7 +128,7 @@ def scroll_to_section() -> None:
     """Once, after the page the link opened has drawn: scroll to the section the link named (``at``), if the page
     has it (a heading's anchor id, checked in ``sign_in``); the browser waits a few seconds for it, then gives up."""
     section = st.session_state.pop("scroll_to", None)
-    if section is None:
+    if not is_section_id(section):  # checked again where it enters the script: nothing else is ever written there
         return
     st.html(
         "<script>(() => { let tries = 0; const find = () => {"

@@ -42,7 +42,7 @@ from factor_journal.repositories.links import LINK_COLLECTION, LinkRecord, LinkR
 from factor_journal.settings import settings
 
 DEFAULT_TTL = settings().link_ttl  # FJ_LINK_TTL_DAYS (14 days unless configured)
-__all__ = ["DEFAULT_TTL", "LINK_COLLECTION", "LinkSigner", "in_section", "link_url"]
+__all__ = ["DEFAULT_TTL", "LINK_COLLECTION", "LinkSigner", "in_section", "is_section_id", "link_url"]
 DEMO_SECRET = "factor-journal-demo-secret-not-for-production"
 MIN_SECRET_LENGTH = 32
 RECORD_TTL = timedelta(seconds=5)
@@ -224,7 +224,13 @@ class LinkSigner:
 
 
 SECTION_PARAM = "at"  # a link's section of the page it opens (the heading's anchor id)
-SECTION_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+SECTION_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")  # the whole value (``is_section_id``), nothing around it
+
+
+def is_section_id(value: object) -> bool:
+    """Whether ``value`` is a section id as a whole: lower-case letters, digits and "-", at most 64 characters,
+    and nothing else -- not even a trailing line break (``re.match`` with ``$`` lets one through)."""
+    return isinstance(value, str) and SECTION_ID.fullmatch(value) is not None
 
 
 def link_url(base_url: str, token: str, section: str | None = None) -> str:
@@ -238,7 +244,7 @@ def in_section(url: str, section: str) -> str:
     """``url`` opening scrolled to ``section`` (a heading's anchor id; ValueError for anything else): as the ``at``
     parameter, which the app reads as it opens, and as the ``#`` fragment.  The fragment alone is lost: the app
     takes the token out of the address as it opens, and the browser's fragment goes with it."""
-    if not SECTION_ID.match(section):
+    if not is_section_id(section):
         raise ValueError(f"not a section id: {section!r}")
     parts = urlsplit(url)
     query = "&".join(part for part in (parts.query, urlencode({SECTION_PARAM: section})) if part)

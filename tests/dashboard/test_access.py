@@ -208,6 +208,25 @@ def test_a_bad_link_to_a_named_page_says_why(app_clock, store, org):
     assert "not valid" in texts(app) and not app.dataframe
 
 
+def test_a_link_s_section_enters_the_page_s_script_only_as_a_section_id(app_clock, signer, store, org):
+    """The section a link names (``at``) is written into a script the browser runs: only a whole section id gets
+    there; anything with more to it (a trailing line break, which ``re.match`` with ``$`` let through) scrolls
+    nowhere and leaves the address with the token."""
+    _, _, member, _ = org
+
+    def scripts(section: str) -> list[str]:
+        app = AppTest.from_file(APP, default_timeout=60)
+        app.query_params["t"] = signer.issue(member)
+        app.query_params["at"] = section
+        app.run()
+        assert not app.exception and "at" not in app.query_params and "t" not in app.query_params
+        return [element.proto.body for element in app.get("html")]
+
+    assert any('getElementById("to-re-check")' in body for body in scripts("to-re-check"))
+    for hostile in ("to-re-check\n", "to-re-check\n</script><img src=x>", "</script><script>alert(1)</script>"):
+        assert scripts(hostile) == [], hostile
+
+
 # --- People's words are text, and a manager does not see them -------------------------------------
 
 

@@ -78,7 +78,7 @@ def test_the_recheck_link_names_its_section_as_a_parameter_the_app_reads_not_onl
     assert in_section("https://app/?t=T", "to-re-check") == "https://app/?t=T&at=to-re-check#to-re-check"
     mail = _mail(catalog, ["Process documentation"])
     assert 'href="https://app/?t=T&amp;at=to-re-check#to-re-check">Re-check it</a>' in mail
-    for bad in ("", "To Re-check", "x'><script>", "a#b"):
+    for bad in ("", "To Re-check", "x'><script>", "a#b", "to-re-check\n", "a" * 65):
         with pytest.raises(ValueError):
             in_section("https://app/?t=T", bad)
 
