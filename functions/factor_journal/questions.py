@@ -60,7 +60,7 @@ was weighed), so a page can reword it; only a person's long reason is cut."""
 SEARCH_LIMIT = 8  # entries the nearest-neighbour search returns
 MIN_SIMILARITY = 0.2  # cosine similarity below which a journal entry is not about the question
 NEAR_TIE = 0.1  # factors scoring this close to the best are near ties: both are cited
-WEAK_SIMILARITY = 0.16  # the floor for a status question that would otherwise get the latest topic ...
+WEAK_SIMILARITY = 0.16  # the floor for a status question that would otherwise get the whole assessment ...
 CORROBORATING_RANKS = 3  # ... when the entry's factor is among the catalog's likeliest for the question
 CATALOG_WEIGHT = 0.5  # how much the catalog's likelihood (0-1) adds to a journal entry's similarity (docs/ask.md)
 MAX_SEMANTIC_FACTORS = 2  # factors an answer found by meaning is about
@@ -114,6 +114,8 @@ class Standing(BaseModel):
     total: int
     avg_confidence: float
     next_tier: str  # ``guidance.next_tier_statement``
+    last_topic: str | None = None  # where we were: what was discussed last, and when
+    last_said: datetime | None = None
 
 
 class QuestionContext(BaseModel):
@@ -378,9 +380,9 @@ def semantic_factors(
     running model); the factors of the entries found, each weighed with the catalog's likelihood
     (``choose_factors``).  When the journal holds nothing close, the catalog's likeliest factor if the
     detector finds it likely (found by ``catalog``); else, when the question would otherwise be answered with the
-    latest topic (``rather_than_nothing``), the person's entries nearest to it down to ``WEAK_SIMILARITY`` whose
+    whole assessment (``rather_than_nothing``), the person's entries nearest to it down to ``WEAK_SIMILARITY`` whose
     factor the catalog ranks among its ``CORROBORATING_RANKS`` likeliest (two weak readings that agree are more
-    likely about the question than whatever was discussed last; found by ``nearest``, shown with their
+    likely about the question than the assessment as a whole; found by ``nearest``, shown with their
     similarity); else nothing (``none``)."""
     topic = question_topic(question)
     ranked, floor = rank_catalog(store.catalog, topic)
@@ -646,6 +648,10 @@ def _standing(context: QuestionContext) -> list[AnswerLine]:
         ),
         _line("sentence", standing.next_tier),
     ]
+    if standing.last_topic and standing.last_said:
+        lines.append(
+            _line("sentence", "Last time we talked about ", (standing.last_topic,), f" ({_date(standing.last_said)}).")
+        )
     if context.intent.archetype_ids:
         lines.append(_line("sentence", "The project types closest to being evaluated, and what they still need:"))
     else:
@@ -713,6 +719,24 @@ def _citations(context: QuestionContext) -> list[Citation]:
     return matched + sorted(found, key=lambda c: c.date, reverse=True)
 
 
+def _about_the_whole(intent: QuestionIntent, summary: AssessmentSummary) -> tuple[QuestionIntent, list[str]]:
+    """A question about the whole assessment: answered with where we were and the capabilities closest to being
+    evaluated with the factors that block them (the intent, retyped ``standing``, and the factors to cite, in the
+    order the answer speaks of them: the last topic, then the blockers)."""
+    nearest = summary.capabilities.cannot_evaluate_yet[:STANDING_CAPABILITIES]
+    last = [summary.last_conversation.factor_id] if summary.last_conversation else []
+    blocking = [*last, *(blocker.factor_id for capability in nearest for blocker in capability.blockers)]
+    standing = intent.model_copy(
+        update={
+            "question_type": "standing",
+            "archetype_ids": [capability.archetype_id for capability in nearest],
+            "needs_history": False,
+            "needs_dependencies": False,
+        }
+    )
+    return standing, list(dict.fromkeys(blocking))
+
+
 def answer_question(
     store: FactorJournalStore,
     user_id: str,
@@ -724,7 +748,8 @@ def answer_question(
 ) -> Answer:
     """Answer a question about the user's assessment with the dated journal evidence behind it, and say how
     the evidence was found (``found_by``): by the names in the question, else by meaning (the person's journal
-    searched by similarity, or the catalog ranked against the question), else the latest topic.  ``embedder``
+    searched by similarity, or the catalog ranked against the question), else, for a question about how things stand,
+    the whole assessment (``standing``).  ``embedder``
     embeds the question (default: the process's, ``FJ_EMBEDDER``; None: no journal search).  Confidences, the
     blockers and the tier are the summary's as they count at ``now`` (``freshness.assess``), as the pages show them."""
     question = (question or "").strip()[:500]
@@ -738,20 +763,8 @@ def answer_question(
     matched: Matches = {}
     if not intent.factor_ids and not intent.archetype_ids:
         chosen: list[str] = []
-        if intent.question_type == "standing":
-            # about the whole ("why are we stuck?", "why can't we do anything yet?"): the capabilities closest to
-            # being evaluated and the factors that block them
-            nearest = summary.capabilities.cannot_evaluate_yet[:STANDING_CAPABILITIES]
-            blocking = [blocker.factor_id for capability in nearest for blocker in capability.blockers]
-            intent = intent.model_copy(
-                update={
-                    "question_type": "standing",
-                    "archetype_ids": [capability.archetype_id for capability in nearest],
-                    "needs_history": False,
-                    "needs_dependencies": False,
-                }
-            )
-            chosen, found_by = list(dict.fromkeys(blocking)), "standing"
+        if intent.question_type == "standing":  # "why are we stuck?", "why can't we do anything yet?"
+            intent, chosen, found_by = *_about_the_whole(intent, summary), "standing"
         elif intent.question_type == "what_changed" and intent.since is not None:  # about a time, not a topic
             chosen = [
                 fid
@@ -771,15 +784,17 @@ def answer_question(
                 own_words=intent.question_type == "what_said",
                 rather_than_nothing=intent.question_type == "status" and summary.last_conversation is not None,
             )
-        if not chosen and intent.question_type == "status" and summary.last_conversation:
-            chosen, found_by = [summary.last_conversation.factor_id], "recent"
+        if not chosen and intent.question_type in ("status", "standing"):
+            # names nothing and matches nothing the person said ("so where are we?", "what's the hold-up?"): how the
+            # whole assessment stands, with where we were
+            intent, chosen, found_by = *_about_the_whole(intent, summary), "standing"
         elif not chosen:
             found_by = "none"
         intent = intent.model_copy(update={"factor_ids": chosen})
     context = build_context(store, user_id, intent, summary, budget_tokens, matched=matched)
     context.found_by = found_by
     if intent.question_type == "standing":
-        overall = summary.overall
+        overall, last = summary.overall, summary.last_conversation
         context.standing = Standing(
             tier_name=overall.decision_tier_name,
             budget=overall.decision_budget,
@@ -787,6 +802,8 @@ def answer_question(
             total=overall.total_factors,
             avg_confidence=overall.avg_confidence,
             next_tier=next_tier_statement(summary),
+            last_topic=last.topic if last else None,
+            last_said=last.timestamp if last else None,
         )
     composer = composer or OfflineComposer()
     citations = _citations(context)
