@@ -116,6 +116,7 @@ class Standing(BaseModel):
     next_tier: str  # ``guidance.next_tier_statement``
     last_topic: str | None = None  # where we were: what was discussed last, and when
     last_said: datetime | None = None
+    in_place_of_nothing: bool = False  # the question was not recognised as about the whole: nothing else was found
 
 
 class QuestionContext(BaseModel):
@@ -638,7 +639,12 @@ def _standing(context: QuestionContext) -> list[AnswerLine]:
     standing = context.standing
     if standing is None:
         return []
-    lines = [
+    lines = (
+        [_line("sentence", "I found nothing in your assessment about that in particular; here is where it stands.")]
+        if standing.in_place_of_nothing
+        else []
+    )
+    lines += [
         _line(
             "sentence",
             "Your decision tier is ",
@@ -761,6 +767,7 @@ def answer_question(
     intent = analyse_intent(question, store.catalog, store.graph, now)
     found_by: FoundBy = "names"
     matched: Matches = {}
+    in_place_of_nothing = False
     if not intent.factor_ids and not intent.archetype_ids:
         chosen: list[str] = []
         if intent.question_type == "standing":  # "why are we stuck?", "why can't we do anything yet?"
@@ -784,11 +791,12 @@ def answer_question(
                 own_words=intent.question_type == "what_said",
                 rather_than_nothing=intent.question_type == "status" and summary.last_conversation is not None,
             )
-        if not chosen and intent.question_type in ("status", "standing"):
+        if not chosen and intent.question_type == "status":
             # names nothing and matches nothing the person said ("so where are we?", "what's the hold-up?"): how the
             # whole assessment stands, with where we were
             intent, chosen, found_by = *_about_the_whole(intent, summary), "standing"
-        elif not chosen:
+            in_place_of_nothing = True
+        elif not chosen and intent.question_type != "standing":  # (about the whole, with nothing blocked: still so)
             found_by = "none"
         intent = intent.model_copy(update={"factor_ids": chosen})
     context = build_context(store, user_id, intent, summary, budget_tokens, matched=matched)
@@ -804,6 +812,7 @@ def answer_question(
             next_tier=next_tier_statement(summary),
             last_topic=last.topic if last else None,
             last_said=last.timestamp if last else None,
+            in_place_of_nothing=in_place_of_nothing,
         )
     composer = composer or OfflineComposer()
     citations = _citations(context)

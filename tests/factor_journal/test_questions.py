@@ -133,7 +133,15 @@ def test_why_are_we_stuck_is_answered_from_the_tier_and_the_nearest_capabilities
     assert answer.found_by == "standing" and answer.intent.question_type == "standing"
     assert f"Your decision tier is {summary.overall.decision_tier_name}" in answer.text
     assert f"{nearest.name} is blocked by:" in answer.text
-    assert "could not tell" not in answer.text
-    assert answer.has_evidence and {c.factor_id for c in answer.citations} <= {
+    assert "could not tell" not in answer.text and "nothing in your assessment about that" not in answer.text
+    last = summary.last_conversation.factor_id if summary.last_conversation else None
+    assert answer.has_evidence and {c.factor_id for c in answer.citations} <= {last} | {
         b.factor_id for c in summary.capabilities.cannot_evaluate_yet[:2] for b in c.blockers
     }
+
+
+def test_a_question_that_names_nothing_and_finds_nothing_gets_the_whole_assessment_and_is_told_so(store, user):
+    answer = answer_question(store, user, "What's the weather like tomorrow?", embedder=None)
+    assert answer.found_by == "standing"
+    assert answer.text.startswith("I found nothing in your assessment about that in particular")
+    assert f"Your decision tier is {store.summary(user).overall.decision_tier_name}" in answer.text
