@@ -1,7 +1,8 @@
 """Conversation turns: the documents the trigger listens on, validated at the boundary.
 
 ``users/{uid}/conversations/{session_id}/turns/{turn_id}`` holds ``role``
-(user | assistant), ``text`` and ``created_at``.  Everything else about a
+(user | assistant), ``text`` and ``created_at``, and a person's turn
+``awaiting_analysis: true`` until its first claim.  Everything else about a
 turn (its ``extraction`` outcome) is written by the pipeline.
 """
 

@@ -1,4 +1,5 @@
-"""Bringing people back: reminder emails for people who went quiet with an incomplete assessment.
+"""Bringing people back: reminder emails for people who went quiet with an incomplete assessment or with answers
+due for a re-check.
 
 Each reminder is a document in ``mail`` shaped for the Firebase "Trigger Email"
 extension (``to``, ``message.subject``, ``message.html``), with the person's
@@ -6,7 +7,7 @@ resume link and a short "where we were".  Promises: a person gets at most one
 reminder per ``window`` (checked and recorded in one transaction with the mail
 document, whose id is derived from the person and the day, so a page processed
 twice, or by two task instances at once, writes one mail), never one after
-opting out, and never one with a complete assessment.
+opting out, and never one with a complete assessment that has no answer due for a re-check.
 
 Who is due is read in pages with cursors (:func:`due_page`), in two scans: people
 whose last activity is older than the cut-off (``quiet``), and people never active
