@@ -49,7 +49,7 @@ FOUND_BY_TEXT = {
     "nearest": "the entries of your journal nearest to your question, though none is close to it (their factor is among"
     " those the catalog finds likeliest for it)",
     "catalog": "the catalog's factors ranked by meaning against your question (nothing in your journal was close)",
-    "recent": "what was discussed most recently (the question names no factor and nothing close was found)",
+    "recent": "what changed in the time the question asks about (it names no factor: every factor updated since)",
     "none": "nothing: the question names no factor and nothing close to it was found",
 }
 DEFAULT_BUDGET_TOKENS = 5000
