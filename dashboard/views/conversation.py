@@ -220,7 +220,7 @@ def render() -> None:
         st.info(f"Welcome back. You last answered on {left_off.answered_at:%d %b %Y}: we carry on where you left off.")
     pause_asked = asked_to_pause(said) and not st.session_state.pop("resume_asked", False)
     if time_for_next_question(said) and not pause_asked:
-        asked = _next_question(turns, summary)
+        asked = _next_question(said, summary)
         if asked is None:
             _show(turns, summary, can_act=True)
             st.success("We have covered everything we need for now. Thank you!")
@@ -279,12 +279,11 @@ def _resume() -> None:
     st.session_state["resume_asked"] = True
 
 
-def _next_question(turns: list[tuple[str, dict]], summary: AssessmentSummary | None) -> tuple[str, str] | None:
+def _next_question(said: list[dict], summary: AssessmentSummary | None) -> tuple[str, str] | None:
     """The assistant's next question and the factor it asks about: when the person asked what the last question
     means, that question explained and asked again (``to_clarify``); else what the last answer opened up, never what
     the session already asked about or heard; None when there is nothing left to ask."""
     store = context.store()
-    said = [data for _, data in turns]
     bounds = next_question_bounds(said)
     clarify = to_clarify(said, store.catalog)
     if clarify is not None:
@@ -306,8 +305,8 @@ def _next_question(turns: list[tuple[str, dict]], summary: AssessmentSummary | N
         return None
     question = suggestions[0].question
     writer = context.writer()
-    if writer is not None and turns:
-        last = "\n".join(f"{d.get('role')}: {d.get('text')}" for _, d in turns[-2:])
+    if writer is not None and said:
+        last = "\n".join(f"{d.get('role')}: {d.get('text')}" for d in said[-2:])
         with contextlib.suppress(ExtractionError):  # the catalog's wording is a fine question too
             question = writer.phrase_question(question, last)
     return question, suggestions[0].factor_id
