@@ -42,6 +42,24 @@ def _lines(driver) -> list[str]:
     return list(dict.fromkeys(driver.execute_script(script)))
 
 
+def _answer_as_someone_new(driver, app_url: str, store: FactorJournalStore, prefix: str) -> tuple[str, str]:
+    """A new person opens the conversation through their link and sends ``ANSWER``; returns (user, session)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    user = f"{prefix}-{datetime.now(UTC):%H%M%S%f}"
+    store.register_user(UserProfile(user_id=user, display_name="Sam Sayback"))
+    session = store.start_session(user)
+    driver.get(f"{app_url}/conversation?t={LinkSigner(LinkRecords(store.client)).issue(user, session)}")
+    wait_for_text(driver, "Continue the conversation")
+    box = wait_for(
+        lambda: driver.find_elements(By.CSS_SELECTOR, '[data-testid="stChatInput"] textarea'), 45, "the answer box"
+    )[0]
+    box.send_keys(ANSWER)
+    box.send_keys(Keys.ENTER)
+    return user, session
+
+
 def _button(driver, key: str):
     from selenium.webdriver.common.by import By
 
@@ -61,18 +79,8 @@ def test_a_person_confirms_one_reading_and_corrects_another_in_the_conversation(
     from selenium.webdriver.common.keys import Keys
 
     store = FactorJournalStore(trigger_client, catalog)
-    user = f"sayback-{width}-{datetime.now(UTC):%H%M%S%f}"
-    store.register_user(UserProfile(user_id=user, display_name="Sam Sayback"))
-    session = store.start_session(user)
     browser.set_window_size(width, 1000)
-    browser.get(f"{live_app_url}/conversation?t={LinkSigner(LinkRecords(trigger_client)).issue(user, session)}")
-    wait_for_text(browser, "Continue the conversation")
-    wait_for(
-        lambda: browser.find_elements(By.CSS_SELECTOR, '[data-testid="stChatInput"] textarea'), 45, "the answer box"
-    )
-    box = browser.find_element(By.CSS_SELECTOR, '[data-testid="stChatInput"] textarea')
-    box.send_keys(ANSWER)
-    box.send_keys(Keys.ENTER)
+    user, _ = _answer_as_someone_new(browser, live_app_url, store, f"sayback-{width}")
 
     wait_for(lambda: len(_lines(browser)) >= 2, 60, "what was understood, under the answer")
     first, second = _lines(browser)[:2]
@@ -138,24 +146,12 @@ def test_an_answer_analysed_after_the_pages_first_wait_shows_what_was_understood
     firestore_client,
     catalog,
 ):
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.common.keys import Keys
 
     from factor_journal.pipeline import TurnProcessor
     from factor_journal.settings import Settings
 
     store = FactorJournalStore(firestore_client, catalog)
-    user = f"late-{datetime.now(UTC):%H%M%S%f}"
-    store.register_user(UserProfile(user_id=user, display_name="Lee Late"))
-    session = store.start_session(user)
-    browser.get(
-        f"{untriggered_app_url}/conversation?t={LinkSigner(LinkRecords(firestore_client)).issue(user, session)}"
-    )
-    box = wait_for(
-        lambda: browser.find_elements(By.CSS_SELECTOR, '[data-testid="stChatInput"] textarea'), 45, "the answer box"
-    )[0]
-    box.send_keys(ANSWER)
-    box.send_keys(Keys.ENTER)
+    user, session = _answer_as_someone_new(browser, untriggered_app_url, store, "late")
     wait_for_text(browser, "Check again")  # the page's first wait is over: the answer is not analysed yet
     [answer] = [tid for tid, data in store.session_turns(user, session) if data.get("role") == "user"]
     assert not _lines(browser)
