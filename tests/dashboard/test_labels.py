@@ -206,24 +206,6 @@ def test_ask_whys_evidence_keeps_a_readers_longest_rationale_whole_so_it_reads_i
         f'User said "{said[:159]}…" (answering "{asked[:99]}…"): reads as low (P=0.72). '
         "(combined with 12 earlier observations: 39.4 → 30.48)"
     )
-    now = datetime(2026, 11, 1, tzinfo=UTC)
-    entry = JournalEntry(
-        entry_id="e",
-        user_id="u",
-        factor_id="data_quality",
-        kind=EntryKind.inferred,
-        source=Source.llm,
-        previous_value=40,
-        new_value=30.48,
-        change_rationale=rationale,
-        confidence=0.7,
-        observed_at=now,
-        recorded_at=now,
-        applied=True,
-        effective=True,
-        value_after=30.48,
-        confidence_after=0.7,
-        status_after="unconfirmed",
-    )
+    entry = _entry(datetime(2026, 11, 1, tzinfo=UTC), 30.48).model_copy(update={"change_rationale": rationale})
     shown = labels.in_plain_words(_citation(graph_for(CATALOG), entry).rationale, NAMES)
     assert shown.endswith(": read as low, fairly sure. (weighed with 12 earlier answers)"), shown
