@@ -11,6 +11,7 @@ import re
 import time
 from datetime import UTC, datetime, timedelta
 
+from streamlit.testing.v1 import AppTest
 from test_access import rendered_markdown
 from test_app import infer, open_app, texts
 
@@ -103,21 +104,33 @@ def test_the_overview_counts_the_same_factors_everywhere(app_database, signer, s
 # --- A manager reads about the person, not to them ---------------------------------------------------
 
 
-def test_a_manager_reading_a_members_overview_reads_about_them(app_database, signer, store, make_user, assessed_user):
+def _managed(store, make_user, member: str, org: str) -> str:
+    """``member`` moved into a new organisation ``org`` with a manager; returns the manager."""
     directory = OrganisationDirectory(store)
-    org = f"org-{assessed_user}"
     directory.create(org, "Voice Org")
-    store.register_user(store.get_user(assessed_user).model_copy(update={"org_id": org}))
-    store.correct(assessed_user, "ml_expertise", 55, "We hired a third data scientist")  # an answer of their own
+    store.register_user(store.get_user(member).model_copy(update={"org_id": org}))
     manager = make_user(store, org_id=org, display_name="Maria Manager")
     directory.assign_manager(org, manager)
+    return manager
+
+
+def _as_their_manager(signer, manager: str, org: str, member: str, page: str) -> AppTest:
+    """The member's ``page`` (``screens/<page>.py``) as their manager reads it, read-only."""
+    app = open_app(signer.issue(manager, kind="manager", org_id=org))
+    app.session_state["drill_user"] = member
+    app.switch_page(f"screens/{page}.py").run()
+    return app
+
+
+def test_a_manager_reading_a_members_overview_reads_about_them(app_database, signer, store, make_user, assessed_user):
+    org = f"org-{assessed_user}"
+    manager = _managed(store, make_user, assessed_user, org)
+    store.correct(assessed_user, "ml_expertise", 55, "We hired a third data scientist")  # an answer of their own
 
     own = texts(open_app(signer.issue(assessed_user)))
     assert "Next best questions" in own and "you have not checked it yet" in own and "1 yours" in own
 
-    app = open_app(signer.issue(manager, kind="manager", org_id=org))
-    app.session_state["drill_user"] = assessed_user
-    app.switch_page("screens/overview.py").run()
+    app = _as_their_manager(signer, manager, org, assessed_user, "overview")
     assert not app.exception
     shown = texts(app)
     assert "Anna Berg · Where are we" in shown
@@ -131,18 +144,12 @@ def test_a_manager_reading_a_members_capabilities_reads_about_them(
     app_database, signer, store, make_user, assessed_user
 ):
     """The capabilities page, read-only, named what the member can evaluate 'You can evaluate now' to the manager."""
-    directory = OrganisationDirectory(store)
     org = f"org-caps-{assessed_user}"
-    directory.create(org, "Voice Org")
-    store.register_user(store.get_user(assessed_user).model_copy(update={"org_id": org}))
-    manager = make_user(store, org_id=org, display_name="Maria Manager")
-    directory.assign_manager(org, manager)
+    manager = _managed(store, make_user, assessed_user, org)
 
     assert "You can evaluate now" in texts(open_app(signer.issue(assessed_user), "capabilities"))
 
-    app = open_app(signer.issue(manager, kind="manager", org_id=org))
-    app.session_state["drill_user"] = assessed_user
-    app.switch_page("screens/capabilities.py").run()
+    app = _as_their_manager(signer, manager, org, assessed_user, "capabilities")
     assert not app.exception
     shown = texts(app)
     assert "Anna Berg · Capabilities" in shown and "Anna Berg can evaluate now" in shown
