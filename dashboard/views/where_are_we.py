@@ -13,7 +13,7 @@ from dashboard.safe_text import md, quote
 from factor_journal.conversation import excerpt_as_read
 from factor_journal.errors import FactorJournalError
 from factor_journal.freshness import FreshAssessment, TierNote
-from factor_journal.guidance import next_best_questions, next_tier_statement
+from factor_journal.guidance import in_sentence, next_best_questions, next_tier_statement
 from factor_journal.page_models import COMPUTED, recheck_list, shown_apart, what_we_know
 
 STATUS_ORDER = ["unconfirmed", "confirmed", "user_provided", COMPUTED]  # how the count of each is listed
@@ -134,7 +134,8 @@ def _talk_about(store, subject, factor_id: str, when: str) -> None:
     conversation page opens on it."""
     session = context.conversation_session(subject)
     factor = store.catalog.factor(factor_id)
-    question = f"You told us about {factor.name.lower()} {when}: does it still hold? {factor.elicitation_questions[0]}"
+    asked = factor.elicitation_questions[0]
+    question = f"You told us about {in_sentence(factor.name)} {when}: does it still hold? {asked}"
     store.add_turn(subject.user_id, session, "assistant", question)
 
 

@@ -108,7 +108,7 @@ def next_best_questions(
             rest = f"; {resting} project type{'s rest' if resting != 1 else ' rests'} on it" if resting else ""
             reason = f"to re-check: {_said(stale[factor.id])}{rest}"
         elif factor.id in opened:
-            reason = f"follows from what you said about {catalog.factor(opened[factor.id]).name.lower()}"
+            reason = f"follows from what you said about {in_sentence(catalog.factor(opened[factor.id]).name)}"
         elif unlocks:
             closest = min(unlocks, key=lambda item: item[1])
             reason = f"helps unlock {closest[0]}" + (f" and {len(unlocks) - 1} more" if len(unlocks) > 1 else "")
@@ -135,7 +135,7 @@ def next_best_questions(
     return suggestions[:limit]
 
 
-def _in_sentence(words: str) -> str:
+def in_sentence(words: str) -> str:
     """``words`` as they read inside a sentence: the first letter lowered, unless the first word is an acronym
     ("Machine learning" -> "machine learning", "ML infrastructure" and "GDPR compliance" stay)."""
     first = words.split(" ", 1)[0]
@@ -149,10 +149,10 @@ def clarifying_question(catalog: Catalog, factor_id: str, asked: Collection[str]
     factor = catalog.factor(factor_id)
     again = next((q for q in factor.elicitation_questions if q not in asked), factor.elicitation_questions[0])
     described = factor.description.strip().rstrip(".")
-    about = f": {_in_sentence(described)}" if described else ""
+    about = f": {in_sentence(described)}" if described else ""
     low, high = (text.strip().rstrip(".") for text in (factor.rubric.low, factor.rubric.high))
     return (
-        f"Good question. I am asking about {_in_sentence(factor.name)}{about}. "
+        f"Good question. I am asking about {in_sentence(factor.name)}{about}. "
         f"It can be anything from “{low}” to “{high}”. So: {again}"
     )
 

@@ -7,7 +7,13 @@ from datetime import UTC, datetime
 from planned import Person
 
 from factor_journal.graph import graph_for
-from factor_journal.guidance import clarifying_question, next_best_questions, next_tier_statement, opened_by
+from factor_journal.guidance import (
+    clarifying_question,
+    in_sentence,
+    next_best_questions,
+    next_tier_statement,
+    opened_by,
+)
 from factor_journal.models import FactorState, InferenceStatus
 from factor_journal.summary import build_summary
 
@@ -86,6 +92,16 @@ def test_the_next_question_moves_to_what_the_answer_opened_up(catalog):
     assert first.factor_id in neighbours
     assert first.reason == "follows from what you said about data quality"
     assert opened_by(catalog, graph, {"data_quality"}).keys() == neighbours - {"data_quality"}
+    opener = next(f for f in ("ml_infrastructure", "mlops_maturity") if opened_by(catalog, graph, {f}))
+    reasons = {q.reason for q in next_best_questions(catalog, graph, summary, limit=60, just_heard={opener})}
+    assert f"follows from what you said about {catalog.factor(opener).name}" in reasons  # an acronym keeps its case
+
+
+def test_a_name_inside_a_sentence_keeps_its_acronyms():
+    assert in_sentence("Data quality") == "data quality"
+    assert in_sentence("ML infrastructure") == "ML infrastructure"
+    assert in_sentence("MLOps maturity") == "MLOps maturity"
+    assert in_sentence("AI project track record") == "AI project track record"
 
 
 def test_a_value_the_person_gave_or_confirmed_is_not_asked_again(catalog):
