@@ -66,8 +66,16 @@ MANAGER_PAGES = {
 
 
 def no_access() -> None:
+    """Why nothing is shown; for an expired link, a button that has a new one mailed to its owner."""
     st.title("Factor Journal")
     st.warning(st.session_state.get("access_error", context.NO_LINK))
+    if context.expired_link() is None:
+        return
+    if st.button("Email me a new link", key="renew_link", type="primary"):
+        context.renew_expired_link()
+    said = context.renewal_said()
+    if said is not None:
+        st.info(said)
 
 
 def link_expiry(viewer: context.Viewer) -> None:

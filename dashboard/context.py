@@ -19,10 +19,10 @@ import streamlit as st
 from pydantic import BaseModel
 
 from dashboard.safe_text import md
-from factor_journal import freshness, runtime
+from factor_journal import freshness, renewal, runtime
 from factor_journal.access import AccessChecker, Viewer
 from factor_journal.errors import FactorJournalError
-from factor_journal.links import SECTION_PARAM, LinkError, LinkSigner, is_section_id
+from factor_journal.links import SECTION_PARAM, ExpiredLinkError, LinkError, LinkSigner, is_section_id
 from factor_journal.models import AssessmentSummary
 from factor_journal.questions import Writer
 from factor_journal.store import FactorJournalStore
@@ -32,9 +32,12 @@ __all__ = [
     "Viewer",
     "access",
     "current_subject",
+    "expired_link",
     "fresh",
     "open_fresh_page",
     "open_page",
+    "renew_expired_link",
+    "renewal_said",
     "require_subject",
     "scroll_to_section",
     "sign_in",
@@ -46,6 +49,8 @@ NO_LINK = (
     "For your privacy, Factor Journal does not remember you between visits: reloading a page or typing its "
     "address asks for your link again. Open Factor Journal through the link in your email."
 )
+EXPIRED_TOKEN = "expired_token"  # the expired link last opened here: only ever used to ask for a new one
+RENEWAL_SAID = "renewal_said"
 # What belongs to one signed-in person and must not leak into the next link opened in the same tab.
 _PER_VIEWER_KEYS = (
     "viewer",
@@ -112,13 +117,37 @@ def sign_in() -> Viewer | None:
     try:
         viewer = access().viewer(token)
     except LinkError as error:
-        for key in (*_PER_VIEWER_KEYS, "viewer_token"):
+        for key in (*_PER_VIEWER_KEYS, "viewer_token", EXPIRED_TOKEN, RENEWAL_SAID):
             st.session_state.pop(key, None)
         st.session_state["access_error"] = str(error)
+        if isinstance(error, ExpiredLinkError):  # kept to ask for a new one (``renew_expired_link``), never to open
+            st.session_state[EXPIRED_TOKEN] = token
         return None
     st.session_state["viewer"] = viewer
-    st.session_state.pop("access_error", None)
+    for key in ("access_error", EXPIRED_TOKEN, RENEWAL_SAID):
+        st.session_state.pop(key, None)
     return viewer
+
+
+def expired_link() -> str | None:
+    """The expired link this session was opened with, if the last one opened had expired."""
+    return st.session_state.get(EXPIRED_TOKEN)
+
+
+def renew_expired_link() -> str:
+    """Have a new link mailed for the expired one (``renewal.send_new_link``: to the owner's address only);
+    the sentence saying what happened, also kept for the reruns after (``renewal_said``)."""
+    try:
+        said = renewal.SAID[renewal.send_new_link(store(), signer(), expired_link(), runtime.app_url())]
+    except LinkError as error:
+        said = str(error)
+    st.session_state[RENEWAL_SAID] = said
+    return said
+
+
+def renewal_said() -> str | None:
+    """What the last request for a new link came to, in this session."""
+    return st.session_state.get(RENEWAL_SAID)
 
 
 sign_in_from_link = sign_in  # the former name

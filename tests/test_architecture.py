@@ -62,8 +62,9 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ),
     ("the store", _modules("store")),
     (
-        "services: a turn's pipeline, the nightly job and its mail, organisations, links, privacy, questions",
-        _modules("pipeline nightly reminders organisation links access privacy questions"),
+        "services: a turn's pipeline, the nightly job and its mail, organisations, links and their renewal, privacy, "
+        "questions",
+        _modules("pipeline nightly reminders organisation links access renewal privacy questions"),
     ),
     ("entry points: the functions' runtime and the command line", _modules("runtime cli __main__")),
     (

@@ -22,7 +22,8 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from factor_journal.links import RECORD_TTL, LinkError, LinkSigner
+from factor_journal.links import RECORD_TTL, LinkClaims, LinkError, LinkSigner
+from factor_journal.models import UserProfile
 from factor_journal.organisation import DamagedOrganisationError, NotAManagerError, OrganisationDirectory
 from factor_journal.store import FactorJournalStore
 
@@ -75,17 +76,7 @@ class AccessChecker:
 
     def _check(self, token: str | None) -> Viewer:
         claims = self.signer.verify(token)
-        if claims.kind == "manager":
-            try:
-                profile = self.directory.require_manager(claims.user_id, claims.org_id)
-            except (NotAManagerError, DamagedOrganisationError):  # a list that does not read names nobody
-                raise AccessChangedError() from None
-            org_id = claims.org_id
-        else:
-            found = self.store.get_user(claims.user_id)
-            if found is None:
-                raise AccessChangedError()
-            profile, org_id = found, found.org_id
+        profile, org_id = self.admitted(claims)
         return Viewer(
             user_id=claims.user_id,
             kind=claims.kind,
@@ -94,6 +85,20 @@ class AccessChecker:
             display_name=profile.display_name or claims.user_id,
             link_expires_at=claims.expires_at,
         )
+
+    def admitted(self, claims: LinkClaims) -> tuple[UserProfile, str | None]:
+        """Whom a link's claims open today, and in which organisation: the person, while they exist; the
+        manager, while their organisation lists them.  AccessChangedError otherwise (read now, never cached)."""
+        if claims.kind == "manager":
+            try:
+                profile = self.directory.require_manager(claims.user_id, claims.org_id)
+            except (NotAManagerError, DamagedOrganisationError):  # a list that does not read names nobody
+                raise AccessChangedError() from None
+            return profile, claims.org_id
+        found = self.store.get_user(claims.user_id)
+        if found is None:
+            raise AccessChangedError()
+        return found, found.org_id
 
     def forget(self) -> None:
         """Drop every cached check (the next call of each token re-verifies)."""

@@ -67,14 +67,20 @@ class InvalidLinkError(LinkError):
         super().__init__("This link is not valid. It may have been copied incompletely or altered.")
 
 
-# What someone holding a link that no longer works can do: there is no sign-in, only links.
+# What someone holding a link that no longer works can do: there is no sign-in, only links.  An expired link
+# can have a new one sent to the address on file (``renewal``); a withdrawn one cannot.
 NEW_LINK = "Open the link in your latest Factor Journal email, or reply to the email this link came in for a new one."
 
 
 class ExpiredLinkError(LinkError):
     def __init__(self, expired_at: datetime | None = None) -> None:
         when = f" on {expired_at:%d %b %Y}" if expired_at is not None else ""
-        super().__init__(f"This link expired{when}. {NEW_LINK}")
+        super().__init__(f"This link expired{when}. A new one can be sent to the email address it came to.")
+
+
+class LinkStillWorksError(LinkError):
+    def __init__(self) -> None:
+        super().__init__("This link still works: open it again to continue.")
 
 
 class RevokedLinkError(LinkError):
@@ -179,13 +185,7 @@ class LinkSigner:
 
     def verify(self, token: str | None) -> VerifiedLink:
         """The claims of a valid link; raises InvalidLinkError, ExpiredLinkError or RevokedLinkError."""
-        if not token or not isinstance(token, str) or len(token) > 2048:
-            raise InvalidLinkError()
-        try:
-            payload, signed_at = self.serializer.loads(token, return_timestamp=True)
-            claims = LinkClaims.model_validate(payload)
-        except (BadSignature, ValidationError, TypeError, ValueError):
-            raise InvalidLinkError() from None
+        claims, signed_at = self._signed_claims(token)
         now = self.clock()
         signed_until = signed_at + timedelta(seconds=claims.ttl_seconds)
         if now > signed_until:
@@ -198,6 +198,34 @@ class LinkSigner:
         if record.expires_at is None or now >= record.expires_at:
             raise ExpiredLinkError(record.expires_at)
         return VerifiedLink(**claims.model_dump(), expires_at=min(signed_until, record.expires_at))
+
+    def renewable(self, token: str | None) -> LinkClaims:
+        """The claims of a link we issued that has stopped working only because it expired: a new link may be
+        sent for them, to the address on file (``renewal``).  The signature must be intact (any age) and the
+        record present, matching and not withdrawn, read afresh (no cache).  Raises InvalidLinkError for anything
+        altered, not ours or whose record is gone (an erased person), RevokedLinkError for a withdrawn link and
+        LinkStillWorksError for one that has not expired."""
+        claims = self._signed_claims(token)[0]
+        record = self.records.get(claims.link_id)
+        if record is None or record.user_id != claims.user_id or record.kind != claims.kind:
+            raise InvalidLinkError()
+        if record.revoked_at is not None:
+            raise RevokedLinkError()
+        try:
+            self.verify(token)
+        except ExpiredLinkError:
+            return claims
+        raise LinkStillWorksError()
+
+    def _signed_claims(self, token: str | None) -> tuple[LinkClaims, datetime]:
+        """The claims a token carries and when it was signed, if its signature is ours (any age)."""
+        if not token or not isinstance(token, str) or len(token) > 2048:
+            raise InvalidLinkError()
+        try:
+            payload, signed_at = self.serializer.loads(token, return_timestamp=True)
+            return LinkClaims.model_validate(payload), signed_at
+        except (BadSignature, ValidationError, TypeError, ValueError):
+            raise InvalidLinkError() from None
 
     def _record_data(self, link_id: str, now: datetime) -> LinkRecord | None:
         """The link's record, read at most once per ``record_ttl`` (one document read)."""

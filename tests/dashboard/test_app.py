@@ -7,13 +7,16 @@ database so the real trigger analyses the answer.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 import streamlit as st
+from google.cloud.firestore_v1.base_query import FieldFilter
 from streamlit.testing.v1 import AppTest
 
 from factor_journal import runtime
@@ -125,6 +128,29 @@ def test_bad_links_show_a_clear_message_and_no_data(app_database, signer, store,
         shown = texts(app)
         assert message in shown, (message, shown)
         assert "Anna" not in shown and not app.metric
+
+
+def test_an_expired_link_has_a_new_one_mailed_to_its_owner_which_opens_their_pages(
+    app_database, signer, store, assessed_user
+):
+    expired = signer.issue(assessed_user, ttl=timedelta(seconds=1))
+    revoked = signer.issue(assessed_user)
+    signer.revoke(revoked)
+    time.sleep(1.5)
+    assert not open_app(revoked).button  # a withdrawn link stays withdrawn: nothing to ask for
+    app = open_app(expired)
+    assert "A new one can be sent to the email address it came to" in texts(app) and "Anna" not in texts(app)
+    app.button(key="renew_link").click().run()
+    assert "A new link is on its way to the email address this one was sent to" in texts(app)
+    assert "Anna" not in texts(app) and "?t=" not in texts(app)  # the new link goes to the mailbox, not the page
+    theirs = store.client.collection("mail").where(filter=FieldFilter("user_id", "==", assessed_user))
+    mails = [snapshot.to_dict() for snapshot in theirs.stream()]
+    [mail] = [mail for mail in mails if mail["kind"] == "new_link"]
+    assert mail["to"] == ["anna@example.com"]
+    app.button(key="renew_link").click().run()
+    assert "sent to your email address within the last hour" in texts(app)
+    new_token = unquote(re.search(r"\?t=([^\"&]+)", mail["message"]["html"]).group(1))
+    assert "Anna" in texts(open_app(new_token))
 
 
 def test_overview_shows_progress_tier_where_we_were_and_next_questions(app_database, signer, store, assessed_user):

@@ -28,7 +28,7 @@ class MailDocument(DocumentModel):
     to: list[str]
     message: MailMessage
     user_id: str
-    kind: Literal["resume_reminder"]
+    kind: Literal["resume_reminder", "new_link"]
     created_at: datetime
 
 
@@ -80,6 +80,18 @@ class Mail:
             except (api_exceptions.FailedPrecondition, api_exceptions.Aborted):
                 jittered_sleep(attempt)  # the profile changed meanwhile: decide again on the new one
         return None
+
+    def exists(self, mail_id: str) -> bool:
+        """Whether ``mail/{mail_id}`` was queued (one read)."""
+        return bool(self.client.collection(MAIL_COLLECTION).document(mail_id).get().exists)
+
+    def create_once(self, mail_id: str, document: MailDocument) -> bool:
+        """Queue ``document`` as ``mail/{mail_id}`` unless that mail exists already (then False, nothing written)."""
+        try:
+            self.client.collection(MAIL_COLLECTION).document(mail_id).create(document.to_document())
+        except api_exceptions.AlreadyExists:
+            return False
+        return True
 
     def opt_out(self, user_id: str, at: datetime) -> UserProfile | None:
         """Set the person's ``reminders_opt_out`` (idempotent); None when there is no such person."""
