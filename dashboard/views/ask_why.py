@@ -20,6 +20,22 @@ EXAMPLES = [
 ]
 
 
+PROMPT = "Type a question and press Enter, or choose an example above"
+
+
+def _ask_the_example() -> None:
+    """An example chosen is the question asked (a keyed text input ignores a changed ``value=``: set its state)."""
+    example = st.session_state.get("ask_example")
+    if example:
+        st.session_state["ask_question"] = example
+
+
+def _let_go_of_the_example() -> None:
+    """The person's own words replace the example: it no longer shows as chosen."""
+    if st.session_state.get("ask_question") != st.session_state.get("ask_example"):
+        st.session_state["ask_example"] = None
+
+
 def render() -> None:
     subject = context.require_subject()
     store = context.store()
@@ -31,8 +47,11 @@ def render() -> None:
         "Answers come from what was said in your conversations, with the date and words behind each point. "
         "Ask in your own words: a question that names no factor is matched by meaning against what you said."
     )
-    example = st.pills("Examples", EXAMPLES, key="ask_example")
-    question = st.text_input("Your question", value=example or "", key="ask_question", max_chars=500)
+    st.pills("Examples", EXAMPLES, key="ask_example", on_change=_ask_the_example)
+    question = st.text_input(
+        "Your question", key="ask_question", max_chars=500, on_change=_let_go_of_the_example, placeholder=PROMPT
+    )
+    st.button("Ask", key="ask_submit", help="Or press Enter in the question field.")
     if not question.strip():
         return
     try:

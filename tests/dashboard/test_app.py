@@ -267,6 +267,19 @@ def test_ask_why_answers_with_dated_evidence_or_says_there_is_none(app_database,
     assert "Your decision tier is" in shown and "blocked by" in shown and "could not tell" not in shown
 
 
+def test_an_example_question_is_asked_when_chosen_and_the_persons_own_words_replace_it(
+    app_database, signer, store, assessed_user
+):
+    app = open_app(signer.issue(assessed_user), "ask")
+    app.pills(key="ask_example").set_value("Why can't we do predictive maintenance?").run()
+    assert app.text_input(key="ask_question").value == "Why can't we do predictive maintenance?"
+    assert "Predictive maintenance" in texts(app) and "blocked by" in texts(app)
+    app.text_input(key="ask_question").input("Why is our IT security so low?").run()
+    assert "IT security" in texts(app) and app.pills(key="ask_example").value is None  # the example let go
+    app.pills(key="ask_example").set_value("What should we fix first?").run()
+    assert app.text_input(key="ask_question").value == "What should we fix first?"
+
+
 def test_a_manager_sees_the_team_and_a_member_read_only_but_never_another_organisation(
     app_database, signer, store, make_user, assessed_user
 ):
