@@ -57,7 +57,8 @@ def render() -> None:
     columns[3].metric(
         "Can evaluate", len(summary.capabilities.can_evaluate), "project types", delta_color="off", delta_arrow="off"
     )
-    st.progress(min(1.0, overall.completeness))
+    mapped = min(1.0, overall.completeness)  # a whole percent, as the metric rounds it (a float would be cut)
+    st.progress(round(mapped * 100), text=f"{mapped:.0%} of the factors mapped")
     if assessment.tier_note is not None:  # a decision never flips silently (docs/freshness.md)
         st.warning(person.tier_note(assessment.tier_note), icon=":material/history:")
     if person.read_only and summary.overall.next_tier is None:

@@ -159,6 +159,11 @@ def test_overview_shows_progress_tier_where_we_were_and_next_questions(app_datab
     summary = store.summary(assessed_user)
     assert "Where are we" in shown
     assert f"{summary.overall.completeness:.0%}" in shown
+    [bar] = app.get("progress")  # the bar says what it measures, as the metric rounds it (was cut: 11 beside 12%)
+    assert (bar.proto.value, bar.proto.text) == (
+        round(summary.overall.completeness * 100),
+        f"{summary.overall.completeness:.0%} of the factors mapped",
+    )
     assert summary.overall.decision_tier_name in shown
     assert "To unlock" in shown  # exactly what the next tier needs
     assert "Data infrastructure" in shown and "5 different systems" in shown  # the where-were-we card
