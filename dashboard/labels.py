@@ -27,6 +27,7 @@ KIND_LABELS = {
     "confirmed": "confirmed by you",
     "corrected": "corrected by you",
     "retracted": "withdrawn",
+    "restored": "restored by you",
     "conflict": "a disagreeing reading, held for you",
     "conflict_resolved": "disagreement settled by you",
     "derived": "recomputed from its parts",
@@ -124,7 +125,7 @@ def names_in(text: str, names: Mapping[str, str]) -> str:
     return _IDENTIFIER.sub(lambda match: names.get(match.group(0), match.group(0)), text)
 
 
-_USER_DID = re.compile(r"\bUser (said|answered|corrected|confirmed|kept|accepted|gave|set|withdrew)\b")
+_USER_DID = re.compile(r"\bUser (said|answered|corrected|confirmed|restored|kept|accepted|gave|set|withdrew)\b")
 _READS_AS = re.compile(r": reads as (low|mid|high) \(P=(0(?:\.\d+)?|1(?:\.0+)?)\)")
 _THEIR_OWN = re.compile(r"^(You [^\"“]*?)\btheir (answer|value)\b")
 _COMBINED = re.compile(r" \(combined with (\d+) earlier observations?: [-\d.]+ → [-\d.]+\)")

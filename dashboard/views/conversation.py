@@ -121,7 +121,8 @@ def _say_back_line(turn_id: str, line: SayBackLine, *, can_act: bool) -> None:
         fixing = st.session_state.get("sayback_fixing") == key
         right, not_quite = st.columns(2)
         if line.can_confirm and right.button("That's right", key=f"ok-{key}", icon=":material/check:"):
-            _act(partial(_confirm, turn_id, line), f"Thanks: {line.factor_name} confirmed as {line.band.value}.")
+            done = "brought back" if line.state == LineState.withdrawn else "confirmed"  # undoing "doesn't apply"
+            _act(partial(_confirm, turn_id, line), f"Thanks: {line.factor_name} {done} as {line.band.value}.")
         if line.can_correct and not fixing and not_quite.button("Not quite", key=f"fix-{key}", icon=":material/edit:"):
             st.session_state["sayback_fixing"] = key
             st.rerun()

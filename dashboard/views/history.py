@@ -17,6 +17,7 @@ from factor_journal.page_models import (
     answer_status,
     assessed_states,
     entry_effect,
+    entry_kind,
     history_factors,
     history_opens_on,
     said_days,
@@ -98,7 +99,7 @@ def render() -> None:
         after = "unassessed" if entry.new_value is None else f"{entry.new_value:g}"
         flags = EFFECT_NOTES[entry_effect(entry)]
         with st.container(border=True):
-            kind = labels.kind_label(entry.kind, subject.read_only)
+            kind = labels.kind_label(entry_kind(entry), subject.read_only)
             st.markdown(
                 f"**{entry.observed_at:%d %b %Y %H:%M}** · {before} → {after} · "
                 f"confidence {entry.confidence:.0%} · {kind}{flags}"

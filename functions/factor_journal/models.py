@@ -43,6 +43,7 @@ class EntryKind(StrEnum):
     confirmed = "confirmed"  # the user confirmed the current value
     corrected = "corrected"  # the user provided a value
     retracted = "retracted"  # the value was withdrawn; the factor is unassessed again
+    restored = "restored"  # the user brought a withdrawn reading back ("That's right" after "doesn't apply")
     conflict = "conflict"  # an inference disagreeing with a user-backed value, held for the user
     conflict_resolved = "conflict_resolved"  # the user accepted or rejected a held inference
     derived = "derived"  # a composite recomputed from its components

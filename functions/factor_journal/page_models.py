@@ -20,8 +20,9 @@ from pydantic import BaseModel
 from factor_journal.catalog import Catalog
 from factor_journal.documents import DONE, ExtractionOutcome, ScreenKind, TurnStatus, awaiting_analysis
 from factor_journal.freshness import FactorFreshness, FreshAssessment, last_said
-from factor_journal.models import AssessmentSummary, CategoryProgress, FactorState, JournalEntry
+from factor_journal.models import AssessmentSummary, CategoryProgress, EntryKind, FactorState, JournalEntry
 from factor_journal.sayback import heard_factors
+from factor_journal.transitions import READING_CONFIRMED
 
 RECHECK_SHOWN = 8
 COMPUTED = "computed"  # the status of a composite: computed from its parts, never said, confirmed or given
@@ -175,6 +176,16 @@ def entry_effect(entry: JournalEntry) -> EntryEffect:
     if entry.applied:
         return EntryEffect.applied
     return EntryEffect.held if str(entry.kind) == "conflict" else EntryEffect.not_applied
+
+
+def entry_kind(entry: JournalEntry) -> EntryKind:
+    """What a journal entry is, as its history tells it: its stored kind, except that a withdrawn reading brought
+    back by "That's right" before such entries were journaled as ``restored`` (a ``corrected`` entry from no value,
+    with the rationale ``transitions.READING_CONFIRMED``) is ``restored`` too: nothing was corrected."""
+    kind = EntryKind(entry.kind)
+    if kind == EntryKind.corrected and entry.previous_value is None and entry.change_rationale == READING_CONFIRMED:
+        return EntryKind.restored
+    return kind
 
 
 def day_ends(entries: Iterable[JournalEntry]) -> list[JournalEntry]:

@@ -351,10 +351,11 @@ def _timelines(stored: dict[str, list[JournalEntry]], written: list[JournalEntry
 def _flag_rechecks(
     graph: FactorGraph, applied: list[Transition], states: dict[str, FactorState], now: datetime
 ) -> set[str]:
-    """Flag inferred factors whose current value rests on a factor the user just corrected."""
+    """Flag inferred factors whose current value rests on a factor the user just gave a value: corrected, or
+    restored after a withdrawal (the reason says which)."""
     flagged: set[str] = set()
     for change in applied:
-        if change.entry.kind != EntryKind.corrected:
+        if change.entry.kind not in (EntryKind.corrected, EntryKind.restored):
             continue
         corrected = change.state.factor_id
         for fid, state in states.items():
@@ -363,10 +364,12 @@ def _flag_rechecks(
                 and state.inference_status == InferenceStatus.unconfirmed
                 and state.is_assessed
             ):
-                reason = (
-                    f"inferred from {graph.name(corrected)}, which the user corrected "
-                    f"from {change.entry.previous_value} to {change.entry.new_value}"
+                done = (
+                    f"restored to {change.entry.new_value}"
+                    if change.entry.kind == EntryKind.restored
+                    else f"corrected from {change.entry.previous_value} to {change.entry.new_value}"
                 )
+                reason = f"inferred from {graph.name(corrected)}, which the user {done}"
                 states[fid] = state.model_copy(
                     update={"needs_recheck": True, "recheck_reason": reason, "last_updated": now}
                 )

@@ -36,6 +36,8 @@ from factor_journal.models import (
 CONFIRMATION_BOOST = 0.1
 USER_PROVIDED_CONFIDENCE = 0.95
 CONFLICT_TOLERANCE = 0.10  # of the factor's scale: closer inferences corroborate, farther ones conflict
+READING_CONFIRMED = "User confirmed what was understood from their answer"
+READING_RESTORED = "User restored what was understood from their answer, after it was withdrawn"
 
 
 @dataclass(frozen=True)
@@ -248,20 +250,29 @@ def confirm_reading(
     excerpt: str,
 ) -> Transition:
     """The person says a reading shown to them (``value``) is right.  When the factor's current value agrees with
-    it (``evidence.agrees``: the same band) that value is confirmed; otherwise (a later answer moved it, or it was
-    withdrawn) the reading's value becomes the person's own, as a correction would make it."""
-    if state.current_value is not None and agrees(factor.scale, state.current_value, value):
+    it (``evidence.agrees``: the same band) that value is confirmed; when a later answer or the person moved it,
+    the reading's value becomes the person's own, as a correction would make it (``corrected``); when the factor
+    was withdrawn ("doesn't apply"), the reading is brought back as the person's own, journaled as ``restored``
+    (the same state a correction would leave, but not called one: nothing was corrected)."""
+    if state.current_value is None:
+        return _user_change(
+            state,
+            user_id,
+            entry_id,
+            now,
+            kind=EntryKind.restored,
+            value=value,
+            confidence=USER_PROVIDED_CONFIDENCE,
+            status=InferenceStatus.user_provided,
+            rationale=READING_RESTORED,
+            session_id=session_id,
+            turn_id=turn_id,
+            excerpt=excerpt,
+        )
+    if agrees(factor.scale, state.current_value, value):
         return confirm(state, user_id, entry_id, now, session_id, turn_id=turn_id, excerpt=excerpt)
     return correct(
-        state,
-        user_id,
-        entry_id,
-        now,
-        value,
-        "User confirmed what was understood from their answer",
-        session_id,
-        turn_id=turn_id,
-        excerpt=excerpt,
+        state, user_id, entry_id, now, value, READING_CONFIRMED, session_id, turn_id=turn_id, excerpt=excerpt
     )
 
 

@@ -108,7 +108,7 @@ def test_confirm_one_line_and_correct_another_then_the_overview_shows_both_as_th
     assert "· confirmed" in texts(overview) and "· yours" in texts(overview)
 
 
-def test_doesnt_apply_withdraws_the_reading(conversation, store):
+def test_doesnt_apply_withdraws_the_reading_and_undoing_it_restores_it(conversation, store, signer):
     user, _, turn, app = conversation
     correct(app, turn, "ml_expertise", "Doesn't apply")
     state = store.factor(user, "ml_expertise")
@@ -119,6 +119,15 @@ def test_doesnt_apply_withdraws_the_reading(conversation, store):
     app.button(key=f"ok-{turn}-ml_expertise").click().run()  # changed their mind: "That's right" undoes it
     state = store.factor(user, "ml_expertise")
     assert (state.inference_status, state.current_value) == (InferenceStatus.user_provided, 72)
+    [undone, _] = store.history(user, "ml_expertise", page_size=2).entries
+    assert undone.kind == EntryKind.restored and undone.turn_id == turn  # brought back, not corrected
+    assert f"✓ You confirmed it: {catalog_name('ml_expertise')} is high." in texts(app)
+    assert [t.value for t in app.toast] == [f"Thanks: {catalog_name('ml_expertise')} brought back as high."]
+
+    history = open_app(signer.issue(user), "history")  # opens on the factor changed last
+    shown = texts(history)
+    assert "restored by you" in shown and "corrected by you" not in shown
+    assert "You restored what was understood from your answer" in shown
 
 
 UNBROKEN = "Our data quality is poor: " + "ERP/CRM/MES/" * 120  # a run of 1,440 characters without a space

@@ -9,6 +9,7 @@ import pytest
 from dashboard import charts, labels
 from factor_journal.catalog import load_catalog
 from factor_journal.models import EntryKind, JournalEntry, Source
+from factor_journal.transitions import READING_RESTORED
 
 CATALOG = load_catalog()
 NAMES = labels.factor_names(CATALOG)
@@ -55,6 +56,11 @@ def test_an_entrys_kind_speaks_to_its_person_or_of_them_to_a_reader():
     assert labels.kind_label("confirmed", read_only=True) == "confirmed by them"
     assert labels.kind_label("conflict", read_only=True) == "a disagreeing reading, held for them"
     assert labels.kind_label("something_new", read_only=True) == "something_new"
+    assert labels.kind_label("restored", read_only=False) == "restored by you"  # "doesn't apply" undone
+    assert labels.kind_label("restored", read_only=True) == "restored by them"
+    assert labels.in_plain_words(READING_RESTORED, {}) == (
+        "You restored what was understood from your answer, after it was withdrawn"
+    )
 
 
 def test_tiers_statuses_and_missing_dates_have_human_labels():

@@ -9,6 +9,7 @@ from datetime import timedelta
 import pytest
 from planned import T0, Person
 
+from factor_journal import transitions
 from factor_journal.errors import (
     DerivedFactorError,
     FactorJournalError,
@@ -102,6 +103,26 @@ def test_correct_sets_user_value_and_flags_inferences_resting_on_it(catalog):
     person.say("data_quality", 45, 0.7, inferred_from=["data_governance"])
     assert not person.factor("data_quality").needs_recheck
     assert person.summary.needs_recheck == []
+
+
+def test_a_withdrawn_reading_brought_back_is_restored_and_the_re_check_it_flags_says_so(catalog):
+    person = Person(catalog)
+    person.say("data_governance", 20, 0.6)
+    person.retract("data_governance", "User said what was understood from their answer does not apply")
+    person.say("data_quality", 20, 0.7, inferred_from=["data_governance"])
+    governance = catalog.factor("data_governance")
+
+    entry = person.decide(
+        "data_governance",
+        lambda s, eid, now: transitions.confirm_reading(
+            governance, s, person.user_id, eid, now, 20, session_id="s", turn_id="t", excerpt="no owners"
+        ),
+    )
+
+    assert entry.kind == EntryKind.restored and (entry.previous_value, entry.new_value) == (None, 20)
+    assert person.factor("data_governance").inference_status == InferenceStatus.user_provided
+    reason = person.factor("data_quality").recheck_reason
+    assert reason == "inferred from Data governance, which the user restored to 20.0"  # not "corrected from None"
 
 
 def test_retract_returns_factor_to_unassessed_and_journals_it(catalog):

@@ -268,6 +268,20 @@ def test_an_entry_was_applied_held_as_a_conflict_or_only_recorded():
     assert page_models.entry_effect(_entry(T0, 20, applied=False)) == EntryEffect.not_applied  # arrived late
 
 
+def test_an_entry_is_what_its_kind_says_and_a_withdrawal_undone_before_restored_existed_reads_as_restored():
+    restored = _entry(T0, 20, kind=EntryKind.restored)
+    assert page_models.entry_kind(restored) == EntryKind.restored
+    undone_before = _entry(T0, 20, kind=EntryKind.corrected).model_copy(
+        update={"change_rationale": transitions.READING_CONFIRMED}  # from no value: the reading brought back
+    )
+    assert page_models.entry_kind(undone_before) == EntryKind.restored
+    moved = undone_before.model_copy(update={"previous_value": 55.0})  # the reading set over another value
+    assert page_models.entry_kind(moved) == EntryKind.corrected
+    given = _entry(T0, 20, kind=EntryKind.corrected).model_copy(update={"change_rationale": "We hired two"})
+    assert page_models.entry_kind(given) == EntryKind.corrected
+    assert page_models.entry_kind(_entry(T0, 20)) == EntryKind.inferred
+
+
 def test_a_factor_timeline_keeps_each_days_last_effective_state():
     morning = datetime(2026, 11, 3, 9, tzinfo=UTC)
     entries = [

@@ -146,7 +146,7 @@ def test_a_composite_is_a_function_of_its_components(small_catalog):
         (30, InferenceStatus.unconfirmed, 20, 30, EntryKind.confirmed),  # same band: the current value confirmed
         (55, InferenceStatus.unconfirmed, 20, 20, EntryKind.corrected),  # a later answer moved it: the reading stands
         (80, InferenceStatus.user_provided, 20, 20, EntryKind.corrected),  # they said otherwise before
-        (None, InferenceStatus.unassessed, 20, 20, EntryKind.corrected),  # withdrawn meanwhile
+        (None, InferenceStatus.unassessed, 20, 20, EntryKind.restored),  # withdrawn: brought back, not corrected
     ],
 )
 def test_confirming_a_reading_confirms_what_the_person_was_shown(small_catalog, current, status, seen, value, kind):
@@ -157,3 +157,14 @@ def test_confirming_a_reading_confirms_what_the_person_was_shown(small_catalog, 
     assert change.state.current_value == value and change.entry.kind == kind
     assert change.state.current_confidence == 0.95 and change.entry.source == Source.user
     assert (change.entry.session_id, change.entry.turn_id, change.entry.conversation_excerpt) == ("s", "t", "a mess")
+
+
+def test_bringing_back_a_withdrawn_reading_is_journaled_as_restored_never_as_a_correction(small_catalog):
+    withdrawn = state(None, 0.0, InferenceStatus.unassessed, NOW - timedelta(days=1))
+    change = transitions.confirm_reading(
+        small_catalog.factor("quality"), withdrawn, "u", "e", NOW, 20, session_id="s", turn_id="t", excerpt="a mess"
+    )
+    assert change.state.inference_status == InferenceStatus.user_provided  # the person's own again
+    assert (change.entry.kind, change.entry.previous_value, change.entry.new_value) == (EntryKind.restored, None, 20)
+    assert "restored" in change.entry.change_rationale and "corrected" not in change.entry.change_rationale
+    assert change.state.evidence_count == withdrawn.evidence_count + 1
