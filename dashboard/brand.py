@@ -28,3 +28,15 @@ SKELETON = """
 def set_page(title: str | None = None) -> None:
     """Browser tab title ('Where are we · Factor Journal') and favicon for the page being shown."""
     st.set_page_config(page_title=f"{title} · {APP_NAME}" if title else APP_NAME, page_icon=FAVICON, layout="wide")
+
+
+# The say-back buttons name their factor ("That's right: Machine learning expertise is low"): on a phone their
+# labels wrap instead of being cut with an ellipsis (Streamlit's default for a button's label).
+SAYBACK_BUTTONS = """
+<style>
+[class*="st-key-sayback-"] button [data-testid="stMarkdownContainer"],
+[class*="st-key-sayback-"] button [data-testid="stMarkdownContainer"] p {
+  white-space: normal; overflow: visible; text-overflow: clip; text-align: left;
+}
+</style>
+"""

@@ -41,6 +41,19 @@ def kind_label(kind: object, read_only: bool) -> str:
     return label.replace("by you", "by them").replace("for you", "for them") if read_only else label
 
 
+def confirm_label(factor_name: str, band: str) -> str:
+    """The "That's right" button of a say-back line, naming what it agrees with ("That's right: Data quality is
+    low"): a button's accessible name is its label (Streamlit's ``help`` tooltip adds none), so two readings under
+    one answer give a screen reader two buttons it can tell apart, and the eye reads what the click says."""
+    return f"That's right: {factor_name} is {band}"
+
+
+def correct_label(factor_name: str) -> str:
+    """The "Not quite" button of a say-back line, naming the factor it opens the choice for ("Not quite: Data
+    quality"), for the same reason as ``confirm_label``."""
+    return f"Not quite: {factor_name}"
+
+
 # What the conversation page says about an answer, by the pipeline's ``extraction.status`` on its turn.
 TURN_STATUS_MESSAGES = {
     "processing": "Being analysed…",

@@ -18,7 +18,7 @@ from functools import partial
 
 import streamlit as st
 
-from dashboard import context, labels
+from dashboard import brand, context, labels
 from dashboard.safe_text import md, quote
 from factor_journal.conversation import MAX_TURN_TEXT_CHARS, turn_text_problem
 from factor_journal.documents import TurnStatus
@@ -120,10 +120,13 @@ def _say_back_line(turn_id: str, line: SayBackLine, *, can_act: bool) -> None:
             return
         fixing = st.session_state.get("sayback_fixing") == key
         right, not_quite = st.columns(2)
-        if line.can_confirm and right.button("That's right", key=f"ok-{key}", icon=":material/check:"):
+        # each button names its factor: two lines under one answer never read as two identical buttons
+        agree = labels.confirm_label(line.factor_name, line.band.value)
+        disagree = labels.correct_label(line.factor_name)
+        if line.can_confirm and right.button(agree, key=f"ok-{key}", icon=":material/check:"):
             done = "brought back" if line.state == LineState.withdrawn else "confirmed"  # undoing "doesn't apply"
             _act(partial(_confirm, turn_id, line), f"Thanks: {line.factor_name} {done} as {line.band.value}.")
-        if line.can_correct and not fixing and not_quite.button("Not quite", key=f"fix-{key}", icon=":material/edit:"):
+        if line.can_correct and not fixing and not_quite.button(disagree, key=f"fix-{key}", icon=":material/edit:"):
             st.session_state["sayback_fixing"] = key
             st.rerun()
         if fixing:
@@ -201,6 +204,7 @@ def render() -> None:
     subject = context.require_subject()
     store = context.store()
     st.title("Continue the conversation")
+    st.html(brand.SAYBACK_BUTTONS)  # the say-back buttons' labels wrap rather than lose their factor's name
     if subject.read_only:
         st.info("Conversations are only continued by the person themselves.")
         return

@@ -4,6 +4,7 @@ shows both as theirs; on a desktop and on a 390 px phone."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
@@ -159,3 +160,63 @@ def test_an_answer_analysed_after_the_pages_first_wait_shows_what_was_understood
     TurnProcessor(store, _OneReading(), config=Settings()).process(user, session, answer)  # a late analysis
     wait_for(lambda: _lines(browser), 30, "what was understood, shown without the person doing anything")
     assert "Data quality" in wait_for_text(browser, "That's right")
+
+
+class _TwoReadings:
+    """A reader that finds data quality low and machine-learning expertise low in any answer."""
+
+    name = "browser-test-two-readings"
+
+    def extract(self, request):  # type: ignore[no-untyped-def]
+        from factor_journal.extraction.base import ExtractionResult
+
+        readings = [
+            {"factor_id": "data_quality", "value": 20, "confidence": 0.7, "rationale": "duplicates and errors"},
+            {"factor_id": "ml_expertise", "value": 10, "confidence": 0.7, "rationale": "no data scientists"},
+        ]
+        return ExtractionResult(raw_updates=readings, extractor=self.name)
+
+
+def test_each_say_back_button_is_named_for_its_factor_to_assistive_technology(
+    untriggered_app_url,
+    browser,  # noqa: F811 (a fixture, imported above)
+    firestore_client,
+    catalog,
+    tmp_path,
+):
+    """Two readings under one answer: a screen reader or keyboard user hears four buttons with four names, each
+    naming its factor (the accessible name Chromium computes for the button), and sees the same words."""
+    from selenium.webdriver.common.by import By
+
+    from factor_journal.pipeline import TurnProcessor
+    from factor_journal.settings import Settings
+
+    store = FactorJournalStore(firestore_client, catalog)
+    user, session = _answer_as_someone_new(browser, untriggered_app_url, store, "named")
+    wait_for_text(browser, "Check again")
+    [answer] = [tid for tid, data in store.session_turns(user, session) if data.get("role") == "user"]
+    TurnProcessor(store, _TwoReadings(), config=Settings()).process(user, session, answer)
+    wait_for(lambda: len(_lines(browser)) == 2, 30, "both readings said back")
+
+    names = {}
+    for factor in ("data_quality", "ml_expertise"):
+        for action in ("ok", "fix"):
+            path = f".st-key-{action}-{answer}-{factor} button"
+            [button] = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, path), 20, path)  # noqa: B023
+            names[action, factor] = (button.accessible_name, button.find_element(By.CSS_SELECTOR, "p").text)
+    quality, expertise = catalog.factor("data_quality").name, catalog.factor("ml_expertise").name
+    assert names["ok", "data_quality"][0] == f"That's right: {quality} is low"
+    assert names["ok", "ml_expertise"][0] == f"That's right: {expertise} is low"
+    assert names["fix", "data_quality"][0] == f"Not quite: {quality}"
+    assert names["fix", "ml_expertise"][0] == f"Not quite: {expertise}"
+    assert all(name == text for name, text in names.values())  # what is heard is what is seen (the icon is hidden)
+    cut = (
+        "return Array.from(document.querySelectorAll('[class*=\"st-key-sayback-\"] button p'))"
+        ".filter(p => [p, p.parentElement].some(e => e.scrollWidth > e.clientWidth + 1))"
+        ".map(p => p.textContent);"
+    )
+    for width in (DESKTOP, PHONE):  # the longer labels are read whole, side by side or stacked on a phone
+        browser.set_window_size(width, 1000)
+        time.sleep(1.0)
+        assert browser.execute_script(cut) == [], width  # wrapped, never cut with an ellipsis
+        shoot(browser, "conversation-named-buttons", width, tmp_path)

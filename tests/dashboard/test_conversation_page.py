@@ -83,6 +83,10 @@ def test_each_reading_is_said_back_under_the_answer_in_plain_words(conversation,
     assert f"Low means: {catalog.factor('data_quality').rubric.low}" in shown  # the factor's own level words
     buttons = line_buttons(app, turn)
     assert {f"ok-{turn}-ml_expertise", f"fix-{turn}-ml_expertise", f"ok-{turn}-data_quality"} <= buttons.keys()
+    expertise = catalog.factor("ml_expertise").name
+    assert buttons[f"ok-{turn}-ml_expertise"].label == f"That's right: {expertise} is high"  # each names its factor
+    assert buttons[f"fix-{turn}-ml_expertise"].label == f"Not quite: {expertise}"
+    assert buttons[f"ok-{turn}-data_quality"].label == "That's right: Data quality is low"
 
 
 def test_confirm_one_line_and_correct_another_then_the_overview_shows_both_as_theirs(conversation, store, signer):

@@ -63,6 +63,15 @@ def test_an_entrys_kind_speaks_to_its_person_or_of_them_to_a_reader():
     )
 
 
+def test_the_say_back_buttons_of_two_readings_under_one_answer_each_name_their_factor():
+    quality, expertise = CATALOG.factor("data_quality").name, CATALOG.factor("ml_expertise").name
+    agree = [labels.confirm_label(quality, "low"), labels.confirm_label(expertise, "high")]
+    disagree = [labels.correct_label(quality), labels.correct_label(expertise)]
+    assert agree == ["That's right: Data quality is low", "That's right: Machine learning expertise is high"]
+    assert disagree == ["Not quite: Data quality", "Not quite: Machine learning expertise"]
+    assert len(set(agree + disagree)) == 4  # no two buttons share a name
+
+
 def test_tiers_statuses_and_missing_dates_have_human_labels():
     assert labels.tier_name(CATALOG, "low_risk") == "Low-risk pilots"
     assert labels.tier_name(CATALOG, "exploratory") == "Exploratory"
