@@ -29,11 +29,14 @@ from factor_journal.models import AssessmentSummary, SaidIn
 from factor_journal.page_models import (
     asked_to_pause,
     awaiting_analysis,
+    just_paused_on,
     keep_watching,
     may_change_yet,
     next_question_bounds,
+    paused_questions,
     status_worth_saying,
     time_for_next_question,
+    to_ask_again,
     to_clarify,
     turn_outcome,
     where_we_left_off,
@@ -225,10 +228,17 @@ def render() -> None:
         st.info(f"Welcome back. You last answered on {left_off.answered_at:%d %b %Y}: we carry on where you left off.")
     pause_asked = asked_to_pause(said) and not st.session_state.pop("resume_asked", False)
     if time_for_next_question(said) and not pause_asked:
-        asked = _next_question(said, summary)
+        asked = _next_question(said, summary, visit)
         if asked is None:
             _show(turns, summary, can_act=True)
-            st.success("We have covered everything we need for now. Thank you!")
+            waiting = paused_questions(said)  # paused on just now, with nothing else left to ask before it
+            if waiting:
+                st.info(
+                    f"That is every other question for now. “{md(waiting[0].text)}”, the question you paused on, "
+                    "is kept for your next visit."
+                )
+            else:
+                st.success("We have covered everything we need for now. Thank you!")
             return
         question, about = asked
         turn_id = store.add_turn(subject.user_id, session_id, "assistant", question, about=about)
@@ -248,12 +258,17 @@ def render() -> None:
         )
 
     if pause_asked:
-        st.info(
-            f"Welcome back. You asked to pause on {left_off.answered_at:%d %b %Y}; everything you said is saved. "
-            "“Next question” carries on when you are ready."
-            if left_off is not None
-            else "Of course: take your time. Everything so far is saved, and your link brings you back here."
-        )
+        if left_off is not None:
+            again = to_ask_again(said, visit)
+            carry_on = f"comes back to “{md(again.text)}”" if again is not None else "carries on"
+            st.info(
+                f"Welcome back. You asked to pause on {left_off.answered_at:%d %b %Y}; everything you said is saved. "
+                f"“Next question” {carry_on} when you are ready."
+            )
+        else:
+            paused = just_paused_on(said)  # asked again later, never as the very next question
+            later = f" “Next question” asks another one first; “{md(paused.text)}” comes back later." if paused else ""
+            st.info(TAKE_YOUR_TIME + later)
         st.button("Next question", key="conversation_resume", icon=":material/play_arrow:", on_click=_resume)
     seen_before = st.session_state.get("conversation_last_seen")
     st.session_state["conversation_last_seen"] = last_seen = (session_id, turns[-1][0] if turns else None)
@@ -273,6 +288,7 @@ def render() -> None:
         st.rerun()  # the answer and what became of it are shown from the turn itself
 
 
+TAKE_YOUR_TIME = "Of course: take your time. Everything so far is saved, and your link brings you back here."
 MOVED_ON = (
     "While you were typing, the conversation moved on in another window, so your answer was not saved (it would "
     "have been taken as the answer to a question you had not seen). Here it is, to send again if it answers the "
@@ -284,15 +300,23 @@ def _resume() -> None:
     st.session_state["resume_asked"] = True
 
 
-def _next_question(said: list[dict], summary: AssessmentSummary | None) -> tuple[str, str] | None:
+COMING_BACK = "Coming back to the question you paused on:"
+
+
+def _next_question(said: list[dict], summary: AssessmentSummary | None, visit: datetime) -> tuple[str, str] | None:
     """The assistant's next question and the factor it asks about: when the person asked what the last question
-    means, that question explained and asked again (``to_clarify``); else what the last answer opened up, never what
-    the session already asked about or heard; None when there is nothing left to ask."""
+    means, that question explained and asked again (``to_clarify``); else a question they paused on, in its words,
+    once it is due again (``to_ask_again``: after another question, or at a later visit than ``visit``'s pause,
+    never straight after the pause); else what the last answer opened up, never what the session already asked
+    about or heard; None when there is nothing left to ask."""
     store = context.store()
     bounds = next_question_bounds(said)
     clarify = to_clarify(said, store.catalog)
     if clarify is not None:
         return clarifying_question(store.catalog, clarify, bounds.asked), clarify
+    again = to_ask_again(said, visit)
+    if again is not None:
+        return f"{COMING_BACK} {again.text}", again.about
     if summary is None:
         return None
     fresh = context.fresh(summary)  # aged: answers due for a re-check are asked first

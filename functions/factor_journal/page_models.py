@@ -288,6 +288,67 @@ def where_we_left_off(turns: Sequence[Mapping[str, Any]], visit_started: datetim
     return LeftOff(answered_at=answers[-1]["created_at"], paused=asked_to_pause(turns))
 
 
+class PausedQuestion(BaseModel):
+    """A question the person asked to pause on (or to move on from): the assistant's words as asked, the factor it
+    asked ``about``, when they paused (``paused_at``, None for a turn without a time) and the place of their request
+    in the session's turns (``pause_turn``)."""
+
+    text: str
+    about: str
+    paused_at: datetime | None
+    pause_turn: int
+
+
+def paused_questions(turns: Sequence[Mapping[str, Any]]) -> list[PausedQuestion]:
+    """The questions the person paused on that are still open in the session (turns oldest first, as stored), oldest
+    pause first.  A paused question is an assistant question with its factor (``about``) to which the person's very
+    next turn was a request to pause (``asked_to_pause``); it stays open while its factor was asked about that once
+    only (never asked again, nor explained: a question comes back once) and no analysed answer since spoke to it.
+    A question written without its factor cannot be told apart from another, so it is not brought back."""
+    open_questions = []
+    for index in range(1, len(turns)):
+        question = turns[index - 1]
+        about = question.get("about")
+        if question.get("role") != "assistant" or not about or not asked_to_pause(turns[: index + 1]):
+            continue
+        times_asked = sum(1 for turn in turns if turn.get("role") == "assistant" and turn.get("about") == about)
+        heard_since: set[str] = set()
+        for later in turns[index + 1 :]:
+            outcome = turn_outcome(later) if later.get("role") != "assistant" else None
+            heard_since |= heard_factors(outcome.readings) if outcome else set()
+        if times_asked == 1 and about not in heard_since:
+            paused_at = turns[index].get("created_at")
+            open_questions.append(
+                PausedQuestion(
+                    text=str(question.get("text", "")),
+                    about=str(about),
+                    paused_at=paused_at if isinstance(paused_at, datetime) else None,
+                    pause_turn=index,
+                )
+            )
+    return open_questions
+
+
+def to_ask_again(turns: Sequence[Mapping[str, Any]], visit_started: datetime) -> PausedQuestion | None:
+    """The question the person paused on to ask again now, when the assistant asks its next question: the oldest
+    open one (``paused_questions``) that another question has followed since the pause, or that was paused at least
+    ``RETURN_AFTER`` before this visit (the person came back).  Never the one they paused on just now: it waits for
+    another question first, or for their next visit.  None when no paused question is due."""
+    for paused in paused_questions(turns):
+        asked_since = any(turn.get("role") == "assistant" for turn in turns[paused.pause_turn + 1 :])
+        came_back = paused.paused_at is not None and paused.paused_at <= visit_started - RETURN_AFTER
+        if asked_since or came_back:
+            return paused
+    return None
+
+
+def just_paused_on(turns: Sequence[Mapping[str, Any]]) -> PausedQuestion | None:
+    """The open paused question (``paused_questions``) that the person's last word paused on, so the page can say
+    it will come back; None when their last word was no pause, or paused on a question without its factor."""
+    paused = paused_questions(turns)
+    return paused[-1] if paused and paused[-1].pause_turn == len(turns) - 1 else None
+
+
 def to_clarify(turns: Sequence[Mapping[str, Any]], catalog: Catalog) -> str | None:
     """The factor to explain before anything else is asked, when the person's last word was a question back to the
     assistant's last question: the one factor it names ("What do you mean by data governance?"), else the one the

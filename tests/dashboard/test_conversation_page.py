@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from test_app import open_app, texts
 
+from dashboard.safe_text import md
 from doubles import ReadingsByText, reading
 from factor_journal.extraction.quotes import MAX_QUOTE_CHARS, shorten
 from factor_journal.models import EntryKind, InferenceStatus, Source
@@ -313,6 +314,67 @@ def test_after_a_request_to_pause_the_assistant_waits_to_be_asked_for_the_next_q
     [*_, (_, question)] = store.session_turns(user, session)
     assert question["role"] == "assistant" and question["text"] != "Where does your data live today?"
     assert not [b for b in app.button if b.key == "conversation_resume"]
+
+
+PAUSE = "Can we pause for a moment?"
+
+
+def _paused_on(store, user: str, session: str, factor: str, question: str, at: datetime) -> None:
+    """The assistant asks ``question`` about ``factor`` and the person asks to pause (analysed as a pause)."""
+    store.add_turn(user, session, "assistant", question, created_at=at, about=factor)
+    pause = store.add_turn(user, session, "user", PAUSE, created_at=at + timedelta(seconds=9))
+    assert TurnProcessor(store, ReadingsByText(READINGS)).process(user, session, pause).status == "no_update"
+
+
+def _answers(store, user: str, session: str, text: str) -> None:
+    turn = store.add_turn(user, session, "user", text)
+    assert TurnProcessor(store, ReadingsByText(READINGS)).process(user, session, turn).status == "no_update"
+
+
+def test_a_question_paused_on_comes_back_after_another_question_and_only_once(
+    app_database, signer, store, make_user, catalog
+):
+    user = make_user(store)
+    session = store.start_session(user)
+    question = catalog.factor("ml_expertise").elicitation_questions[0]
+    _paused_on(store, user, session, "ml_expertise", question, datetime.now(UTC) - timedelta(minutes=5))
+
+    app = open_app(signer.issue(user, session), "conversation")  # paused in this visit: no welcome back
+    assert f"“Next question” asks another one first; “{md(question)}” comes back later." in texts(app)
+    app.button(key="conversation_resume").click().run()
+    [*_, (_, other)] = store.session_turns(user, session)
+    assert other["role"] == "assistant" and other["about"] != "ml_expertise"  # never straight away
+    assert question not in other["text"]
+
+    _answers(store, user, session, DEFERRAL)  # the person answers the other question
+    app.run()
+    [*_, (_, back)] = store.session_turns(user, session)
+    assert (back["about"], back["text"]) == ("ml_expertise", f"Coming back to the question you paused on: {question}")
+    assert back["text"] in texts(app)
+
+    _answers(store, user, session, DEFERRAL)  # still nothing to say about it: the interview moves on for good
+    app.run()
+    [*_, (_, following)] = store.session_turns(user, session)
+    assert following["role"] == "assistant" and following["about"] not in ("ml_expertise", other["about"])
+
+
+def test_a_person_who_paused_and_comes_back_is_told_the_question_next_question_brings_back(
+    app_database, signer, store, make_user, catalog
+):
+    user = make_user(store)
+    session = store.start_session(user)
+    question = catalog.factor("data_quality").elicitation_questions[0]
+    paused = datetime.now(UTC) - timedelta(days=2)
+    _paused_on(store, user, session, "data_quality", question, paused)
+
+    app = open_app(signer.issue(user, session), "conversation")
+
+    shown = texts(app)
+    assert f"Welcome back. You asked to pause on {paused:%d %b %Y}" in shown
+    assert f"“Next question” comes back to “{md(question)}” when you are ready." in shown
+    app.button(key="conversation_resume").click().run()
+    [*_, (_, back)] = store.session_turns(user, session)
+    assert (back["about"], back["text"]) == ("data_quality", f"Coming back to the question you paused on: {question}")
 
 
 def test_a_person_who_comes_back_is_told_when_they_last_answered_and_a_pause_in_this_visit_is_not_a_return(

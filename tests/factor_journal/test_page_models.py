@@ -469,3 +469,64 @@ def test_where_we_left_off_is_the_last_answer_given_before_this_visit_and_whethe
     assert page_models.where_we_left_off([asked, just_before], visit) is None
     assert page_models.where_we_left_off([asked], visit) is None  # never answered: nothing to come back to
     assert page_models.where_we_left_off([], visit) is None
+
+
+PAUSE = {"status": "no_update", "screened": {"kind": "pause", "reason": "asked to pause: 'pause'"}}
+
+
+def _question(text: str, about: str | None) -> dict:
+    return {"role": "assistant", "text": text} | ({"about": about} if about else {})
+
+
+def test_a_question_paused_on_stays_open_until_it_is_asked_again_or_an_answer_speaks_to_it():
+    models_q = _question("Who would build models?", "ml_expertise")
+    paused = [models_q, _answer("Can we pause?", PAUSE) | {"created_at": T0}]
+    [open_one] = page_models.paused_questions(paused)
+    assert open_one == page_models.PausedQuestion(
+        text="Who would build models?", about="ml_expertise", paused_at=T0, pause_turn=1
+    )
+    cloud_q = _question("Where do you host things?", "cloud")
+    went_on = [*paused, cloud_q, _answer("Ask Sam.", {"status": "no_update"})]
+    assert [q.about for q in page_models.paused_questions(went_on)] == ["ml_expertise"]  # still open
+    asked_again = [*went_on, _question("Coming back to it: Who would build models?", "ml_expertise")]
+    assert page_models.paused_questions(asked_again) == []  # a paused question comes back once
+    spoken_to = {"status": "processed", "readings": [{"factor_id": "ml_expertise", "value": 20, "confidence": 0.7}]}
+    assert page_models.paused_questions([*paused, cloud_q, _answer("Nobody, really.", spoken_to)]) == []
+    assert page_models.paused_questions([models_q, _answer("Nobody, really.", spoken_to)]) == []  # answered: no pause
+    unnamed = _question("Anything else?", None)  # written without its factor: nothing to tell it by
+    assert page_models.paused_questions([unnamed, _answer("Can we pause?", PAUSE)]) == []
+    assert page_models.paused_questions([models_q, _answer("Can we pause?")]) == []  # not analysed yet
+    answered_then_paused = [models_q, _answer("In SAP."), _answer("Can we pause?", PAUSE)]
+    assert page_models.paused_questions(answered_then_paused) == []  # the pause came after an answer
+
+
+def test_a_paused_question_comes_back_after_another_question_or_at_the_next_visit_never_straight_away():
+    visit = T0 + timedelta(hours=1)
+    models_q = _question("Who would build models?", "ml_expertise")
+    just_now = [models_q, _answer("Can we pause?", PAUSE) | {"created_at": visit - timedelta(minutes=2)}]
+    assert page_models.to_ask_again(just_now, visit) is None  # "Next question" right after the pause: another one
+    again = page_models.to_ask_again([*just_now, _question("Where do you host?", "cloud"), _answer("AWS.")], visit)
+    assert again is not None and (again.text, again.about) == ("Who would build models?", "ml_expertise")
+
+    days_ago = [models_q, _answer("Can we pause?", PAUSE) | {"created_at": visit - timedelta(days=2)}]
+    assert page_models.to_ask_again(days_ago, visit) == page_models.paused_questions(days_ago)[0]  # came back
+
+    # paused twice in a row: the first comes back now, the one paused on just now waits
+    cloud_q = _question("Where do you host?", "cloud")
+    twice = [*just_now, cloud_q, _answer("Let's move on.", PAUSE) | {"created_at": visit}]
+    due = page_models.to_ask_again(twice, visit)
+    assert due is not None and due.about == "ml_expertise"
+    after = [*twice, _question("Coming back to it: Who would build models?", "ml_expertise"), _answer("Two people.")]
+    due = page_models.to_ask_again(after, visit)
+    assert due is not None and due.about == "cloud"
+    assert page_models.to_ask_again([], visit) is None
+
+
+def test_the_question_just_paused_on_is_the_one_the_last_word_set_aside():
+    models_q = _question("Who would build models?", "ml_expertise")
+    paused = [models_q, _answer("Can we pause?", PAUSE)]
+    just = page_models.just_paused_on(paused)
+    assert just is not None and just.about == "ml_expertise"
+    assert page_models.just_paused_on([*paused, _question("Where do you host?", "cloud")]) is None  # went on
+    assert page_models.just_paused_on([_question("Anything else?", None), _answer("Can we pause?", PAUSE)]) is None
+    assert page_models.just_paused_on([models_q, _answer("Nobody.", {"status": "no_update"})]) is None
