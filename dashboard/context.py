@@ -59,6 +59,7 @@ _PER_VIEWER_KEYS = (
     "conversation_session",
     "conversation_visit",
     "conversation_notice",
+    "conversation_announced",
     "review_limit",
     "scroll_to",
 )

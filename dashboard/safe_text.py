@@ -9,7 +9,8 @@ directives.  Such text goes through one of these, and only these:
 * ``md(text)``: the same text escaped for use *inside* a Markdown string the app composes
   (``st.markdown(f"**{md(name)}**: …")``, titles, captions);
 * ``plot(text)``: the same text escaped for a chart's labels and hover text, where Plotly reads a
-  subset of HTML (``<a href>``, ``<span style>``, ``<br>``) and shows entities as the characters.
+  subset of HTML (``<a href>``, ``<span style>``, ``<br>``) and shows entities as the characters;
+* ``announce(text)``: the same text escaped into an alert that only assistive technology reads out.
 """
 
 from __future__ import annotations
@@ -39,3 +40,18 @@ def quote(text: object) -> None:
 def plot(text: object) -> str:
     """``text`` for a Plotly label or hover text: shown as the characters typed, never as markup."""
     return html.escape(" ".join(str(text if text is not None else "").split()), quote=True)
+
+
+_SCREEN_READER_ONLY = (
+    "position:absolute;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;clip:rect(0,0,0,0);"
+    "white-space:nowrap;border:0"
+)
+
+
+def announce(text: object) -> None:
+    """Have a screen reader read ``text`` out now, without showing it: an alert inserted into the page (announced
+    as it appears), drawn nowhere.  For what changed on the page away from where the person's focus is (what an
+    answer was understood to say, a decision saved); call it once per change, as every call is read out again."""
+    import streamlit as st
+
+    st.html(f'<div role="alert" data-testid="fj-announcement" style="{_SCREEN_READER_ONLY}">{plot(text)}</div>')

@@ -19,7 +19,7 @@ from functools import partial
 import streamlit as st
 
 from dashboard import brand, context, labels
-from dashboard.safe_text import md, quote
+from dashboard.safe_text import announce, md, quote
 from factor_journal.conversation import MAX_TURN_TEXT_CHARS, turn_text_problem
 from factor_journal.documents import TurnStatus
 from factor_journal.extraction.base import ExtractionError
@@ -41,7 +41,7 @@ from factor_journal.page_models import (
     turn_outcome,
     where_we_left_off,
 )
-from factor_journal.sayback import LineState, SayBackLine, nothing_understood, say_back
+from factor_journal.sayback import LineState, SayBackLine, in_one_sentence, nothing_understood, say_back
 
 WAIT_FOR_ANALYSIS_SECONDS = 8.0
 WATCH_EVERY_SECONDS = 2.0
@@ -106,6 +106,37 @@ def _show(turns: list[tuple[str, dict]], summary: AssessmentSummary | None, *, c
                 next_attempt = outcome.next_attempt_at if outcome else None
                 st.caption(labels.turn_status_message(status, next_attempt))
     return shown
+
+
+def _announce_what_was_understood(turns: list[tuple[str, dict]], summary: AssessmentSummary | None) -> None:
+    """Once per answer, as soon as it is analysed: have a screen reader read out what it was understood to say and
+    the question asked after it, which appear above the answer box, away from the person's focus.  What was already
+    on the page when the visit began is not read out."""
+    latest = _understood_latest(turns, summary)
+    first_seen = latest[0] if latest is not None else None
+    announced = st.session_state.setdefault("conversation_announced", first_seen)
+    if latest is not None and latest[0] != announced:
+        st.session_state["conversation_announced"] = latest[0]
+        announce(latest[1])
+
+
+def _understood_latest(turns: list[tuple[str, dict]], summary: AssessmentSummary | None) -> tuple[str, str] | None:
+    """The latest answer's turn id and, once it is analysed, what it was understood to say in one sentence (the
+    say-back lines, or that nothing changed), with the question the assistant asked after it; None before."""
+    answers = [index for index, (_, data) in enumerate(turns) if data.get("role") != "assistant"]
+    if not answers:
+        return None
+    turn_id, data = turns[answers[-1]]
+    outcome = turn_outcome(data)
+    if outcome is not None and outcome.readings:
+        factors = summary.factors if summary is not None else {}
+        said = in_one_sentence(say_back(context.store().catalog, outcome.readings, factors))
+    elif outcome is not None and outcome.status == TurnStatus.no_update:
+        said = nothing_understood(outcome.screened)
+    else:
+        return None
+    asked = [data["text"] for _, data in turns[answers[-1] + 1 :] if data.get("role") == "assistant"]
+    return turn_id, said + (f" Next question: {asked[-1]}" if asked else "")
 
 
 def _say_back_line(turn_id: str, line: SayBackLine, *, can_act: bool) -> None:
@@ -214,6 +245,7 @@ def render() -> None:
     notice = st.session_state.pop("conversation_notice", None)
     if notice:
         st.toast(notice, icon=":material/check:")
+        announce(notice)  # a toast is not read out: the decision is, once
     session_id = context.conversation_session(subject)
     turns = [
         (tid, data)
@@ -231,6 +263,7 @@ def render() -> None:
         asked = _next_question(said, summary, visit)
         if asked is None:
             _show(turns, summary, can_act=True)
+            _announce_what_was_understood(turns, summary)
             waiting = paused_questions(said)  # paused on just now, with nothing else left to ask before it
             if waiting:
                 st.info(
@@ -245,6 +278,7 @@ def render() -> None:
         turns.append((turn_id, {"role": "assistant", "text": question, "about": about}))  # as written: no re-read
 
     shown = _show(turns, summary, can_act=True)
+    _announce_what_was_understood(turns, summary)
     statuses = {tid: (d.get("extraction") or {}).get("status") for tid, d in shown if d.get("role") != "assistant"}
     awaiting = tuple(tid for tid, status in statuses.items() if awaiting_analysis(status))
     if awaiting:

@@ -144,6 +144,14 @@ def nothing_understood(screened: ScreenedTurn | None) -> str:
     return f"{NOTHING_UNDERSTOOD.removesuffix('.')} ({why})." if why else NOTHING_UNDERSTOOD
 
 
+def in_one_sentence(lines: list[SayBackLine]) -> str:
+    """What an answer was understood to say, as one sentence to be read out (a screen reader's announcement of the
+    lines shown under the answer): "Understood from your answer: Data quality is low; Automation maturity is high."
+    """
+    readings = "; ".join(f"{line.factor_name} is {line.band.value}" for line in lines)
+    return f"Understood from your answer: {readings}."
+
+
 def heard_factors(readings: Iterable[HeardReading]) -> set[str]:
     """The factors an answer spoke to: what the next question must not ask again."""
     return {reading.factor_id for reading in readings}

@@ -61,6 +61,14 @@ def _answer_as_someone_new(driver, app_url: str, store: FactorJournalStore, pref
     return user, session
 
 
+def _announcements(driver) -> list[str]:
+    """What the page has put up to be read out by a screen reader now (alerts drawn nowhere)."""
+    from selenium.webdriver.common.by import By
+
+    found = driver.find_elements(By.CSS_SELECTOR, '[data-testid="fj-announcement"][role="alert"]')
+    return [element.get_attribute("textContent") for element in found]
+
+
 def _button(driver, key: str):
     from selenium.webdriver.common.by import By
 
@@ -92,12 +100,18 @@ def test_a_person_confirms_one_reading_and_corrects_another_in_the_conversation(
         assert not any(question in after for question in catalog.factor(heard).elicitation_questions), after
     body = wait_for_text(browser, "That's right")
     assert catalog.factor(first_factor).name in body and catalog.factor(second_factor).name in body
+    # what was understood, and the next question, are read out to a screen reader (shown nowhere else)
+    [heard] = _announcements(browser)
+    assert heard.startswith("Understood from your answer: ") and "Next question: " in heard, heard
+    assert all(catalog.factor(f).name in heard for f in (first_factor, second_factor)), heard
     shoot(browser, "conversation", width, tmp_path)
 
     confirm = _button(browser, f"ok-{first}")  # with the keyboard: focus the button, press Enter
     browser.execute_script("arguments[0].focus();", confirm)
     confirm.send_keys(Keys.ENTER)
     wait_for_text(browser, "You confirmed it")
+    decided = wait_for(lambda: [a for a in _announcements(browser) if a.startswith("Thanks: ")], 20, "the decision")
+    assert catalog.factor(first_factor).name in decided[0]  # read out, as the toast is not
 
     _button(browser, f"fix-{second}").click()
     wait_for_text(browser, f"What is right for {catalog.factor(second_factor).name}?")

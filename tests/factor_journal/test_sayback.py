@@ -9,7 +9,14 @@ import pytest
 from factor_journal.catalog import Level
 from factor_journal.documents import HeardReading, ScreenedTurn, ScreenKind
 from factor_journal.models import Conflict, FactorState, InferenceStatus
-from factor_journal.sayback import NOTHING_UNDERSTOOD, LineState, heard_factors, nothing_understood, say_back
+from factor_journal.sayback import (
+    NOTHING_UNDERSTOOD,
+    LineState,
+    heard_factors,
+    in_one_sentence,
+    nothing_understood,
+    say_back,
+)
 
 NOW = datetime(2026, 11, 20, tzinfo=UTC)
 
@@ -44,6 +51,10 @@ def test_each_reading_is_one_line_in_the_factors_own_words(catalog):
     assert [c.value for c in quality.choices] == [50, 80]
     assert quality.state == LineState.open and quality.can_confirm and quality.can_correct
     assert heard_factors(readings) == {"data_quality", "ml_expertise"}
+    expertise_name = catalog.factor("ml_expertise").name
+    assert in_one_sentence([quality, expertise]) == (
+        f"Understood from your answer: Data quality is low; {expertise_name} is low."
+    )  # read out to a screen reader: every line, in the order shown
 
 
 def test_nothing_understood_is_no_line(catalog):
