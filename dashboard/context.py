@@ -61,6 +61,7 @@ _PER_VIEWER_KEYS = (
     "conversation_notice",
     "conversation_announced",
     "review_limit",
+    "review_drawn",
     "scroll_to",
 )
 

@@ -17,6 +17,7 @@ import streamlit as st
 from dashboard import context, labels
 from dashboard.safe_text import quote
 from factor_journal.conversation import excerpt_as_read
+from factor_journal.page_models import changed_since_drawn, correction_to_save
 from factor_journal.validation import MAX_RATIONALE_CHARS
 
 REVIEW_PAGE = 10
@@ -66,6 +67,7 @@ def render() -> None:
                 )
 
     limit = st.session_state.setdefault("review_limit", REVIEW_PAGE)
+    drawn: dict[str, float] = st.session_state.setdefault("review_drawn", {})
     for item in summary.unconfirmed_inferences[:limit]:
         with st.container(border=True):
             st.markdown(
@@ -81,26 +83,41 @@ def render() -> None:
                 quote(labels.in_plain_words(latest[0].change_rationale, names))
                 if latest[0].conversation_excerpt:
                     quote(excerpt_as_read(latest[0].conversation_excerpt))
+            drawn_for = drawn.get(item.factor_id)  # the value the slider was drawn for when last seen
+            drawn[item.factor_id] = item.value
+            slider = f"value-{item.factor_id}"
+            if changed_since_drawn(drawn_for, item.value) or slider not in st.session_state:
+                st.session_state[slider] = round(item.value)  # the slider starts (again) at the value shown now
             confirm, correct = st.columns([1, 3])
             if confirm.button("Confirm", key=f"confirm-{item.factor_id}"):
                 _act(partial(store.confirm, subject.user_id, item.factor_id), f"Confirmed {item.factor_name}.")
             with correct.form(key=f"correct-{item.factor_id}", border=False):
-                shown = round(item.value)
-                moved = st.slider("Correct value", 0, 100, shown, key=f"value-{item.factor_id}")
-                value = item.value if moved == shown else float(moved)  # unmoved: the value as read, not rounded
+                moved = st.slider("Correct value", 0, 100, key=slider)
                 reason = st.text_input(
                     "Why (a short reason)", key=f"reason-{item.factor_id}", max_chars=MAX_RATIONALE_CHARS
                 )
                 if st.form_submit_button("Save correction"):
-                    _act(
-                        partial(store.correct, subject.user_id, item.factor_id, value, reason),
-                        f"Saved your value for {item.factor_name}.",
-                    )
+                    value = correction_to_save(drawn_for, item.value, moved)
+                    if value is None:
+                        st.warning(_changed(item.factor_name, item.value))
+                    else:  # the store refuses it too should the value change before its transaction
+                        _act(
+                            partial(store.correct, subject.user_id, item.factor_id, value, reason, seen=item.value),
+                            f"Saved your value for {item.factor_name}.",
+                        )
 
     remaining = len(summary.unconfirmed_inferences) - limit
     if remaining > 0 and st.button(f"Show {min(remaining, REVIEW_PAGE)} more", key="review_more"):
         st.session_state["review_limit"] = limit + REVIEW_PAGE
         st.rerun()
+
+
+def _changed(factor_name: str, value: float) -> str:
+    """What the page says when a decision was about a value that changed since the page showed it."""
+    return (
+        f"{factor_name} changed since this page showed it: it is {labels.amount(value)}/100 now, so nothing was "
+        "saved. The slider starts at the new value; save again if it still needs correcting."
+    )
 
 
 def _act(action: Callable[[], object], notice: str) -> None:

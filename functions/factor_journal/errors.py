@@ -82,3 +82,17 @@ class NoConflictError(FactorJournalError, LookupError):
     def __init__(self, factor_id: str) -> None:
         super().__init__(f"{factor_id!r} has no open conflict to resolve")
         self.factor_id = factor_id
+
+
+class ValueChangedError(FactorJournalError):
+    """A person's decision about the value they were shown (``seen``) when the factor's value is no longer it
+    (``now``: it changed elsewhere since, or was withdrawn); nothing is written, and the message says what it is
+    now, so they can decide again about the value they then see."""
+
+    def __init__(self, factor_id: str, seen: float, now: float | None) -> None:
+        what = "has no value now" if now is None else f"is {now:g} now"
+        super().__init__(
+            f"the value of {factor_id!r} changed since it was shown as {seen:g}: it {what}, so nothing was saved; "
+            "look at it again before deciding"
+        )
+        self.factor_id, self.seen, self.now = factor_id, seen, now

@@ -3,8 +3,8 @@
 The pages in ``dashboard/views`` only render what these functions decide: which answers to re-check and in
 what order, what "What we know" lists and how each answer stands, which factors have a history and which one
 the history opens on, what became of a journal entry, which days a factor's chart has, whether an answer is
-still being analysed.  Words, colours and charts stay in the dashboard.  Pure: imports only the pure core
-(no Streamlit, no Firestore).
+still being analysed, what a correction saved on Review stores.  Words, colours and charts stay in the
+dashboard.  Pure: imports only the pure core (no Streamlit, no Firestore).
 """
 
 from __future__ import annotations
@@ -37,6 +37,21 @@ def answer_status(catalog: Catalog, factor_id: str, state: FactorState) -> str:
     """Who stands behind an answer: its inference status, or ``COMPUTED`` for a composite (whatever its stored
     status says, nobody said, confirmed or gave it)."""
     return COMPUTED if catalog.factor(factor_id).is_composite else str(state.inference_status)
+
+
+def changed_since_drawn(drawn_for: float | None, now: float) -> bool:
+    """True when the page drew a factor's value before (``drawn_for``; None: never) and its value ``now`` is no
+    longer that one: it changed elsewhere (a new answer analysed, a correction in the conversation) since."""
+    return drawn_for is not None and drawn_for != now
+
+
+def correction_to_save(drawn_for: float | None, now: float, slider: int) -> float | None:
+    """What a correction saved on Review stores: nothing (None) when the value changed since the page drew its
+    slider (``changed_since_drawn``: the person decided about a value they no longer see); otherwise ``now`` itself,
+    unrounded, when the slider was left where it started (``round(now)``), or the slider's whole number."""
+    if changed_since_drawn(drawn_for, now):
+        return None
+    return now if slider == round(now) else float(slider)
 
 
 class RecheckList(BaseModel):

@@ -88,7 +88,7 @@ from factor_journal.repositories.vectors import JournalVectors
 from factor_journal.rollup import PersonRow
 from factor_journal.summary import build_summary
 from factor_journal.transitions import Transition
-from factor_journal.validation import assessable, checked_reading, rationale_given, value_on_scale
+from factor_journal.validation import assessable, checked_reading, rationale_given, still_as_seen, value_on_scale
 
 EXCERPT_LIMIT = 1200  # a journal entry's excerpt: 2-3 exchanges
 
@@ -376,17 +376,26 @@ class FactorJournalStore:
         )
 
     def correct(
-        self, user_id: str, factor_id: str, value: float, rationale: str, *, said: SaidIn | None = None
+        self,
+        user_id: str,
+        factor_id: str,
+        value: float,
+        rationale: str,
+        *,
+        said: SaidIn | None = None,
+        seen: float | None = None,
     ) -> JournalEntry:
-        """The user provides the value (confidence 0.95); inferences resting on it are flagged for re-check."""
+        """The user provides the value (confidence 0.95); inferences resting on it are flagged for re-check.
+        ``seen``: the value the person was shown when they corrected it; when the transaction finds the factor's
+        value is no longer it (changed elsewhere since), ``ValueChangedError`` and nothing is written."""
         assessable(self.catalog, factor_id)
         checked = value_on_scale(self.catalog, factor_id, value)
         reason = rationale_given(rationale, f"the correction of {factor_id!r}")
         where = said or SaidIn()
-        return self._decide(
-            user_id,
-            factor_id,
-            lambda state, now: transitions.correct(
+
+        def step(state: FactorState, now: datetime) -> Transition:
+            still_as_seen(factor_id, state.current_value, seen)
+            return transitions.correct(
                 state,
                 user_id,
                 entry_id_for(None, factor_id),
@@ -396,9 +405,9 @@ class FactorJournalStore:
                 where.session_id,
                 turn_id=where.turn_id,
                 excerpt=where.words,
-            ),
-            words=reason,
-        )
+            )
+
+        return self._decide(user_id, factor_id, step, words=reason)
 
     def retract(
         self, user_id: str, factor_id: str, rationale: str, *, source: Source = Source.user, said: SaidIn | None = None

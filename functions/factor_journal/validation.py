@@ -19,6 +19,7 @@ from factor_journal.errors import (
     MissingRationaleError,
     RationaleTooLongError,
     UnknownFactorError,
+    ValueChangedError,
     ValueOutOfScaleError,
 )
 
@@ -39,6 +40,13 @@ def value_on_scale(catalog: Catalog, factor_id: str, value: Any) -> float:
     if not scale.contains(value):
         raise ValueOutOfScaleError(factor_id, value, scale.min, scale.max)
     return float(value)
+
+
+def still_as_seen(factor_id: str, current: float | None, seen: float | None) -> None:
+    """Nothing when no value was ``seen`` (a decision not tied to a value shown) or the factor's ``current`` value
+    is still the one seen, to the last digit; ``ValueChangedError`` when it changed since it was shown."""
+    if seen is not None and current != seen:
+        raise ValueChangedError(factor_id, seen, current)
 
 
 def confidence_in_range(confidence: Any) -> float:

@@ -248,6 +248,34 @@ def test_review_keeps_the_value_as_read_when_a_correction_is_saved_without_movin
     assert (state.current_value, state.inference_status) == (20.7, "user_provided")
 
 
+def test_review_saves_nothing_over_a_value_that_changed_since_the_slider_was_drawn_and_shows_the_new_one(
+    app_database, signer, store, make_user
+):
+    """The page was drawn for 20.7 (the slider at 21); a new answer moved the value before Save: the save is for
+    the value the person saw, so nothing is written, the page says so and the slider starts again at the new
+    value, from which a second Save does correct."""
+    user = make_user(store, display_name="Dora Decimal")
+    infer(store, user, "data_quality", 20.7, 0.7, 3)
+    app = open_app(signer.issue(user), "review")
+    assert app.slider(key="value-data_quality").value == 21
+    infer(store, user, "data_quality", 35, 0.8, 1, rationale="They started deduplicating customers")  # elsewhere
+    newer = store.factor(user, "data_quality").current_value
+    assert newer != 20.7 and round(newer) != 21
+    entries = len(store.history(user, "data_quality").entries)
+
+    app.text_input(key="reason-data_quality").input("That is about right, and it is my answer")
+    app.button(key="FormSubmitter:correct-data_quality-Save correction").click().run()
+    state = store.factor(user, "data_quality")
+    assert (state.current_value, state.inference_status) == (newer, "unconfirmed")  # nothing overwritten
+    assert len(store.history(user, "data_quality").entries) == entries
+    assert "changed since" in texts(app) and "nothing was saved" in texts(app)
+    assert app.slider(key="value-data_quality").value == round(newer)  # the value now, not the one read before
+
+    app.button(key="FormSubmitter:correct-data_quality-Save correction").click().run()  # seen now: saved
+    state = store.factor(user, "data_quality")
+    assert (state.current_value, state.inference_status) == (newer, "user_provided")
+
+
 def test_review_refuses_a_correction_without_a_reason(app_database, signer, store, assessed_user):
     app = open_app(signer.issue(assessed_user), "review")
     app.slider(key="value-data_quality").set_value(45)

@@ -19,6 +19,7 @@ from factor_journal.errors import (
     NotAssessedError,
     RationaleTooLongError,
     UnknownFactorError,
+    ValueChangedError,
     ValueOutOfScaleError,
 )
 from factor_journal.models import EntryKind, InferenceStatus, Source
@@ -28,6 +29,7 @@ from factor_journal.validation import (
     assessable,
     checked_reading,
     rationale_given,
+    still_as_seen,
     value_on_scale,
 )
 
@@ -246,6 +248,20 @@ def test_a_valid_reading_is_returned_clean(catalog):
 def test_a_persons_decision_the_catalog_refuses_raises_a_typed_error(catalog, check, error):
     with pytest.raises(error):
         check(catalog)
+
+
+def test_a_decision_about_a_value_shown_goes_through_only_while_the_value_is_still_that_one():
+    still_as_seen("data_quality", 20.7, 20.7)
+    still_as_seen("data_quality", 35, None)  # not tied to a value shown
+    with pytest.raises(ValueChangedError) as refused:
+        still_as_seen("data_quality", 35, 20.7)
+    assert isinstance(refused.value, FactorJournalError)  # the pages say it, nothing is written
+    assert str(refused.value) == (
+        "the value of 'data_quality' changed since it was shown as 20.7: it is 35 now, so nothing was saved; "
+        "look at it again before deciding"
+    )
+    with pytest.raises(ValueChangedError, match="it has no value now"):  # withdrawn meanwhile
+        still_as_seen("data_quality", None, 20.7)
 
 
 def test_a_reason_is_bounded_and_the_refusal_says_so_for_a_person(catalog):

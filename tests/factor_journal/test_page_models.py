@@ -132,6 +132,21 @@ def test_confidences_read_apart_only_when_their_whole_percentages_differ():
     assert not page_models.shown_apart(0.7, 0.7)
 
 
+def test_a_correction_saved_unmoved_keeps_the_value_as_read_and_a_moved_one_the_sliders_number():
+    assert page_models.correction_to_save(20.7, 20.7, 21) == 20.7  # the slider starts at round(20.7): unmoved
+    assert page_models.correction_to_save(None, 20.7, 21) == 20.7  # first drawn in the run it was saved in
+    assert page_models.correction_to_save(20.7, 20.7, 20) == 20.0  # moved one step: the person's whole number
+    assert page_models.correction_to_save(20.7, 20.7, 45) == 45.0
+
+
+def test_a_correction_of_a_value_that_changed_since_the_slider_was_drawn_saves_nothing():
+    assert page_models.changed_since_drawn(20.7, 35)
+    assert not page_models.changed_since_drawn(20.7, 20.7) and not page_models.changed_since_drawn(None, 35)
+    assert page_models.correction_to_save(20.7, 35, 35) is None  # the slider restarted at the new value: not seen
+    assert page_models.correction_to_save(20.7, 35, 21) is None  # the stale slider's number never overwrites it
+    assert page_models.correction_to_save(20.7, 20.71, 21) is None  # a change too small to move the slider counts
+
+
 def _fresh(fid: str, due: bool = True) -> FactorFreshness:
     return FactorFreshness(
         factor_id=fid,

@@ -11,6 +11,7 @@ from factor_journal.errors import (
     NoConflictError,
     NotAssessedError,
     UnknownUserError,
+    ValueChangedError,
     ValueOutOfScaleError,
 )
 from factor_journal.models import EntryKind, InferenceStatus, InferredUpdate, Source
@@ -76,6 +77,23 @@ def test_a_decision_the_factor_cannot_take_is_refused_and_journals_nothing(store
     with pytest.raises(NoConflictError):
         store.resolve_conflict(user, "data_quality", accept=True, rationale="again")
     assert [e.kind for e in journal(store, user, "data_quality")] == [EntryKind.corrected]
+
+
+def test_a_correction_of_the_value_seen_is_refused_in_its_transaction_once_the_value_changed(store, make_user):
+    """``seen`` ties a correction to the value shown: read in the transaction, so a value that changed elsewhere
+    since (a newer answer) is never overwritten with what the person corrected before they saw it."""
+    user = make_user(store)
+    store.record_inference(user, update("data_quality", 20.7))
+    store.record_inference(user, update("data_quality", 35, 0.8, observed_at=datetime.now(UTC)))
+    newer = store.factor(user, "data_quality").current_value
+    assert newer != 20.7
+    with pytest.raises(ValueChangedError, match="shown as 20.7"):
+        store.correct(user, "data_quality", 20.7, "That is about right", seen=20.7)
+    assert (store.factor(user, "data_quality").current_value, len(journal(store, user, "data_quality"))) == (newer, 2)
+    assert store.summary(user).unconfirmed_inferences[0].value == newer
+
+    store.correct(user, "data_quality", newer, "That is about right", seen=newer)  # the value seen now
+    assert store.factor(user, "data_quality").inference_status == InferenceStatus.user_provided
 
 
 def test_late_older_observation_is_journaled_but_does_not_overwrite(store, make_user):
