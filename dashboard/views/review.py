@@ -90,7 +90,13 @@ def render() -> None:
                 st.session_state[slider] = round(item.value)  # the slider starts (again) at the value shown now
             confirm, correct = st.columns([1, 3])
             if confirm.button("Confirm", key=f"confirm-{item.factor_id}"):
-                _act(partial(store.confirm, subject.user_id, item.factor_id), f"Confirmed {item.factor_name}.")
+                if changed_since_drawn(drawn_for, item.value):  # they confirmed a value they no longer see
+                    st.warning(_changed(item.factor_name, item.value, "Confirm it again if it is right."))
+                else:
+                    _act(
+                        partial(store.confirm, subject.user_id, item.factor_id, seen=item.value),
+                        f"Confirmed {item.factor_name}.",
+                    )
             with correct.form(key=f"correct-{item.factor_id}", border=False):
                 moved = st.slider("Correct value", 0, 100, key=slider)
                 reason = st.text_input(
@@ -99,7 +105,13 @@ def render() -> None:
                 if st.form_submit_button("Save correction"):
                     value = correction_to_save(drawn_for, item.value, moved)
                     if value is None:
-                        st.warning(_changed(item.factor_name, item.value))
+                        st.warning(
+                            _changed(
+                                item.factor_name,
+                                item.value,
+                                "The slider starts at the new value; save again if it still needs correcting.",
+                            )
+                        )
                     else:  # the store refuses it too should the value change before its transaction
                         _act(
                             partial(store.correct, subject.user_id, item.factor_id, value, reason, seen=item.value),
@@ -112,11 +124,12 @@ def render() -> None:
         st.rerun()
 
 
-def _changed(factor_name: str, value: float) -> str:
-    """What the page says when a decision was about a value that changed since the page showed it."""
+def _changed(factor_name: str, value: float, again: str) -> str:
+    """What the page says when a decision was about a value that changed since the page showed it: nothing was
+    saved, the value now, and ``again`` (a sentence: how to decide about the value now)."""
     return (
         f"{factor_name} changed since this page showed it: it is {labels.amount(value)}/100 now, so nothing was "
-        "saved. The slider starts at the new value; save again if it still needs correcting."
+        f"saved. {again}"
     )
 
 

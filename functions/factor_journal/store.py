@@ -331,15 +331,20 @@ class FactorJournalStore:
         )
         return result.entries[0]
 
-    def confirm(self, user_id: str, factor_id: str, *, said: SaidIn | None = None) -> JournalEntry:
+    def confirm(
+        self, user_id: str, factor_id: str, *, said: SaidIn | None = None, seen: float | None = None
+    ) -> JournalEntry:
         """The user confirms the current value (status confirmed, at the confidence of their own word).  ``said``:
-        the answer and words confirmed, when confirmed in the conversation (the entry's provenance)."""
+        the answer and words confirmed, when confirmed in the conversation (the entry's provenance).  ``seen``: the
+        value the person was shown when they confirmed it; when the transaction finds the factor's value is no
+        longer it (changed elsewhere since), ``ValueChangedError`` and nothing is written."""
         assessable(self.catalog, factor_id)
         where = said or SaidIn()
 
         def step(state: FactorState, now: datetime) -> Transition:
             if not state.is_assessed:
                 raise NotAssessedError(factor_id, "confirm")
+            still_as_seen(factor_id, state.current_value, seen)
             return transitions.confirm(
                 state,
                 user_id,

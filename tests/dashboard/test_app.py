@@ -276,6 +276,24 @@ def test_review_saves_nothing_over_a_value_that_changed_since_the_slider_was_dra
     assert (state.current_value, state.inference_status) == (newer, "user_provided")
 
 
+def test_review_confirms_only_the_value_the_person_saw(app_database, signer, store, make_user):
+    """A new answer moved the value after the page was drawn: Confirm confirms nothing it did not show, says so and
+    shows the value now; confirming again then confirms that one."""
+    user = make_user(store, display_name="Dora Decimal")
+    infer(store, user, "data_quality", 20, 0.7, 3)
+    app = open_app(signer.issue(user), "review")
+    infer(store, user, "data_quality", 35, 0.8, 1, rationale="They started deduplicating customers")  # elsewhere
+    newer = store.factor(user, "data_quality").current_value
+    assert newer != 20
+
+    app.button(key="confirm-data_quality").click().run()
+    assert store.factor(user, "data_quality").inference_status == "unconfirmed"
+    assert "changed since" in texts(app) and f"{newer:g}/100" in texts(app)
+    app.button(key="confirm-data_quality").click().run()
+    state = store.factor(user, "data_quality")
+    assert (state.current_value, state.inference_status) == (newer, "confirmed")
+
+
 def test_review_refuses_a_correction_without_a_reason(app_database, signer, store, assessed_user):
     app = open_app(signer.issue(assessed_user), "review")
     app.slider(key="value-data_quality").set_value(45)

@@ -79,9 +79,9 @@ def test_a_decision_the_factor_cannot_take_is_refused_and_journals_nothing(store
     assert [e.kind for e in journal(store, user, "data_quality")] == [EntryKind.corrected]
 
 
-def test_a_correction_of_the_value_seen_is_refused_in_its_transaction_once_the_value_changed(store, make_user):
-    """``seen`` ties a correction to the value shown: read in the transaction, so a value that changed elsewhere
-    since (a newer answer) is never overwritten with what the person corrected before they saw it."""
+def test_a_decision_about_the_value_seen_is_refused_in_its_transaction_once_the_value_changed(store, make_user):
+    """``seen`` ties a correction or a confirmation to the value shown: read in the transaction, so a value that
+    changed elsewhere since (a newer answer) is never overwritten, nor confirmed, before the person saw it."""
     user = make_user(store)
     store.record_inference(user, update("data_quality", 20.7))
     store.record_inference(user, update("data_quality", 35, 0.8, observed_at=datetime.now(UTC)))
@@ -91,6 +91,10 @@ def test_a_correction_of_the_value_seen_is_refused_in_its_transaction_once_the_v
         store.correct(user, "data_quality", 20.7, "That is about right", seen=20.7)
     assert (store.factor(user, "data_quality").current_value, len(journal(store, user, "data_quality"))) == (newer, 2)
     assert store.summary(user).unconfirmed_inferences[0].value == newer
+
+    with pytest.raises(ValueChangedError):  # a confirmation of the value seen likewise
+        store.confirm(user, "data_quality", seen=20.7)
+    assert store.factor(user, "data_quality").inference_status == InferenceStatus.unconfirmed
 
     store.correct(user, "data_quality", newer, "That is about right", seen=newer)  # the value seen now
     assert store.factor(user, "data_quality").inference_status == InferenceStatus.user_provided
