@@ -82,8 +82,16 @@ _CLOSERS = {'"': '"', "“": "”", "(": ")"}
 
 
 def clip(text: str, limit: int) -> str:
-    """``text`` (runs of whitespace made one space) in at most about ``limit`` characters: cut at a word boundary,
-    marked with "…", and every quote mark or parenthesis opened in what is kept closed after it."""
+    """``text`` (runs of whitespace made one space), whole when it has at most ``limit`` characters; otherwise at
+    most ``limit`` of its characters, cut at a word boundary when that keeps more than half of them (else between
+    characters) and without trailing commas, colons, semicolons or dashes, then marked with "…" and every quote
+    mark or parenthesis opened in what is kept closed after it (so the result may run over ``limit`` by the "…"
+    and those closers).
+
+    For a line of prose that may quote or parenthesise (a rationale, an excerpt, a reason quoting the answer):
+    its own punctuation stays and what it quotes still reads as a quote.  A person's few words shown inside the
+    page's own quote marks are ``extraction.quotes.shorten``'s instead: edge punctuation stripped, words bounded
+    as well as characters, the character bound never exceeded, and shortening again changes nothing."""
     flat = " ".join((text or "").split())
     if len(flat) <= limit:
         return flat

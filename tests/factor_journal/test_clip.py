@@ -34,3 +34,9 @@ def test_whatever_the_limit_quotes_and_parentheses_are_balanced_and_words_whole(
 
 def test_one_long_word_is_cut_where_it_must_be():
     assert clip("x" * 50, 10) == "x" * 10 + "…"
+
+
+def test_a_line_keeps_its_own_punctuation_and_runs_over_its_limit_only_by_the_marks_it_adds():
+    line = 'User said "We have four separate systems" (roughly).'
+    assert clip(line, 60) == line  # whole: its quote marks, parentheses and full stop stay (unlike a quote's)
+    assert clip(line, 18) == 'User said "We have…"'  # 18 of its own characters, then the "…" and the closer

@@ -61,7 +61,14 @@ def shorten(text: str, max_words: int = MAX_QUOTE_WORDS, max_chars: int = MAX_QU
 
     A cut by characters falls between words when that keeps at least half of the room; otherwise (a long URL,
     a path, text written without spaces) it falls between characters.  ``shorten`` of its own result changes
-    nothing, so text already shortened (or stored by an older version) can be shortened again safely."""
+    nothing, so text already shortened (or stored by an older version) can be shortened again safely.
+
+    For a quote: a person's own few words, shown inside the page's quote marks or kept as the words a decision
+    was given with.  ``vocabulary.clip`` cuts a line of prose instead (a rationale, an excerpt, a reason that
+    quotes the answer): it keeps the text's own punctuation, bounds no words, closes the quote marks and
+    parentheses it cut open and may run over its limit by them and its "…".  Here the edge punctuation goes (the
+    page adds its own marks), the words are bounded too, ``max_chars`` is never exceeded, and a mark cut open is
+    left as it is."""
     words = text.strip(_EDGE_PUNCTUATION).split()
     kept = " ".join(words[:max_words])
     if len(words) <= max_words and len(kept) <= max_chars:

@@ -62,6 +62,13 @@ def test_a_cut_by_characters_falls_between_words_when_there_are_some():
     assert shorten("a" * 30, max_chars=30) == "a" * 30  # exactly the bound: not cut
 
 
+def test_a_quote_loses_its_edge_punctuation_and_never_runs_over_its_characters():
+    assert shorten('"We have four systems."') == "We have four systems"  # the page puts its own marks round it
+    line = 'User said "We have four separate systems" (roughly).'
+    assert shorten(line, max_chars=18) == 'User said "We…'  # 18 at most, its "…" included; no mark added to close
+    assert shorten(line, max_words=3) == 'User said "We…'  # words are bounded too
+
+
 @pytest.mark.parametrize("answer", UNBROKEN.values(), ids=UNBROKEN.keys())
 def test_the_quote_of_an_answer_without_spaces_is_bounded(answer, catalog):
     quality = catalog.factor("data_quality")
