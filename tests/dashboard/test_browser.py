@@ -355,6 +355,46 @@ def test_a_person_whose_answers_were_said_long_ago_sees_them_to_recheck(
     assert 0 <= top < 200
 
 
+def test_review_in_a_browser_shows_a_value_changed_elsewhere_and_saves_nothing_over_it(
+    app_url, browser, store, make_user, firestore_client
+):
+    """The slider a browser draws follows the value (Streamlit keeps a slider's state by its key): after a newer
+    answer moved it, Save says nothing was saved and the slider stands at the new value, not the one read before."""
+    from selenium.webdriver.common.by import By
+
+    def answer(value: float, days_ago: int) -> None:
+        store.record_inference(
+            dora,
+            InferredUpdate(
+                factor_id="data_quality",
+                value=value,
+                confidence=0.75,
+                rationale="About the data",
+                conversation_excerpt="User: …",
+                session_id="kickoff",
+                observed_at=datetime.now(UTC) - timedelta(days=days_ago),
+            ),
+        )
+
+    def slider() -> str | None:
+        thumbs = browser.find_elements(By.CSS_SELECTOR, '.st-key-value-data_quality input[type="range"]')
+        return thumbs[0].get_attribute("value") if thumbs else None
+
+    dora = make_user(store, display_name="Dora Decimal")
+    answer(20.7, 3)
+    browser.get(f"{app_url}/review?t={LinkSigner(LinkRecords(firestore_client)).issue(dora)}")
+    wait_for(lambda: slider() == "21", 45, "the slider at 21")
+    answer(35, 1)  # elsewhere, while the page is open
+    newer = store.factor(dora, "data_quality").current_value
+    assert round(newer) != 21
+    browser.find_element(By.CSS_SELECTOR, ".st-key-reason-data_quality input").send_keys("It is about right")
+    next(e for e in browser.find_elements(By.TAG_NAME, "button") if e.text == "Save correction").click()
+    wait_for_text(browser, "nothing was saved")
+    wait_for(lambda: slider() == str(round(newer)), 20, "the slider at the new value")
+    state = store.factor(dora, "data_quality")
+    assert (state.current_value, state.inference_status) == (newer, "unconfirmed")
+
+
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
