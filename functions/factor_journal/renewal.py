@@ -12,7 +12,8 @@ shown to whoever holds the old link, who may have been forwarded it), and only w
 
 At most one such mail per person per clock hour (its id names the person and the hour, created only if absent), so
 pressing the button again, or holding several old links, sends nothing more.  Nothing else is written: no reminder
-window is used up, and no link is issued when no mail is sent.
+window is used up, and no link is issued when no mail is sent.  The mail is queued in one transaction with the
+person's profile, so an erasure running meanwhile leaves no mail to them behind.
 """
 
 from __future__ import annotations

@@ -126,6 +126,12 @@ def test_nothing_is_sent_for_someone_erased_or_whose_profile_is_gone(signer, clo
     with pytest.raises(AccessChangedError):
         send_new_link(small_store, signer, token, BASE)
     assert _mail(small_store, erased, clock()) == {} and _mail(small_store, profile_gone, clock()) == {}
+    # the mail itself is queued only while its person exists (one transaction: an erasure meanwhile leaves none)
+    profile = UserProfile(user_id=profile_gone, email="gone@example.com")
+    claims = LinkClaims(link_id="l", user_id=profile_gone, ttl_seconds=1)
+    document = compose_new_link(profile, claims, f"{BASE}/?t=T", clock())
+    assert not small_store.mail.create_once(renewal_mail_id(profile_gone, clock()), document)
+    assert _mail(small_store, profile_gone, clock()) == {}
 
 
 def test_a_person_without_an_address_is_told_so_and_nothing_is_issued(signer, clock, small_store, make_user):

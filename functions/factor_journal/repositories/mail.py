@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from google.api_core import exceptions as api_exceptions
+from google.cloud import firestore
 from google.cloud.firestore_v1.base_query import FieldFilter
 from pydantic import Field
 
@@ -86,12 +87,20 @@ class Mail:
         return bool(self.client.collection(MAIL_COLLECTION).document(mail_id).get().exists)
 
     def create_once(self, mail_id: str, document: MailDocument) -> bool:
-        """Queue ``document`` as ``mail/{mail_id}`` unless that mail exists already (then False, nothing written)."""
-        try:
-            self.client.collection(MAIL_COLLECTION).document(mail_id).create(document.to_document())
-        except api_exceptions.AlreadyExists:
-            return False
-        return True
+        """Queue ``document`` as ``mail/{mail_id}`` for the person it names (``user_id``), unless that mail exists
+        already or the person does not (then False, nothing written): one transaction with their profile, so an
+        erasure running meanwhile never leaves a mail to them behind."""
+        user = self.paths.user(document.user_id)
+        mail = self.client.collection(MAIL_COLLECTION).document(mail_id)
+
+        @firestore.transactional
+        def run(transaction: firestore.Transaction) -> bool:
+            if not user.get(transaction=transaction).exists or mail.get(transaction=transaction).exists:
+                return False
+            transaction.create(mail, document.to_document())
+            return True
+
+        return bool(run(self.client.transaction()))
 
     def opt_out(self, user_id: str, at: datetime) -> UserProfile | None:
         """Set the person's ``reminders_opt_out`` (idempotent); None when there is no such person."""
