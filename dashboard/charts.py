@@ -87,7 +87,8 @@ DAY_MS = 86_400_000
 
 
 def day_axis(days: Sequence[date]) -> dict:
-    """An x axis for values by day: ticks on whole days (or weeks, months), never hours or milliseconds."""
+    """An x axis for values by day: ticks on whole days (or weeks, months), never hours or milliseconds, each label
+    drawn whole (the chart's margin grows for one at its edge, rather than the label being left out)."""
     first, last = min(days), max(days)
     span = (last - first).days
     if span <= 14:
@@ -101,6 +102,10 @@ def day_axis(days: Sequence[date]) -> dict:
         "type": "date",
         "tickformat": "%d %b %Y" if span > 120 else "%d %b",
         "dtick": step,
+        # every day's label drawn whole: plotly hides a label that runs past the chart (on a phone, a week's labels
+        # lie slanted and the last day's ran past the right edge); drawn, the margin grows to hold it
+        "ticklabeloverflow": "allow",
+        "automargin": True,
         "range": [
             datetime.combine(first, datetime.min.time()) - pad,
             datetime.combine(last, datetime.min.time()) + pad,

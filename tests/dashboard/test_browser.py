@@ -110,7 +110,7 @@ def wait_for_text(driver, needle: str, timeout: float = 45.0) -> str:
     raise AssertionError(f"{needle!r} did not appear; the page said:\n{body[:2000]}")
 
 
-DESKTOP, PHONE = 1400, 390
+DESKTOP, LAPTOP, PHONE = 1400, 1024, 390
 SHOTS = {  # screenshots kept in docs/ (FJ_UPDATE_SCREENSHOT=1) and shown in the README
     ("overview", DESKTOP): "overview.png",
     ("overview", PHONE): "overview-phone.png",
@@ -180,6 +180,21 @@ def cut_labels(driver) -> list[str]:
     return driver.execute_script(script)
 
 
+def ticks_not_drawn_whole(driver) -> list[str]:
+    """x tick labels a chart does not show whole: plotly hides a label that would run past the edge of its chart
+    (``display: none``: gone, such as the last day's on a narrow chart), or one is drawn past that edge."""
+    script = (
+        "return [...document.querySelectorAll('.js-plotly-plot')].flatMap(chart => {"
+        " const box = chart.getBoundingClientRect();"
+        " return [...chart.querySelectorAll('g.xtick text')].filter(e => {"
+        "  const r = e.getBoundingClientRect();"
+        "  return getComputedStyle(e).display == 'none' || r.left < box.left - 0.5 || r.right > box.right + 0.5;"
+        " }).map(e => e.textContent.trim());"
+        "})"
+    )
+    return driver.execute_script(script)
+
+
 def assert_product_chrome(driver, title: str) -> None:
     """Item 7: the page's own browser title and favicon, no Deploy button, no developer menu."""
     from selenium.webdriver.common.by import By
@@ -195,7 +210,8 @@ def assert_product_chrome(driver, title: str) -> None:
 
 @pytest.fixture
 def organisation(store, make_user):
-    """Anna (talked on several days), Nils (never active) and their manager, with two days of figures."""
+    """Anna (talked on several days), Nils (never active) and their manager, with a week of the organisation's daily
+    figures (none recorded yesterday)."""
     from factor_journal.organisation import OrganisationDirectory
     from factor_journal.rollup import PersonRow, shard_of
 
@@ -228,8 +244,8 @@ def organisation(store, make_user):
     )
     manager = make_user(store, org_id=org, display_name="Maria Manager")
     directory.assign_manager(org, manager)
-    directory.record_day(org, now - timedelta(days=2))
-    directory.record_day(org, now)
+    for days_ago in (7, 6, 5, 4, 3, 2, 0):  # a week: on a phone the progress chart's day labels lie slanted
+        directory.record_day(org, now - timedelta(days=days_ago))
     return {"org": org, "anna": anna, "nils": nils, "manager": manager}
 
 
@@ -398,7 +414,7 @@ def test_review_in_a_browser_shows_a_value_changed_elsewhere_and_saves_nothing_o
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
-def test_a_manager_reads_the_team_on_a_desktop_a_phone_and_in_dark_mode(
+def test_a_manager_reads_the_team_on_a_desktop_a_laptop_a_phone_and_in_dark_mode(
     app_url, browser, store, organisation, firestore_client, tmp_path
 ):
     from selenium.webdriver.common.by import By
@@ -406,7 +422,8 @@ def test_a_manager_reads_the_team_on_a_desktop_a_phone_and_in_dark_mode(
 
     signer = LinkSigner(LinkRecords(firestore_client))
     token = signer.issue(organisation["manager"], kind="manager", org_id=organisation["org"])
-    for width in (DESKTOP, PHONE):
+    today = f"{datetime.now(UTC):%d %b}"  # the progress chart's last day
+    for width in (DESKTOP, LAPTOP, PHONE):
         browser.set_window_size(width, 1000)
         browser.get(link_url(app_url, token))
         for expected in (
@@ -420,10 +437,18 @@ def test_a_manager_reads_the_team_on_a_desktop_a_phone_and_in_dark_mode(
         ):
             wait_for_text(browser, expected)
         assert_product_chrome(browser, "Team progress")
-        assert not cut_labels(browser), cut_labels(browser)  # the filter toggles read whole ('To re-check (1)')
+        # the filter toggles and the metrics read whole ('To re-check (1)', 'Average confidence' at 1024 px)
+        assert not cut_labels(browser), cut_labels(browser)
         deadline = time.monotonic() + 20
-        while len(tick_labels(browser, "ytick")) < 3 and time.monotonic() < deadline:
+        while time.monotonic() < deadline and (
+            len(tick_labels(browser, "ytick")) < 3
+            or today not in tick_labels(browser, "xtick")
+            or ticks_not_drawn_whole(browser)
+        ):
             time.sleep(0.3)
+        # every day label whole, the last day's too (on a phone plotly hid it: slanted, it ran past the chart)
+        assert today in tick_labels(browser, "xtick"), tick_labels(browser, "xtick")
+        assert not ticks_not_drawn_whole(browser), ticks_not_drawn_whole(browser)
         # 3. counts are whole numbers; 4. tiers by name; 2. the progress chart on days, never times of day
         counts = [label for label in tick_labels(browser, "ytick") if label.replace(",", "").isdigit() or "." in label]
         assert counts and all("." not in label for label in counts), counts

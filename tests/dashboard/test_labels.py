@@ -181,6 +181,14 @@ def test_day_axes_widen_their_step_with_the_span_and_never_tick_below_a_day():
     assert single["dtick"] == charts.DAY_MS and single["range"][0] < single["range"][1]
 
 
+def test_day_axes_draw_the_label_at_their_edge_instead_of_hiding_it():
+    """Plotly hides a tick label that runs past the chart (on a phone, a week's slanted labels lost the last day);
+    a day axis lets it be drawn and grows the margin for it (the browser test checks it is drawn whole)."""
+    for days in ([date(2026, 1, 1), date(2026, 1, 8)], [date(2025, 1, 1), date(2026, 3, 1)]):
+        axis = charts.progress_over_time([(day, 0.3, 0.5) for day in days]).layout.xaxis
+        assert axis.ticklabeloverflow == "allow" and axis.automargin is True
+
+
 def test_count_axes_only_have_whole_numbers():
     for largest in (0, 1, 2, 3, 7, 40, 2000):
         axis = charts.count_axis(largest)
