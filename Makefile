@@ -40,7 +40,9 @@ screen-check: ## Turns that must change nothing, end to end without Firestore; e
 	@bash -c 'source scripts/python-env.sh && python -m factor_journal_tools.screen_check --results eval/screening_results.json'
 
 emulators: ## Start the emulators alone (Ctrl-C stops them)
-	@bash -c 'source scripts/toolchain.sh && CONFIG="$$(.venv/bin/python scripts/firebase_config.py)" && exec .venv/bin/python \
+	@bash -c 'source scripts/toolchain.sh && CONFIG="$$(.venv/bin/python scripts/firebase_config.py)" && \
+	  export FJ_UNSUBSCRIBE_URL="$${FJ_UNSUBSCRIBE_URL:-$$(.venv/bin/python scripts/firebase_config.py \
+	  --function-url unsubscribe demo-factor-journal)}" && exec .venv/bin/python \
 	  scripts/supervise.py --config "$$CONFIG" -- firebase emulators:start --config "$$CONFIG" --only "$$FJ_EMULATORS" \
 	  --project demo-factor-journal'
 

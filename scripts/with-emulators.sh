@@ -18,5 +18,10 @@ cd "$ROOT"
 
 # FJ_EMULATOR_PORT_OFFSET=N moves every emulator port by N (parallel checkouts on one machine).
 CONFIG="$(.venv/bin/python scripts/firebase_config.py)"
+# Reminder mails written under the emulators (make demo's nightly run, tests) name the Functions emulator's
+# `unsubscribe` function as their one-click address, not the deployed one, unless FJ_UNSUBSCRIBE_URL is set;
+# the emulators and the command inherit it (the Functions emulator's worker too).
+FJ_UNSUBSCRIBE_URL="${FJ_UNSUBSCRIBE_URL:-$(.venv/bin/python scripts/firebase_config.py --function-url unsubscribe demo-factor-journal)}"
+export FJ_UNSUBSCRIBE_URL
 exec .venv/bin/python scripts/supervise.py --config "$CONFIG" -- \
   firebase emulators:exec --config "$CONFIG" --only "$FJ_EMULATORS" --project demo-factor-journal "$*"

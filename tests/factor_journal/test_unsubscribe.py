@@ -53,7 +53,8 @@ def the_mail(store, user: str) -> dict:
     return mail
 
 
-def test_every_reminder_has_a_one_click_link_and_list_unsubscribe_headers(small_store, signer):
+def test_every_reminder_has_a_one_click_link_and_list_unsubscribe_headers(small_store, signer, monkeypatch):
+    monkeypatch.delenv("FJ_UNSUBSCRIBE_URL", raising=False)  # deployed: no address set (the emulators set one)
     user = quiet_person(small_store)
     send_due_reminders(small_store, signer, "https://app.example", policy=POLICY)
     message = the_mail(small_store, user)["message"]
@@ -157,6 +158,19 @@ def functions_url(name: str) -> str:
     hub = os.environ["FIREBASE_EMULATOR_HUB"]
     functions = httpx.get(f"http://{hub}/emulators", timeout=5).json()["functions"]
     return f"http://{functions['host']}:{functions['port']}/{PROJECT}/{FUNCTIONS_REGION}/{name}"
+
+
+@pytest.mark.functions
+def test_under_the_emulators_a_reminder_names_the_functions_emulators_unsubscribe(small_store, firestore_client):
+    """make demo's reminders (written in the Functions emulator, which inherits scripts/with-emulators.sh's
+    environment) name the local function, not the deployed address, and opening it there asks."""
+    user = quiet_person(small_store)
+    demo_signer = LinkSigner(LinkRecords(firestore_client))  # the emulators' link secret, as the functions have
+    send_due_reminders(small_store, demo_signer, "https://app.example", policy=POLICY)
+    one_click = the_mail(small_store, user)["message"]["headers"]["List-Unsubscribe"].strip("<>")
+    assert one_click.startswith(functions_url("unsubscribe") + "?u=")
+    opened = httpx.get(one_click, timeout=60)
+    assert opened.status_code == 200 and "<form method='post'" in opened.text
 
 
 @pytest.mark.functions
