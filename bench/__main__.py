@@ -3,7 +3,9 @@
     python -m bench [--only SUITE ...]
 
 Each suite returns a dictionary of figures; results of suites not run this time
-are kept from the previous file, so one suite can be re-measured alone.
+are kept from the previous file, so one suite can be re-measured alone.  Each suite's figures
+say when it ran (``measured_at``) and the machine's load average before and after it
+(``load_average``, 1/5/15 minutes): the top-level ``measured_at`` is only the latest run of any suite.
 """
 
 from __future__ import annotations
@@ -31,6 +33,11 @@ def suites() -> dict:
     return found
 
 
+def _load() -> list[float]:
+    """The machine's load average over 1, 5 and 15 minutes (runnable processes; 2 is a full 2-core machine)."""
+    return [round(value, 2) for value in os.getloadavg()]
+
+
 def main() -> int:
     available = suites()
     parser = argparse.ArgumentParser(prog="python -m bench")
@@ -41,9 +48,12 @@ def main() -> int:
     results.setdefault("suites", {})
     for name in chosen:
         print(f"== {name}", flush=True)
-        started = time.perf_counter()
+        started, load_before = time.perf_counter(), _load()
         figures = available[name]()
         figures["suite_seconds"] = round(time.perf_counter() - started, 1)
+        # when, and how busy the machine was (a suite's timings are only comparable at a like load)
+        figures["measured_at"] = datetime.now(UTC).isoformat(timespec="seconds")
+        figures["load_average"] = {"before": load_before, "after": _load()}
         results["suites"][name] = figures
     results["machine"] = {
         "python": platform.python_version(),
