@@ -229,7 +229,7 @@ def open_fresh_page(title: str) -> tuple[Subject, FactorJournalStore, freshness.
     subject = require_subject()
     shared = store()
     summary = shared.summary(subject.user_id)
-    st.title(f"{md(subject.display_name)} · {title}" if subject.read_only else title)
+    st.title(f"{md(subject.display_name)} · {title}" if subject.read_only else title, anchor=False)
     if summary is None:
         st.error("There is no assessment for this account yet.")
         st.stop()

@@ -39,7 +39,7 @@ def _let_go_of_the_example() -> None:
 def render() -> None:
     subject = context.require_subject()
     store = context.store()
-    st.title("Ask why")
+    st.title("Ask why", anchor=False)
     if subject.read_only:  # answers quote the person's own words: theirs alone (docs/security.md)
         st.info("Ask why answers from a person's own words, so only they can ask it.")
         return
@@ -65,7 +65,7 @@ def render() -> None:
     names = labels.factor_names(store.catalog)
     st.markdown(answer_markdown(answer.lines, names))
     if answer.citations:
-        st.subheader("Evidence")
+        st.header("Evidence", anchor=False)
         for citation in answer.citations:
             with st.container(border=True):
                 found = " · found by meaning" if citation.similarity is not None else ""

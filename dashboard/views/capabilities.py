@@ -12,13 +12,15 @@ def render() -> None:
     subject, store, summary = context.open_page("Capabilities")
     capabilities = summary.capabilities
     # a manager reads about the person (read-only), not to them
-    st.subheader(f"{md(subject.display_name)} can evaluate now" if subject.read_only else "You can evaluate now")
+    st.header(
+        f"{md(subject.display_name)} can evaluate now" if subject.read_only else "You can evaluate now", anchor=False
+    )
     if not capabilities.can_evaluate:
         st.info("No project type can be evaluated yet. The unlocks below show what is missing.")
     for archetype_id in capabilities.can_evaluate:
         archetype = store.catalog.archetype(archetype_id)
         st.success(f"**{archetype.name}**: {archetype.description}")
-    st.subheader("Next unlocks")
+    st.header("Next unlocks", anchor=False)
     for rank, capability in enumerate(capabilities.cannot_evaluate_yet, start=1):
         label = (
             f"{rank}. {capability.name} — {capability.met}/{capability.total} prerequisites met, "

@@ -237,7 +237,7 @@ def _act(action: Callable[[], object], notice: str) -> None:
 def render() -> None:
     subject = context.require_subject()
     store = context.store()
-    st.title("Continue the conversation")
+    st.title("Continue the conversation", anchor=False)
     st.html(brand.SAYBACK_BUTTONS)  # the say-back buttons' labels wrap rather than lose their factor's name
     if subject.read_only:
         st.info("Conversations are only continued by the person themselves.")

@@ -117,7 +117,7 @@ def render() -> None:
         st.rerun()
 
     st.divider()
-    st.subheader("The assessment as of a date")
+    st.header("The assessment as of a date", anchor=False)
     day = st.date_input("As of", value=datetime.now(UTC).date(), key="as_of_date")
     if st.button("Show the assessment then", key="as_of_go"):
         moment = datetime.combine(day, time(23, 59, 59), tzinfo=UTC)
