@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from datetime import UTC, date, datetime
 
 from factor_journal.catalog import Catalog
+from factor_journal.models import CategoryProgress
 
 NOT_YET = "not yet"
 
@@ -52,6 +53,26 @@ def correct_label(factor_name: str) -> str:
     """The "Not quite" button of a say-back line, naming the factor it opens the choice for ("Not quite: Data
     quality"), for the same reason as ``confirm_label``."""
     return f"Not quite: {factor_name}"
+
+
+# The controls a page repeats once per factor, each naming its factor ("Confirm Data quality"), for the same reason
+# as ``confirm_label``: six "Confirm" buttons read to a screen reader as six identical buttons.
+FACTOR_CONTROLS = {
+    "confirm": "Confirm {factor}",
+    "value": "Correct value for {factor}",
+    "reason": "Why correct {factor}? (a short reason)",
+    "save": "Save correction to {factor}",
+    "keep": "Keep my value for {factor}",
+    "take": "Use the new value for {factor}",
+    "holds": "{factor} still holds",
+    "talk": "Talk about {factor}",
+}
+
+
+def factor_control(control: str, factor_name: str) -> str:
+    """The label of a control repeated once per factor on a page (``FACTOR_CONTROLS``), naming its factor: the
+    words the eye reads and the name a screen reader says."""
+    return FACTOR_CONTROLS[control].format(factor=factor_name)
 
 
 # What the conversation page says about an answer, by the pipeline's ``extraction.status`` on its turn.
@@ -174,3 +195,21 @@ def shortfall(missing: list[str]) -> str:
         return "not assessed yet"
     parts = [part for part in ("value", "confidence") if part in missing]
     return f"{' and '.join(parts)} too low" if parts else "met"
+
+
+# Under the overview's metrics when today's confidence differs from the one stored: why (the metric's help tooltip,
+# which a screen reader cannot reach).
+CONFIDENCE_TODAY = "Confidence is how sure we are today: what was said long ago counts for less."
+
+
+def category_rows(categories: list[CategoryProgress]) -> list[dict[str, str]]:
+    """The "Progress by category" chart as text, one row per category in the chart's order: how many of its
+    factors are mapped (as the bar's label, and the bar's length) and its average confidence."""
+    return [
+        {
+            "Category": category.name,
+            "Mapped": f"{category.factor_count} of {category.total_factors} ({category.completeness:.0%})",
+            "Confidence": f"{category.avg_confidence:.0%}",
+        }
+        for category in categories
+    ]

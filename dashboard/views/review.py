@@ -33,17 +33,21 @@ def render() -> None:
         st.info("Nothing to review: every assessed value is confirmed or was given by you.")
         return
 
+    if summary.conflicts:
+        st.header("Disagreements to settle", anchor=False)
     for conflict in summary.conflicts:
         with st.container(border=True):
+            st.subheader(conflict.factor_name, anchor=False)  # a heading per item: a screen reader jumps by them
             st.markdown(
-                f"**{conflict.factor_name}**: you said **{conflict.current_value:g}**, but a later conversation "
+                f"You said **{conflict.current_value:g}**, but a later conversation "
                 f"suggests **{conflict.proposed_value:g}** ({conflict.observed_at:%d %b %Y})."
             )
             if subject.read_only:  # the rationale quotes the person: theirs alone (docs/security.md)
                 continue
             quote(labels.in_plain_words(conflict.rationale, names))
             keep, take = st.columns(2)
-            if keep.button("Keep my value", key=f"keep-{conflict.factor_id}"):
+            named = partial(labels.factor_control, factor_name=conflict.factor_name)
+            if keep.button(named("keep"), key=f"keep-{conflict.factor_id}", wrap=True):
                 _act(
                     partial(
                         store.resolve_conflict,
@@ -54,7 +58,7 @@ def render() -> None:
                     ),
                     f"Kept your value for {conflict.factor_name}.",
                 )
-            if take.button("Use the new value", key=f"take-{conflict.factor_id}"):
+            if take.button(named("take"), key=f"take-{conflict.factor_id}", wrap=True):
                 _act(
                     partial(
                         store.resolve_conflict,
@@ -68,10 +72,13 @@ def render() -> None:
 
     limit = st.session_state.setdefault("review_limit", REVIEW_PAGE)
     drawn: dict[str, float] = st.session_state.setdefault("review_drawn", {})
+    if summary.unconfirmed_inferences:
+        st.header("To confirm or correct", anchor=False)
     for item in summary.unconfirmed_inferences[:limit]:
         with st.container(border=True):
+            st.subheader(item.factor_name, anchor=False)
             st.markdown(
-                f"**{item.factor_name}**: {labels.band(store.catalog, item.factor_id, item.value)} · "
+                f"{labels.band(store.catalog, item.factor_id, item.value).capitalize()} · "
                 f"{labels.amount(item.value)}/100 "
                 f"at {item.confidence:.0%} confidence "
                 f"· {item.evidence_count} piece{'s' if item.evidence_count != 1 else ''} of evidence"
@@ -88,8 +95,9 @@ def render() -> None:
             slider = f"value-{item.factor_id}"
             if changed_since_drawn(drawn_for, item.value) or slider not in st.session_state:
                 st.session_state[slider] = round(item.value)  # the slider starts (again) at the value shown now
+            named = partial(labels.factor_control, factor_name=item.factor_name)
             confirm, correct = st.columns([1, 3])
-            if confirm.button("Confirm", key=f"confirm-{item.factor_id}"):
+            if confirm.button(named("confirm"), key=f"confirm-{item.factor_id}", wrap=True):
                 if changed_since_drawn(drawn_for, item.value):  # they confirmed a value they no longer see
                     st.warning(_changed(item.factor_name, item.value, "Confirm it again if it is right."))
                 else:
@@ -98,11 +106,9 @@ def render() -> None:
                         f"Confirmed {item.factor_name}.",
                     )
             with correct.form(key=f"correct-{item.factor_id}", border=False):
-                moved = st.slider("Correct value", 0, 100, key=slider)
-                reason = st.text_input(
-                    "Why (a short reason)", key=f"reason-{item.factor_id}", max_chars=MAX_RATIONALE_CHARS
-                )
-                if st.form_submit_button("Save correction"):
+                moved = st.slider(named("value"), 0, 100, key=slider)
+                reason = st.text_input(named("reason"), key=f"reason-{item.factor_id}", max_chars=MAX_RATIONALE_CHARS)
+                if st.form_submit_button(named("save"), key=f"save-{item.factor_id}", wrap=True):
                     value = correction_to_save(drawn_for, item.value, moved)
                     if value is None:
                         st.warning(

@@ -14,7 +14,7 @@ from factor_journal.conversation import excerpt_as_read
 from factor_journal.errors import FactorJournalError
 from factor_journal.freshness import FreshAssessment, TierNote
 from factor_journal.guidance import in_sentence, next_best_questions, next_tier_statement
-from factor_journal.page_models import COMPUTED, recheck_list, shown_apart, what_we_know
+from factor_journal.page_models import COMPUTED, categories_by_progress, recheck_list, shown_apart, what_we_know
 
 STATUS_ORDER = ["unconfirmed", "confirmed", "user_provided", COMPUTED]  # how the count of each is listed
 
@@ -43,13 +43,13 @@ def render() -> None:
         delta_arrow="off",
     )
     stored = assessment.stored.overall.avg_confidence
+    aged = shown_apart(stored, overall.avg_confidence)  # today's confidence is not the one said
     columns[1].metric(
         "Confidence",
         f"{overall.avg_confidence:.0%}",
-        f"{stored:.0%} when said" if shown_apart(stored, overall.avg_confidence) else None,
+        f"{stored:.0%} when said" if aged else None,
         delta_color="off",
         delta_arrow="off",
-        help="How sure we are today: what was said long ago counts for less.",
     )
     columns[2].metric(
         "Decision tier", overall.decision_tier_name, overall.decision_budget, delta_color="off", delta_arrow="off"
@@ -57,6 +57,8 @@ def render() -> None:
     columns[3].metric(
         "Can evaluate", len(summary.capabilities.can_evaluate), "project types", delta_color="off", delta_arrow="off"
     )
+    if aged:  # why, in words a screen reader reads too (a metric's help is a tooltip it cannot reach)
+        st.caption(labels.CONFIDENCE_TODAY)
     mapped = min(1.0, overall.completeness)  # a whole percent, as the metric rounds it (a float would be cut)
     st.progress(round(mapped * 100), text=f"{mapped:.0%} of the factors mapped")
     if assessment.tier_note is not None:  # a decision never flips silently (docs/freshness.md)
@@ -70,10 +72,12 @@ def render() -> None:
 
     left, right = st.columns([3, 2])
     with left:
-        st.subheader("Progress by category")
+        st.header("Progress by category", anchor=False)
         st.plotly_chart(charts.category_progress(summary), width="stretch", config=charts.PLOT_CONFIG)
+        with st.expander("The chart as a table"):  # its figures as text, for a screen reader and anyone
+            st.table(labels.category_rows(categories_by_progress(summary)), hide_index=True)
     with right:
-        st.subheader("Where we were")
+        st.header("Where we were", anchor=False)
         last = summary.last_conversation
         if last is None:
             st.write(
@@ -88,7 +92,7 @@ def render() -> None:
                     quote(excerpt_as_read(last.excerpt))
         if person.read_only:  # the next questions are the person's to answer, not a reader's
             return
-        st.subheader("Next best questions")
+        st.header("Next best questions", anchor=False)
         suggestions = next_best_questions(store.catalog, store.graph, summary, stale=assessment.stale)
         if not suggestions:
             st.write("Every factor is assessed with good confidence.")
@@ -161,7 +165,7 @@ def to_recheck(store, subject, assessment: FreshAssessment) -> None:
     if not listed.shown:
         return
     catalog = store.catalog
-    st.subheader("To re-check", anchor="to-re-check")
+    st.header("To re-check", anchor="to-re-check")  # its anchor: the reminder's link scrolls to it
     due = len(assessment.to_recheck)
     person = Person.of(subject)
     st.caption(
@@ -187,6 +191,7 @@ def to_recheck(store, subject, assessment: FreshAssessment) -> None:
             _confirm_all(store, subject, note.confirm, note.reached_name)
     for item in listed.shown:
         fid = item.factor_id
+        name = catalog.factor(fid).name
         state = assessment.stored.factors[fid]
         value = state.current_value or 0.0
         when = labels.day(item.said_at)
@@ -194,7 +199,7 @@ def to_recheck(store, subject, assessment: FreshAssessment) -> None:
         rest = f" · {types} on it" if item.unlocks else ""
         with st.container(border=True):
             st.markdown(
-                f"**{md(catalog.factor(fid).name)}**: {labels.band(catalog, fid, value)} ({labels.amount(value)}) · "
+                f"**{md(name)}**: {labels.band(catalog, fid, value)} ({labels.amount(value)}) · "
                 f"last said {when} ({labels.age(item.said_at, assessment.at)}) · "
                 f"{item.stored_confidence:.0%} sure then, {item.confidence:.0%} now{rest}"
             )
@@ -202,21 +207,22 @@ def to_recheck(store, subject, assessment: FreshAssessment) -> None:
                 continue
             confirm, talk = st.columns(2)
             if confirm.button(
-                "Still holds",
+                labels.factor_control("holds", name),
                 key=f"recheck-confirm-{fid}",
                 icon=":material/check:",
                 help="Confirm it as it is: it counts as said today",
+                wrap=True,
             ):
                 try:
                     store.confirm(subject.user_id, fid)
                 except FactorJournalError as error:
                     st.error(str(error))
                 else:
-                    st.session_state["overview_notice"] = (
-                        f"Confirmed {catalog.factor(fid).name}: it counts as said today."
-                    )
+                    st.session_state["overview_notice"] = f"Confirmed {name}: it counts as said today."
                     st.rerun()
-            if talk.button("Talk about it", key=f"recheck-talk-{fid}", icon=":material/forum:"):
+            if talk.button(
+                labels.factor_control("talk", name), key=f"recheck-talk-{fid}", icon=":material/forum:", wrap=True
+            ):
                 _talk_about(store, subject, fid, f"on {when}")
                 st.switch_page("screens/conversation.py")
     if listed.more:
@@ -229,7 +235,7 @@ def what_we_know_section(catalog, assessment: FreshAssessment, person: Person) -
 
     The confidence shown is today's (aged), with the stored one beside it when they differ, and answers due for
     a re-check are marked; the unconfirmed ones are one click from Review."""
-    st.subheader("What we know")
+    st.header("What we know", anchor=False)
     listing = what_we_know(catalog, assessment)
     if not listing.assessed:
         st.write(

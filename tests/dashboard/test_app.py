@@ -7,6 +7,7 @@ database so the real trigger analyses the answer.
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Iterator
@@ -169,7 +170,17 @@ def test_overview_shows_progress_tier_where_we_were_and_next_questions(app_datab
     assert "Data infrastructure" in shown and "5 different systems" in shown  # the where-were-we card
     assert "You: our data is all over the place" in shown and "User:" not in shown  # the person's own words
     assert "Next best questions" in shown and "helps unlock" in shown
-    assert len(app.get("plotly_chart")) == 1
+    [chart] = app.get("plotly_chart")
+    # the chart as text: each category's bar figures, in the chart's order, in a table a screen reader reads
+    bars = {trace["name"]: trace for trace in json.loads(chart.proto.spec)["data"]}
+    [table] = app.table
+    rows = table.value.to_dict("records")
+    assert [row["Category"] for row in rows] == list(bars["Mapped"]["y"])
+    assert [row["Confidence"] for row in rows] == [f"{x / 100:.0%}" for x in bars["Confidence"]["x"]]
+    assert [row["Mapped"].split(" (")[0].replace(" of ", "/") for row in rows] == list(bars["Mapped"]["text"])
+    counted = {c.name: f"{c.factor_count} of {c.total_factors}" for c in summary.categories.values()}
+    assert {row["Category"]: row["Mapped"].split(" (")[0] for row in rows} == counted
+    assert any(not row["Mapped"].startswith("0 of") for row in rows)
 
 
 def test_overview_reads_only_the_summary(app_database, signer, store, assessed_user):
@@ -229,7 +240,7 @@ def test_review_confirms_and_corrects_through_the_store(app_database, signer, st
 
     app.slider(key="value-data_quality").set_value(45)
     app.text_input(key="reason-data_quality").input("We cleaned the customer master last month")
-    app.button(key="FormSubmitter:correct-data_quality-Save correction").click().run()
+    app.button(key="save-data_quality").click().run()
     state = store.factor(assessed_user, "data_quality")
     assert (state.current_value, state.inference_status) == (45, "user_provided")
     assert store.history(assessed_user, "data_quality").entries[0].change_rationale.startswith("We cleaned")
@@ -243,7 +254,7 @@ def test_review_keeps_the_value_as_read_when_a_correction_is_saved_without_movin
     app = open_app(signer.issue(user), "review")
     assert app.slider(key="value-data_quality").value == 21  # the nearest whole number, not 20 below it
     app.text_input(key="reason-data_quality").input("That is about right, and it is my answer")
-    app.button(key="FormSubmitter:correct-data_quality-Save correction").click().run()
+    app.button(key="save-data_quality").click().run()
     state = store.factor(user, "data_quality")
     assert (state.current_value, state.inference_status) == (20.7, "user_provided")
 
@@ -264,14 +275,14 @@ def test_review_saves_nothing_over_a_value_that_changed_since_the_slider_was_dra
     entries = len(store.history(user, "data_quality").entries)
 
     app.text_input(key="reason-data_quality").input("That is about right, and it is my answer")
-    app.button(key="FormSubmitter:correct-data_quality-Save correction").click().run()
+    app.button(key="save-data_quality").click().run()
     state = store.factor(user, "data_quality")
     assert (state.current_value, state.inference_status) == (newer, "unconfirmed")  # nothing overwritten
     assert len(store.history(user, "data_quality").entries) == entries
     assert "changed since" in texts(app) and "nothing was saved" in texts(app)
     assert app.slider(key="value-data_quality").value == round(newer)  # the value now, not the one read before
 
-    app.button(key="FormSubmitter:correct-data_quality-Save correction").click().run()  # seen now: saved
+    app.button(key="save-data_quality").click().run()  # seen now: saved
     state = store.factor(user, "data_quality")
     assert (state.current_value, state.inference_status) == (newer, "user_provided")
 
@@ -297,9 +308,27 @@ def test_review_confirms_only_the_value_the_person_saw(app_database, signer, sto
 def test_review_refuses_a_correction_without_a_reason(app_database, signer, store, assessed_user):
     app = open_app(signer.issue(assessed_user), "review")
     app.slider(key="value-data_quality").set_value(45)
-    app.button(key="FormSubmitter:correct-data_quality-Save correction").click().run()
+    app.button(key="save-data_quality").click().run()
     assert "rationale is required" in texts(app)
     assert store.factor(assessed_user, "data_quality").current_value == 20
+
+
+def test_review_names_each_control_for_its_factor_under_a_heading_per_factor(
+    app_database, signer, store, assessed_user
+):
+    """A control's accessible name is its label: five "Confirm" buttons would read alike to a screen reader."""
+    app = open_app(signer.issue(assessed_user), "review")
+    unconfirmed = store.summary(assessed_user).unconfirmed_inferences
+    assert [h.value for h in app.header] == ["To confirm or correct"]  # the page's section, an h2 under the title
+    assert [h.value for h in app.subheader] == [item.factor_name for item in unconfirmed]  # one heading per item
+    for item in unconfirmed:
+        name, fid = item.factor_name, item.factor_id
+        assert app.button(key=f"confirm-{fid}").label == f"Confirm {name}"
+        assert app.slider(key=f"value-{fid}").label == f"Correct value for {name}"
+        assert app.text_input(key=f"reason-{fid}").label == f"Why correct {name}? (a short reason)"
+        assert app.button(key=f"save-{fid}").label == f"Save correction to {name}"
+    names = [b.label for b in app.button if b.key != "review_more"]
+    assert len(names) == len(set(names)) == 2 * len(unconfirmed)
 
 
 def test_ask_why_answers_with_dated_evidence_or_says_there_is_none(app_database, signer, store, assessed_user):

@@ -404,7 +404,7 @@ def test_review_in_a_browser_shows_a_value_changed_elsewhere_and_saves_nothing_o
     newer = store.factor(dora, "data_quality").current_value
     assert round(newer) != 21
     browser.find_element(By.CSS_SELECTOR, ".st-key-reason-data_quality input").send_keys("It is about right")
-    next(e for e in browser.find_elements(By.TAG_NAME, "button") if e.text == "Save correction").click()
+    next(e for e in browser.find_elements(By.TAG_NAME, "button") if e.text == "Save correction to Data quality").click()
     wait_for_text(browser, "nothing was saved")
     wait_for(lambda: slider() == str(round(newer)), 20, "the slider at the new value")
     state = store.factor(dora, "data_quality")

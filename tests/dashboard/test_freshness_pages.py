@@ -46,6 +46,10 @@ def test_the_overview_lists_answers_to_recheck_and_one_click_confirms_in_one_tra
     assert f"**Data governance**: low (15) · {now_sure:.0%} sure (was 80%) · unconfirmed" in shown
     assert "**Historical data depth**: high (80) · 80% sure · unconfirmed" in shown
     assert any(m.label == "Confidence" and m.value == f"{aged.summary.overall.avg_confidence:.0%}" for m in app.metric)
+    assert "Confidence is how sure we are today: what was said long ago counts for less." in shown  # not a tooltip
+    # each answer's buttons name it: a screen reader hears which answer still holds
+    assert app.button(key="recheck-confirm-data_governance").label == "Data governance still holds"
+    assert app.button(key="recheck-talk-data_quality").label == "Talk about Data quality"
     # next best questions: the stale, high-impact answer first
     assert "_Data quality: to re-check: last said" in shown
     # the stored value and the journal never change because time passed

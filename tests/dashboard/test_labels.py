@@ -8,7 +8,7 @@ import pytest
 
 from dashboard import charts, labels
 from factor_journal.catalog import load_catalog
-from factor_journal.models import EntryKind, JournalEntry, Source
+from factor_journal.models import CategoryProgress, EntryKind, JournalEntry, Source
 from factor_journal.transitions import READING_RESTORED
 
 CATALOG = load_catalog()
@@ -70,6 +70,31 @@ def test_the_say_back_buttons_of_two_readings_under_one_answer_each_name_their_f
     assert agree == ["That's right: Data quality is low", "That's right: Machine learning expertise is high"]
     assert disagree == ["Not quite: Data quality", "Not quite: Machine learning expertise"]
     assert len(set(agree + disagree)) == 4  # no two buttons share a name
+
+
+def test_controls_repeated_once_per_factor_each_name_their_factor():
+    quality, expertise = CATALOG.factor("data_quality").name, CATALOG.factor("ml_expertise").name
+    for control in labels.FACTOR_CONTROLS:
+        named = labels.factor_control(control, quality)
+        assert quality in named and named != labels.factor_control(control, expertise)
+    assert labels.factor_control("confirm", quality) == "Confirm Data quality"
+    assert labels.factor_control("value", quality) == "Correct value for Data quality"
+    assert labels.factor_control("save", quality) == "Save correction to Data quality"
+    assert labels.factor_control("holds", quality) == "Data quality still holds"
+    assert labels.factor_control("talk", quality) == "Talk about Data quality"
+    every = [labels.factor_control(control, quality) for control in labels.FACTOR_CONTROLS]
+    assert len(set(every)) == len(every)  # no two controls of one factor share a name
+
+
+def test_the_category_chart_reads_as_text_row_by_row_in_its_order():
+    readiness = CategoryProgress(
+        name="Data readiness", completeness=0.6, avg_confidence=0.725, factor_count=3, total_factors=5
+    )
+    people = CategoryProgress(name="People", completeness=0.0, avg_confidence=0.0, factor_count=0, total_factors=4)
+    assert labels.category_rows([readiness, people]) == [
+        {"Category": "Data readiness", "Mapped": "3 of 5 (60%)", "Confidence": "72%"},
+        {"Category": "People", "Mapped": "0 of 4 (0%)", "Confidence": "0%"},
+    ]
 
 
 def test_tiers_statuses_and_missing_dates_have_human_labels():
