@@ -23,6 +23,7 @@ from dashboard import brand  # noqa: E402  (light: Streamlit only)
 brand.set_page()
 loading = st.empty()  # a first paint at once: the skeleton stays until the page is about to draw
 loading.markdown(brand.SKELETON, unsafe_allow_html=True)
+st.html(brand.FOCUS_VISIBLE)  # every page shows where the keyboard is
 
 from dashboard import charts, context  # noqa: E402, F401  (the heavy imports, under the skeleton)
 from dashboard.safe_text import md  # noqa: E402
