@@ -349,8 +349,8 @@ def test_a_person_whose_answers_were_said_long_ago_sees_them_to_recheck(
             "To re-check",
             f"{first}:",
             "sure then",
-            "Still holds",
-            "Talk about it",
+            f"{first} still holds",  # each answer's buttons name it
+            f"Talk about {first}",
             "to re-check: last said",
         ):
             wait_for_text(browser, expected)
@@ -360,7 +360,7 @@ def test_a_person_whose_answers_were_said_long_ago_sees_them_to_recheck(
     # (its # fragment alone was lost with the token the app takes out of the address, and the page opened at the top)
     browser.set_window_size(PHONE, 700)
     browser.get(link_url(app_url, token, section="to-re-check"))
-    wait_for_text(browser, "Still holds")
+    wait_for_text(browser, f"{first} still holds")
     script = "const h = document.getElementById('to-re-check'); return h ? h.getBoundingClientRect().top : null"
     top = wait_for(
         lambda: (lambda y: y if y is not None and 0 <= y < 200 else None)(browser.execute_script(script)),

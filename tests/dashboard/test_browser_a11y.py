@@ -12,6 +12,7 @@ from test_browser import app_url, browser, wait_for_text  # noqa: F401  (fixture
 from factor_journal.links import LinkSigner
 from factor_journal.models import InferredUpdate
 from factor_journal.repositories.links import LinkRecords
+from waiting import wait_for
 
 pytestmark = pytest.mark.browser
 
@@ -62,6 +63,7 @@ def test_keyboard_focus_on_a_page_link_shows_a_clear_ring(app_url, browser, stor
 def test_each_page_of_a_person_has_an_outline_of_headings(app_url, browser, store, make_user, firestore_client, path):  # noqa: F811
     browser.get(f"{app_url}/{path}?t={_person(store, make_user, firestore_client)}")
     wait_for_text(browser, PAGES[path])
+    wait_for(lambda: browser.execute_script(HEADINGS), 30, "the page's headings")  # the menu names it sooner
     time.sleep(1.5)
     headings = browser.execute_script(HEADINGS)
     levels = [level for level, _, _ in headings]
