@@ -25,10 +25,11 @@ PAGES = {
     "conversation": "Continue the conversation",
 }
 # Each heading's level and whether it holds a focusable link to itself (Streamlit's "link to heading" anchor).
+# The page's own headings: everywhere but the menu (a page with a chat input has no stMain container).
 HEADINGS = (
-    "return Array.from(document.querySelectorAll('[data-testid=stMain] h1, [data-testid=stMain] h2, "
-    "[data-testid=stMain] h3, [data-testid=stMain] h4')).map(h => [Number(h.tagName[1]), h.id, "
-    "h.querySelectorAll('a[href]').length])"
+    "return Array.from(document.querySelectorAll('h1, h2, h3, h4'))"
+    ".filter(h => !h.closest('[data-testid=stSidebar]'))"
+    ".map(h => [Number(h.tagName[1]), h.id, h.querySelectorAll('a[href]').length])"
 )
 
 
@@ -63,9 +64,10 @@ def test_keyboard_focus_on_a_page_link_shows_a_clear_ring(app_url, browser, stor
 def test_each_page_of_a_person_has_an_outline_of_headings(app_url, browser, store, make_user, firestore_client, path):  # noqa: F811
     browser.get(f"{app_url}/{path}?t={_person(store, make_user, firestore_client)}")
     wait_for_text(browser, PAGES[path])
-    wait_for(lambda: browser.execute_script(HEADINGS), 30, "the page's headings")  # the menu names it sooner
-    time.sleep(1.5)
-    headings = browser.execute_script(HEADINGS)
+    time.sleep(1.5)  # the page's own headings (the menu names the page sooner), read once its title is drawn
+    headings = wait_for(
+        lambda: (found := browser.execute_script(HEADINGS)) and found[0][0] == 1 and found, 30, "the page's headings"
+    )
     levels = [level for level, _, _ in headings]
     assert levels[0] == 1 and levels.count(1) == 1, headings
     assert all(later <= earlier + 1 for earlier, later in zip(levels, levels[1:], strict=False)), headings
@@ -85,13 +87,17 @@ def test_review_controls_each_name_their_factor_to_assistive_technology(
 
     browser.get(f"{app_url}/review?t={_person(store, make_user, firestore_client)}")
     wait_for_text(browser, "Save correction to Sensor and machine data")
-    time.sleep(1.0)
-    names = [b.accessible_name for b in browser.find_elements(By.CSS_SELECTOR, "[data-testid=stMain] button")]
-    sliders = [s.accessible_name for s in browser.find_elements(By.CSS_SELECTOR, "[role=slider]")]
-    boxes = [s.accessible_name for s in browser.find_elements(By.CSS_SELECTOR, "[data-testid=stMain] input[type=text]")]
+
+    def named(selector: str) -> list[str]:
+        return [element.accessible_name for element in browser.find_elements(By.CSS_SELECTOR, selector)]
+
+    names = wait_for(lambda: (found := named("[data-testid=stMain] button")) and len(found) >= 6 and found, 30, "6")
+    # a slider's name is its label twice over (Streamlit names both the group and its input): it holds the factor
+    sliders = named("[data-testid=stSlider] input[type=range]")
+    boxes = named("[data-testid=stMain] input[type=text]")
     factors = ("Data quality", "Sensor and machine data", "Machine learning expertise")
     for factor in factors:
         assert f"Confirm {factor}" in names and f"Save correction to {factor}" in names, names
-        assert f"Correct value for {factor}" in sliders, sliders
+        assert sum(f"Correct value for {factor}" in slider for slider in sliders) == 1, sliders
         assert f"Why correct {factor}? (a short reason)" in boxes, boxes
     assert len(set(names)) == len(names) == 6, names
