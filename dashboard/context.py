@@ -60,6 +60,7 @@ _PER_VIEWER_KEYS = (
     "conversation_visit",
     "conversation_notice",
     "conversation_announced",
+    "ask_announced",
     "review_limit",
     "review_drawn",
     "scroll_to",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import context, labels
-from dashboard.safe_text import md, quote
+from dashboard.safe_text import announce, md, quote
 from factor_journal.conversation import excerpt_as_read
 from factor_journal.extraction.base import ExtractionError
 from factor_journal.questions import AnswerLine, answer_question
@@ -64,6 +64,10 @@ def render() -> None:
         return
     names = labels.factor_names(store.catalog)
     st.markdown(answer_markdown(answer.lines, names))
+    if st.session_state.get("ask_announced") != question:  # once per question: the answer is drawn below the field
+        st.session_state["ask_announced"] = question
+        first = answer.lines[0].plain if answer.lines else answer.text
+        announce(f"Answer: {labels.in_plain_words(first, names)}")
     if answer.citations:
         st.header("Evidence", anchor=False)
         for citation in answer.citations:

@@ -354,6 +354,8 @@ def test_an_example_question_is_asked_when_chosen_and_the_persons_own_words_repl
     app.pills(key="ask_example").set_value("Why can't we do predictive maintenance?").run()
     assert app.text_input(key="ask_question").value == "Why can't we do predictive maintenance?"
     assert "Predictive maintenance" in texts(app) and "blocked by" in texts(app)
+    read_out = [element.proto.body for element in app.get("html") if "fj-announcement" in element.proto.body]
+    assert len(read_out) == 1 and "Answer: " in read_out[0] and "maintenance" in read_out[0].lower(), read_out
     app.text_input(key="ask_question").input("Why is our IT security so low?").run()
     assert "IT security" in texts(app) and app.pills(key="ask_example").value is None  # the example let go
     app.pills(key="ask_example").set_value("What should we fix first?").run()
