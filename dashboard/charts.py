@@ -251,21 +251,28 @@ def mapped_distribution(
 ) -> go.Figure:
     """How many people sit in each mapped-% bucket, per category (one stacked bar per category).
 
-    ``counts[i][j]``: people whose category ``i`` is in bucket ``j``.  Readable at any team size.
+    ``counts[i][j]``: people whose category ``i`` is in bucket ``j``.  Readable at any team size.  Each segment
+    carries its count (where it fits), so the buckets do not rest on their shade alone; the legend spells out
+    their ranges, left to right as they stack.
     """
     figure = go.Figure()
     for j, bucket in enumerate(buckets):
+        column = [row[j] for row in counts]
         figure.add_bar(
             y=list(categories),
-            x=[row[j] for row in counts],
+            x=column,
             orientation="h",
             name=bucket,
             marker_color=BUCKET_COLOURS[j % len(BUCKET_COLOURS)],
+            text=[f"{n:,}" if n else "" for n in column],
+            textposition="inside",
+            insidetextanchor="middle",
             hovertemplate="%{y}: %{x} people mapped " + bucket + "<extra></extra>",
         )
     largest = max((sum(row) for row in counts), default=0)
     figure.update_layout(
         barmode="stack",
+        uniformtext={"minsize": 10, "mode": "hide"},  # a count too small to read is left to the table below
         height=110 + 40 * len(categories),
         margin={"l": 10, "r": 10, "t": 60, "b": 10},
         legend={

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
 
 from factor_journal.catalog import Catalog
 from factor_journal.models import CategoryProgress
+from factor_journal.organisation import TeamView
+from factor_journal.rollup import PersonRow
 
 NOT_YET = "not yet"
 
@@ -212,4 +214,57 @@ def category_rows(categories: list[CategoryProgress]) -> list[dict[str, str]]:
             "Confidence": f"{category.avg_confidence:.0%}",
         }
         for category in categories
+    ]
+
+
+# The team table's cell for someone who has assessed nothing: no confidence, nothing to re-check (an empty cell
+# reads as nothing to a screen reader, and a 0% would be a figure they do not have).
+NO_ANSWERS = "no answers yet"
+TEAM_COLUMNS = [
+    "Person",
+    "Mapped",
+    "Confidence",
+    "Tier",
+    "To re-check",
+    "Unconfirmed",
+    "Needs attention",
+    "Last active",
+]
+
+
+def team_rows(team: TeamView, catalog: Catalog, people: Sequence[PersonRow]) -> list[dict[str, str | int]]:
+    """The team table as it is read, by eye and by a screen reader alike: whole percents (what a progress bar's
+    format showed, where the grid's text was the raw float), confidence and tier as the aged answers support them
+    today, and words where there is no figure.  The CSV export keeps the unrounded fractions."""
+    rows: list[dict[str, str | int]] = []
+    for person in people:
+        fresh = team.fresh(person)
+        rows.append(
+            {
+                "Person": person.display_name or person.user_id,
+                "Mapped": f"{person.completeness:.0%}",
+                "Confidence": f"{fresh.avg_confidence:.0%}" if person.assessed else NO_ANSWERS,
+                "Tier": tier_name(catalog, fresh.decision_tier),
+                "To re-check": f"{fresh.share:.0%}" if person.assessed else NO_ANSWERS,
+                "Unconfirmed": person.unconfirmed,
+                "Needs attention": person.needs_attention,
+                "Last active": day(person.last_active),
+            }
+        )
+    return rows
+
+
+def count_rows(items: Sequence[tuple[str, int]], name: str, count: str) -> list[dict[str, str]]:
+    """A bar chart of counts as text (for its "The chart as a table"), one row per bar in the chart's order."""
+    return [{name: label, count: f"{value:,}"} for label, value in items]
+
+
+def bucket_rows(
+    categories: Sequence[str], buckets: Sequence[str], counts: Sequence[Sequence[int]]
+) -> list[dict[str, str]]:
+    """The "Mapped by category" chart as text: per category, how many people have mapped it to each bucket (the
+    bucket's range spelled out as its column, where the chart tells them apart by shade)."""
+    return [
+        {"Category": category, **{f"{bucket} mapped": f"{n:,}" for bucket, n in zip(buckets, row, strict=True)}}
+        for category, row in zip(categories, counts, strict=True)
     ]

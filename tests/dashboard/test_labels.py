@@ -257,3 +257,40 @@ def test_ask_whys_evidence_keeps_a_readers_longest_rationale_whole_so_it_reads_i
     entry = _entry(datetime(2026, 11, 1, tzinfo=UTC), 30.48).model_copy(update={"change_rationale": rationale})
     shown = labels.in_plain_words(_citation(graph_for(CATALOG), entry).rationale, NAMES)
     assert shown.endswith(": read as low, fairly sure. (weighed with 12 earlier answers)"), shown
+
+
+def test_the_team_table_holds_whole_percents_and_words_where_there_is_no_figure():
+    from factor_journal.organisation import Organisation, TeamView
+    from factor_journal.rollup import PersonRow, RowFreshness
+
+    started = PersonRow(user_id="u1", display_name="Anna Berg", completeness=0.11540000000000001, assessed=3)
+    fresh = RowFreshness(due=1, share=1 / 3, avg_confidence=0.6503, decision_tier="low_risk")
+    new = PersonRow(user_id="u2", completeness=0.0)
+    organisation = Organisation(org_id="o", name="O")
+    team = TeamView(organisation=organisation, people=[started, new], quiet=[], freshness={"u1": fresh})
+    anna, nobody = labels.team_rows(team, CATALOG, [started, new])
+    # rounded as the eye reads it (and aged: the confidence and tier as the answers count today)
+    read = (anna["Person"], anna["Mapped"], anna["Confidence"], anna["To re-check"])
+    assert read == ("Anna Berg", "12%", "65%", "33%")
+    assert anna["Tier"] == labels.tier_name(CATALOG, "low_risk") != "low_risk"
+    assert (nobody["Person"], nobody["Mapped"], nobody["Last active"]) == ("u2", "0%", labels.NOT_YET)
+    assert nobody["Confidence"] == nobody["To re-check"] == labels.NO_ANSWERS  # not an empty cell, not a 0%
+    assert list(anna) == labels.TEAM_COLUMNS
+
+
+def test_a_count_chart_and_the_mapped_buckets_read_as_text_in_the_charts_order():
+    assert labels.count_rows([("Data quality", 1200), ("Sensor data", 3)], "Factor", "People") == [
+        {"Factor": "Data quality", "People": "1,200"},
+        {"Factor": "Sensor data", "People": "3"},
+    ]
+    rows = labels.bucket_rows(["Data", "People"], ["0–49%", "50–100%"], [[2, 0], [1, 1]])
+    assert rows == [
+        {"Category": "Data", "0–49% mapped": "2", "50–100% mapped": "0"},
+        {"Category": "People", "0–49% mapped": "1", "50–100% mapped": "1"},
+    ]
+
+
+def test_each_mapped_bucket_carries_its_count_not_its_shade_alone():
+    figure = charts.mapped_distribution(["Data", "People"], ["0–49%", "50–100%"], [[2, 0], [1, 1]]).to_dict()
+    assert [bar["text"] for bar in figure["data"]] == [["2", "1"], ["", "1"]]  # no "0" drawn on an empty segment
+    assert [bar["name"] for bar in figure["data"]] == ["0–49%", "50–100%"]  # the legend spells out the ranges
