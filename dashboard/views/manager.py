@@ -112,6 +112,7 @@ def _table(team, people: list, now: datetime) -> list:
     """The paged, sorted team table (confidence and tier as the aged answers support them today); returns the
     people on the page shown."""
     catalog = context.store().catalog
+    st.header("People", anchor=False)  # the grid's name, read before it (its count follows it)
     sort_col, page_col = st.columns([2, 1], vertical_alignment="bottom")
     order = sort_col.selectbox("Sort", list(TEAM_SORTS), key="team_sort")
     ordered = sort_people(team, people, order)
@@ -121,44 +122,17 @@ def _table(team, people: list, now: datetime) -> list:
         page = page_col.number_input(f"Page (of {pages})", min_value=1, max_value=pages, step=1, key="team_page")
     page = min(int(page), pages)
     shown = ordered[(page - 1) * TABLE_PAGE : page * TABLE_PAGE]
-    table = pd.DataFrame(
-        [
-            {
-                "Person": p.display_name or p.user_id,
-                "Mapped": p.completeness * 100,
-                # nothing assessed: no confidence; otherwise as the answers count today (aged)
-                "Confidence": team.fresh(p).avg_confidence * 100 if p.assessed else None,
-                "Tier": labels.tier_name(catalog, team.fresh(p).decision_tier),
-                "To re-check": team.fresh(p).share * 100 if p.assessed else None,
-                "Unconfirmed": p.unconfirmed,
-                "Needs attention": p.needs_attention,
-                "Last active": labels.day(p.last_active),
-            }
-            for p in shown
-        ],
-        columns=[
-            "Person",
-            "Mapped",
-            "Confidence",
-            "Tier",
-            "To re-check",
-            "Unconfirmed",
-            "Needs attention",
-            "Last active",
-        ],
-    )
+    # the figures as text, rounded as the eye reads them: a screen reader reads the grid's data, not its format
+    table = pd.DataFrame(labels.team_rows(team, catalog, shown), columns=labels.TEAM_COLUMNS)
     if not any(p.needs_attention for p in people):
         table = table.drop(columns=["Needs attention"])
     st.dataframe(
         table,
         hide_index=True,
         width="stretch",
+        alt=f"People, sorted by {order.lower()}",
         column_config={
-            "Mapped": st.column_config.ProgressColumn(format="%.0f%%", min_value=0, max_value=100),
-            "Confidence": st.column_config.ProgressColumn(format="%.0f%%", min_value=0, max_value=100),
-            "To re-check": st.column_config.ProgressColumn(
-                format="%.0f%%", min_value=0, max_value=100, help="Share of their answers due for a re-check"
-            ),
+            "To re-check": st.column_config.TextColumn(help="Share of their answers due for a re-check"),
         },
     )
     first = (page - 1) * TABLE_PAGE + 1 if shown else 0
@@ -168,7 +142,7 @@ def _table(team, people: list, now: datetime) -> list:
 
 def team_progress() -> None:
     team, read_at = _team()
-    st.title(f"{md(team.organisation.name)}: team progress")
+    st.title(f"{md(team.organisation.name)}: team progress", anchor=False)
     read_note, refresh = st.columns([4, 1], vertical_alignment="center")
     read_note.caption(f"Figures as of {read_at:%H:%M:%S} UTC.")
     if refresh.button("Refresh", key="team_refresh", icon=":material/refresh:"):
@@ -240,7 +214,8 @@ def _people_shown(team, people: list, selected: list, now: datetime) -> None:
             format_func=lambda uid: shown_names[uid],
             key="drill_choice",
         )
-        if member and st.button("Open", key="drill_open"):
+        # named for the person: Streamlit's dropdown toggles are all named "Open" too
+        if member and st.button(f"Open {md(shown_names[member])}'s pages", key="drill_open"):
             st.session_state["drill_user"] = member
             st.switch_page("screens/overview.py")
     export.download_button(
@@ -250,42 +225,50 @@ def _people_shown(team, people: list, selected: list, now: datetime) -> None:
         mime="text/csv",
         help="The people matching the filters, every column",
     )
+    st.caption(
+        "Export (CSV) holds everyone the filters show, every column, figures unrounded (fractions of 1); "
+        "the table's own “Download as CSV” holds only this page, as shown."
+    )
 
     left, right = st.columns(2)
     with left:
-        st.subheader("Decision tiers")
+        st.header("Decision tiers", anchor=False)
         tiers = {labels.tier_name(catalog, tier): count for tier, count in team.tier_distribution(selected).items()}
         st.plotly_chart(
             charts.tier_distribution(tiers), width="stretch", key="team_tiers_chart", config=charts.PLOT_CONFIG
         )
+        _as_table(labels.count_rows(list(tiers.items()), "Decision tier", "People"))
     with right:
-        st.subheader("Mapped by category")
+        st.header("Mapped by category", anchor=False)
         counts = mapped_distribution(catalog, selected)
+        names = [catalog.category(c).name for c in counts]
         st.plotly_chart(
-            charts.mapped_distribution(
-                [catalog.category(c).name for c in counts], MAPPED_BUCKETS, list(counts.values())
-            ),
+            charts.mapped_distribution(names, MAPPED_BUCKETS, list(counts.values())),
             width="stretch",
             key="team_mapped_chart",
             config=charts.PLOT_CONFIG,
         )
-    st.subheader("What holds people back")
+        _as_table(labels.bucket_rows(names, MAPPED_BUCKETS, list(counts.values())))
+    st.header("What holds people back", anchor=False)
     held = people_held_back(selected)[:10]
     if held:
         st.caption("How many people each factor keeps from evaluating at least one kind of AI project.")
-        st.plotly_chart(
-            charts.held_back([(store.graph.name(f), n) for f, n in held]),
-            width="stretch",
-            key="team_held_chart",
-            config=charts.PLOT_CONFIG,
-        )
+        named = [(store.graph.name(f), n) for f, n in held]
+        st.plotly_chart(charts.held_back(named), width="stretch", key="team_held_chart", config=charts.PLOT_CONFIG)
+        _as_table(labels.count_rows(named, "Factor", "People held back"))
     else:
         st.write("No capability is blocked for anyone shown.")
 
 
+def _as_table(rows: list[dict[str, str]]) -> None:
+    """A chart's figures as text under it, for a screen reader and anyone (the overview's way)."""
+    with st.expander("The chart as a table"):
+        st.table(rows, hide_index=True)
+
+
 def _organisation_wide(team, now: datetime) -> None:
     """The whole organisation's figures over time and who went quiet (not narrowed by the filters)."""
-    st.subheader("Progress over time")
+    st.header("Progress over time", anchor=False)
     days = directory().history(team.organisation.org_id)
     if len(days) > 1:
         series = [(date.fromisoformat(d.date), d.avg_completeness, d.avg_confidence) for d in days]
@@ -303,7 +286,7 @@ def _organisation_wide(team, now: datetime) -> None:
     else:
         st.caption("Daily figures start with the first nightly roll-up.")
 
-    st.subheader("Gone quiet")
+    st.header("Gone quiet", anchor=False)
     if not team.quiet:
         st.write("Everyone with an open assessment has been active this week.")
     for person in team.quiet[:QUIET_LISTED]:
@@ -319,18 +302,19 @@ def _organisation_wide(team, now: datetime) -> None:
 def organisation_blockers() -> None:
     team, _ = _team()
     store = context.store()
-    st.title("Blockers across the organisation")
+    st.title("Blockers across the organisation", anchor=False)
     found = blockers(store.catalog, team.people)
     if not found.archetypes:
         st.info("No capability is blocked for anyone yet — or nobody has been assessed.")
         return
-    st.subheader("Invest here first")
+    st.header("Invest here first", anchor=False)
     top = found.factors[:10]
     st.caption("How many times each factor blocks a person from a kind of AI project (person × project type).")
     top_named = [(store.graph.name(f), n) for f, n in top]
     st.plotly_chart(
         charts.held_back(top_named, label="blocked (person × project type)"), width="stretch", config=charts.PLOT_CONFIG
     )
+    _as_table(labels.count_rows(top_named, "Factor", "Blocked (person × project type)"))
     for item in found.archetypes:
         factors = ", ".join(f"{store.graph.name(f)} ({n})" for f, n in list(item.factors.items())[:4])
         st.markdown(f"- **{item.name}** is blocked for {item.blocked_people:,} of {len(team.people):,}: {factors}")

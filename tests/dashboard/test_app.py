@@ -389,7 +389,10 @@ def test_a_manager_sees_the_team_and_a_member_read_only_but_never_another_organi
     app.switch_page("screens/overview.py").run()
     assert "Anna Berg · Where are we" in texts(app)
     app.switch_page("screens/blockers.py").run()
-    assert "Invest here first" in texts(app)
+    assert "Invest here first" in texts(app) and [h.value for h in app.header] == ["Invest here first"]
+    blocked = json.loads(app.get("plotly_chart")[0].proto.spec)["data"][0]  # its figures as text too
+    table = app.table[0].value
+    assert list(table["Factor"]) == blocked["y"] and list(table.iloc[:, 1]) == [f"{n:,}" for n in blocked["x"]]
 
 
 def test_a_resume_link_cannot_open_manager_pages(app_database, signer, store, assessed_user):

@@ -147,8 +147,11 @@ def test_team_table_speaks_in_names_and_counts_are_whole_numbers(app_database, s
     assert table["Needs attention"].sum() == 3
     assert any(m.label == "Answers needing attention" and m.value == "3" for m in app.metric)
     # Person 0000 has assessed nothing: no confidence in the table, and not a 0% in the average (the others: 50%)
-    assert table.loc[table["Person"] == "Person 0000", "Confidence"].isna().all()
-    assert table.loc[table["Person"] != "Person 0000", "Confidence"].eq(50).all()
+    assert table.loc[table["Person"] == "Person 0000", "Confidence"].eq("no answers yet").all()
+    assert table.loc[table["Person"] != "Person 0000", "Confidence"].eq("50%").all()
+    # whole percents in the data itself (a screen reader reads the grid's data, never a progress bar's format)
+    assert table["Mapped"].str.fullmatch(r"\d{1,3}%").all() and table["To re-check"].notna().all()
+    assert [h.value for h in app.header][0] == "People"  # the grid's heading, before it
     assert any(m.label == "Average confidence" and m.value == "50%" for m in app.metric)
     tiers, mapped, held = figures(app)
     assert tiers["layout"]["yaxis"]["dtick"] >= 1 and isinstance(tiers["layout"]["yaxis"]["dtick"], int)
@@ -159,6 +162,7 @@ def test_team_table_speaks_in_names_and_counts_are_whole_numbers(app_database, s
     assert app.selectbox(key="drill_choice").options[0] == "Person 0000"
     store.register_user(UserProfile(user_id=f"{org}-p0000", display_name="Person 0000", org_id=org))
     app.selectbox(key="drill_choice").select(f"{org}-p0000").run()
+    assert app.button(key="drill_open").label == "Open Person 0000's pages"  # not one more "Open"
     app.button(key="drill_open").click().run()
     assert "Person 0000 · Where are we" in texts(app)  # the person's pages, read-only
 
@@ -201,7 +205,7 @@ def test_a_team_of_2000_filters_pages_and_aggregates(app_database, signer, store
     app.text_input(key="team_search").input("nobody like this").run()
     shown = texts(app)
     assert "Nobody matches these filters." in shown
-    headings = {h.value for h in app.subheader}  # the organisation's own sections, whatever is filtered
+    headings = {h.value for h in app.header}  # the organisation's own sections, whatever is filtered
     assert {"Progress over time", "Gone quiet"} <= headings and "Decision tiers" not in headings
     assert not app.dataframe  # what the filters select: nobody
 
@@ -315,3 +319,24 @@ def test_rows_kept_for_reruns_are_never_shown_to_someone_no_longer_a_manager(app
     OrganisationDirectory(store).remove_manager(org, manager)  # off the organisation's managers list
     app.run()  # the rows are still kept in the process; the manager check runs first
     assert "Showing all 30 people." not in texts(app) and not app.dataframe
+
+
+def test_the_team_charts_figures_read_as_text_under_each_chart(app_database, signer, store):
+    org, manager = seed_team(store, 12)
+    app = open_app(signer.issue(manager, kind="manager", org_id=org))
+    assert [e.label for e in app.expander] == ["The chart as a table"] * 3  # tiers, mapped by category, held back
+    tiers_chart, mapped_chart, held_chart = figures(app)
+    tiers, mapped, held = (table.value for table in app.table)
+    assert list(tiers["Decision tier"]) == tiers_chart["data"][0]["x"]  # the chart's own figures, as text
+    assert list(tiers["People"]) == [f"{n:,}" for n in tiers_chart["data"][0]["y"]]
+    categories = [c.name for c in store.catalog.categories]
+    assert list(mapped["Category"]) == categories
+    for bar in mapped_chart["data"]:  # each bucket's range spelled out, its counts as the segments carry them
+        assert list(mapped[f"{bar['name']} mapped"]) == [f"{n:,}" for n in bar["x"]]
+        assert [t for t in bar["text"] if t] == [f"{n:,}" for n in bar["x"] if n]
+    names = [store.graph.name("data_quality"), store.graph.name("sensor_data")]
+    assert list(held["Factor"]) == held_chart["data"][0]["y"] == names
+    assert list(held["People held back"]) == ["6", "6"]
+    headings = [h.value for h in app.header]  # h2 sections under the page's h1, none an h3
+    assert {"People", "Decision tiers", "Mapped by category", "What holds people back"} <= set(headings)
+    assert not app.subheader

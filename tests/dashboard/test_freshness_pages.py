@@ -141,7 +141,7 @@ def test_the_team_page_shows_and_filters_the_share_to_recheck_from_the_rows(app_
     app = open_app(signer.issue(manager, kind="manager", org_id=org))
     table = app.dataframe[0].value
     share = dict(zip(table["Person"], table["To re-check"], strict=True))
-    assert share == {"Nora New": 0.0, "Olga Old": 50.0}  # 2 of Olga's 4 answers are due
+    assert share == {"Nora New": "0%", "Olga Old": "50%"}  # 2 of Olga's 4 answers are due
     assert any(m.label == "To re-check" and m.value == "33%" for m in app.metric)  # 2 of the 6 answers given
     assert any(m.label == "To re-check" and m.delta == "1 person" for m in app.metric)
     assert stats.reads < 20  # the organisation, its roll-up shards, the link and manager checks: no per-person read
