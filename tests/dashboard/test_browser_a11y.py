@@ -1,15 +1,16 @@
-"""A person's pages to a keyboard and a screen reader, in a real browser: where the focus is shows plainly, each
-page's headings form an outline (h1, then h2 sections, h3 items: no level skipped, no extra "link to heading" tab
-stops), and Review's repeated controls each name their factor (the accessible names Chromium computes)."""
+"""A person's pages (and a manager's) to a keyboard and a screen reader, in a real browser: where the focus is
+shows plainly, each page's headings form an outline (h1, then h2 sections, h3 items: no level skipped, no extra
+"link to heading" tab stops), and Review's repeated controls each name their factor (the accessible names Chromium
+computes)."""
 
 from __future__ import annotations
 
 import time
 
 import pytest
-from test_browser import app_url, browser, wait_for_text  # noqa: F401  (fixtures)
+from test_browser import app_url, browser, go_to, organisation, wait_for_text  # noqa: F401  (fixtures)
 
-from factor_journal.links import LinkSigner
+from factor_journal.links import LinkSigner, link_url
 from factor_journal.models import InferredUpdate
 from factor_journal.repositories.links import LinkRecords
 from waiting import wait_for
@@ -29,7 +30,7 @@ PAGES = {
 HEADINGS = (
     "return Array.from(document.querySelectorAll('h1, h2, h3, h4'))"
     ".filter(h => !h.closest('[data-testid=stSidebar]'))"
-    ".map(h => [Number(h.tagName[1]), h.id, h.querySelectorAll('a[href]').length])"
+    ".map(h => [Number(h.tagName[1]), h.id, h.querySelectorAll('a[href]').length, h.textContent])"
 )
 
 
@@ -63,17 +64,37 @@ def test_keyboard_focus_on_a_page_link_shows_a_clear_ring(app_url, browser, stor
 @pytest.mark.parametrize("path", list(PAGES))
 def test_each_page_of_a_person_has_an_outline_of_headings(app_url, browser, store, make_user, firestore_client, path):  # noqa: F811
     browser.get(f"{app_url}/{path}?t={_person(store, make_user, firestore_client)}")
-    wait_for_text(browser, PAGES[path])
+    # the overview's To re-check has a link to itself only when there are answers to re-check: test_browser checks
+    # its link scrolls there
+    _outline(browser, PAGES[path])
+
+
+def _outline(browser, shown: str) -> list[list]:  # noqa: F811
+    """The page's headings once ``shown`` is drawn, checked: one h1 first, no level skipped, no heading adding a
+    tab stop linking to itself."""
+    wait_for_text(browser, shown)
     time.sleep(1.5)  # the page's own headings (the menu names the page sooner), read once its title is drawn
     headings = wait_for(
         lambda: (found := browser.execute_script(HEADINGS)) and found[0][0] == 1 and found, 30, "the page's headings"
     )
-    levels = [level for level, _, _ in headings]
+    levels = [level for level, *_ in headings]
     assert levels[0] == 1 and levels.count(1) == 1, headings
     assert all(later <= earlier + 1 for earlier, later in zip(levels, levels[1:], strict=False)), headings
-    linked = [anchor for _, anchor, links in headings if links]
-    assert linked == [], headings  # no heading adds a tab stop linking to itself (the overview's To re-check has
-    # one only when there are answers to re-check: test_browser checks its link scrolls there)
+    assert [anchor for _, anchor, links, _ in headings if links] == [], headings
+    return headings
+
+
+def test_a_managers_pages_have_an_outline_of_headings(app_url, browser, firestore_client, organisation):  # noqa: F811
+    token = LinkSigner(LinkRecords(firestore_client)).issue(
+        organisation["manager"], kind="manager", org_id=organisation["org"]
+    )
+    browser.get(link_url(app_url, token))
+    wait_for_text(browser, "Gone quiet")  # the page's last section: every heading drawn
+    team = [(level, text) for level, _, _, text in _outline(browser, "Browser Org: team progress")]
+    sections = {text for level, text in team if level == 2}
+    assert {"People", "Decision tiers", "Mapped by category", "What holds people back", "Gone quiet"} <= sections, team
+    go_to(browser, "Blockers")
+    _outline(browser, "Blockers across the organisation")
 
 
 def test_review_controls_each_name_their_factor_to_assistive_technology(
