@@ -255,19 +255,17 @@ def confirm_reading(
     was withdrawn ("doesn't apply"), the reading is brought back as the person's own, journaled as ``restored``
     (the same state a correction would leave, but not called one: nothing was corrected)."""
     if state.current_value is None:
-        return _user_change(
+        return correct(
             state,
             user_id,
             entry_id,
             now,
-            kind=EntryKind.restored,
-            value=value,
-            confidence=USER_PROVIDED_CONFIDENCE,
-            status=InferenceStatus.user_provided,
-            rationale=READING_RESTORED,
-            session_id=session_id,
+            value,
+            READING_RESTORED,
+            session_id,
             turn_id=turn_id,
             excerpt=excerpt,
+            kind=EntryKind.restored,
         )
     if agrees(factor.scale, state.current_value, value):
         return confirm(state, user_id, entry_id, now, session_id, turn_id=turn_id, excerpt=excerpt)
@@ -287,14 +285,16 @@ def correct(
     *,
     turn_id: str | None = None,
     excerpt: str = "",
+    kind: EntryKind = EntryKind.corrected,
 ) -> Transition:
-    """The user provides the value: status user_provided, confidence 0.95."""
+    """The user provides the value: status user_provided, confidence 0.95; journaled as ``kind`` (``corrected``,
+    or ``restored`` when it brings back a reading the person had withdrawn)."""
     return _user_change(
         state,
         user_id,
         entry_id,
         now,
-        kind=EntryKind.corrected,
+        kind=kind,
         value=value,
         confidence=USER_PROVIDED_CONFIDENCE,
         status=InferenceStatus.user_provided,
