@@ -14,6 +14,7 @@ import streamlit as st
 
 from dashboard import charts, context, labels
 from dashboard.safe_text import md
+from dashboard.views import chart_as_table
 from factor_journal.errors import FactorJournalError
 from factor_journal.organisation import (
     MAPPED_BUCKETS,
@@ -237,7 +238,7 @@ def _people_shown(team, people: list, selected: list, now: datetime) -> None:
         st.plotly_chart(
             charts.tier_distribution(tiers), width="stretch", key="team_tiers_chart", config=charts.PLOT_CONFIG
         )
-        _as_table(labels.count_rows(list(tiers.items()), "Decision tier", "People"))
+        chart_as_table(labels.count_rows(list(tiers.items()), "Decision tier", "People"))
     with right:
         st.header("Mapped by category", anchor=False)
         counts = mapped_distribution(catalog, selected)
@@ -248,22 +249,16 @@ def _people_shown(team, people: list, selected: list, now: datetime) -> None:
             key="team_mapped_chart",
             config=charts.PLOT_CONFIG,
         )
-        _as_table(labels.bucket_rows(names, MAPPED_BUCKETS, list(counts.values())))
+        chart_as_table(labels.bucket_rows(names, MAPPED_BUCKETS, list(counts.values())))
     st.header("What holds people back", anchor=False)
     held = people_held_back(selected)[:10]
     if held:
         st.caption("How many people each factor keeps from evaluating at least one kind of AI project.")
         named = [(store.graph.name(f), n) for f, n in held]
         st.plotly_chart(charts.held_back(named), width="stretch", key="team_held_chart", config=charts.PLOT_CONFIG)
-        _as_table(labels.count_rows(named, "Factor", "People held back"))
+        chart_as_table(labels.count_rows(named, "Factor", "People held back"))
     else:
         st.write("No capability is blocked for anyone shown.")
-
-
-def _as_table(rows: list[dict[str, str]]) -> None:
-    """A chart's figures as text under it, for a screen reader and anyone (the overview's way)."""
-    with st.expander("The chart as a table"):
-        st.table(rows, hide_index=True)
 
 
 def _organisation_wide(team, now: datetime) -> None:
@@ -314,7 +309,7 @@ def organisation_blockers() -> None:
     st.plotly_chart(
         charts.held_back(top_named, label="blocked (person × project type)"), width="stretch", config=charts.PLOT_CONFIG
     )
-    _as_table(labels.count_rows(top_named, "Factor", "Blocked (person × project type)"))
+    chart_as_table(labels.count_rows(top_named, "Factor", "Blocked (person × project type)"))
     for item in found.archetypes:
         factors = ", ".join(f"{store.graph.name(f)} ({n})" for f, n in list(item.factors.items())[:4])
         st.markdown(f"- **{item.name}** is blocked for {item.blocked_people:,} of {len(team.people):,}: {factors}")

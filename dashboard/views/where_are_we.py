@@ -10,6 +10,7 @@ import streamlit as st
 
 from dashboard import charts, context, labels
 from dashboard.safe_text import md, quote
+from dashboard.views import chart_as_table
 from factor_journal.conversation import excerpt_as_read
 from factor_journal.errors import FactorJournalError
 from factor_journal.freshness import FreshAssessment, TierNote
@@ -74,8 +75,7 @@ def render() -> None:
     with left:
         st.header("Progress by category", anchor=False)
         st.plotly_chart(charts.category_progress(summary), width="stretch", config=charts.PLOT_CONFIG)
-        with st.expander("The chart as a table"):  # its figures as text, for a screen reader and anyone
-            st.table(labels.category_rows(categories_by_progress(summary)), hide_index=True)
+        chart_as_table(labels.category_rows(categories_by_progress(summary)))
     with right:
         st.header("Where we were", anchor=False)
         last = summary.last_conversation
