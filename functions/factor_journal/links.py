@@ -190,11 +190,7 @@ class LinkSigner:
         signed_until = signed_at + timedelta(seconds=claims.ttl_seconds)
         if now > signed_until:
             raise ExpiredLinkError(signed_until)
-        record = self._record_data(claims.link_id, now)
-        if record is None or record.user_id != claims.user_id or record.kind != claims.kind:
-            raise InvalidLinkError()
-        if record.revoked_at is not None:
-            raise RevokedLinkError()
+        record = self._honoured(claims, self._record_data(claims.link_id, now))
         if record.expires_at is None or now >= record.expires_at:
             raise ExpiredLinkError(record.expires_at)
         return VerifiedLink(**claims.model_dump(), expires_at=min(signed_until, record.expires_at))
@@ -206,11 +202,8 @@ class LinkSigner:
         altered, not ours or whose record is gone (an erased person), RevokedLinkError for a withdrawn link and
         LinkStillWorksError for one that has not expired."""
         claims = self._signed_claims(token)[0]
-        record = self.records.get(claims.link_id)
-        if record is None or record.user_id != claims.user_id or record.kind != claims.kind:
-            raise InvalidLinkError()
-        if record.revoked_at is not None:
-            raise RevokedLinkError()
+        # read afresh, and kept for verify below (whose own read is skipped for a signature that expired first)
+        self._honoured(claims, self._record_data(claims.link_id, self.clock(), fresh=True))
         try:
             self.verify(token)
         except ExpiredLinkError:
@@ -227,11 +220,22 @@ class LinkSigner:
         except (BadSignature, ValidationError, TypeError, ValueError):
             raise InvalidLinkError() from None
 
-    def _record_data(self, link_id: str, now: datetime) -> LinkRecord | None:
-        """The link's record, read at most once per ``record_ttl`` (one document read)."""
+    @staticmethod
+    def _honoured(claims: LinkClaims, record: LinkRecord | None) -> LinkRecord:
+        """The link's record, when it is this link's (same person, same kind) and not withdrawn; InvalidLinkError
+        or RevokedLinkError otherwise."""
+        if record is None or record.user_id != claims.user_id or record.kind != claims.kind:
+            raise InvalidLinkError()
+        if record.revoked_at is not None:
+            raise RevokedLinkError()
+        return record
+
+    def _record_data(self, link_id: str, now: datetime, *, fresh: bool = False) -> LinkRecord | None:
+        """The link's record, read at most once per ``record_ttl`` (one document read); ``fresh``: read now whatever
+        was kept, and kept from now."""
         with self._records_guard:
             cached = self._records.get(link_id)
-        if cached is not None and timedelta(0) <= now - cached[0] < self.record_ttl:
+        if not fresh and cached is not None and timedelta(0) <= now - cached[0] < self.record_ttl:
             return cached[1]
         data = self.records.get(link_id)
         with self._records_guard:

@@ -104,6 +104,10 @@ def test_nothing_is_sent_for_a_withdrawn_altered_working_or_orphaned_link(signer
         send_new_link(small_store, signer, withdrawn, BASE)
     with pytest.raises(LinkStillWorksError):
         send_new_link(small_store, signer, working, BASE)
+    small_store.stats.reset()
+    with pytest.raises(LinkStillWorksError):
+        signer.renewable(working)
+    assert small_store.stats.reads == 1  # the record read afresh once, and the check that follows uses it
     for altered in (working[:-2] + ("xx" if not working.endswith("xx") else "yy"), "nonsense", None):
         with pytest.raises(InvalidLinkError):
             send_new_link(small_store, signer, altered, BASE)
