@@ -324,7 +324,7 @@ def paused_questions(turns: Sequence[Mapping[str, Any]]) -> list[PausedQuestion]
     for index in range(1, len(turns)):
         question = turns[index - 1]
         about = question.get("about")
-        if question.get("role") != "assistant" or not about or not asked_to_pause(turns[: index + 1]):
+        if question.get("role") != "assistant" or not about or not asked_to_pause((turns[index],)):
             continue
         times_asked = sum(1 for turn in turns if turn.get("role") == "assistant" and turn.get("about") == about)
         heard_since: set[str] = set()
