@@ -14,10 +14,11 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -110,6 +111,39 @@ def wait_for_text(driver, needle: str, timeout: float = 45.0) -> str:
     raise AssertionError(f"{needle!r} did not appear; the page said:\n{body[:2000]}")
 
 
+def press(driver, find: Callable[[], Any], what: str, timeout: float = 20.0) -> None:
+    """Click what ``find()`` returns, as a person taps what they see: once it is drawn, scrolled to the middle
+    of the screen (not left under the fixed answer box or a notice at the bottom, where WebDriver scrolls it),
+    and tried again while it is being redrawn or still covered; an AssertionError naming ``what`` after ``timeout``.
+    """
+    from selenium.common.exceptions import (
+        ElementClickInterceptedException,
+        ElementNotInteractableException,
+        NoSuchElementException,
+        StaleElementReferenceException,
+    )
+
+    not_yet = (
+        ElementClickInterceptedException,
+        ElementNotInteractableException,
+        NoSuchElementException,
+        StaleElementReferenceException,
+    )
+
+    def click() -> bool:
+        try:
+            element = find()
+            if not element:
+                return False
+            driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
+            element.click()
+        except not_yet:
+            return False
+        return True
+
+    wait_for(click, timeout, what)
+
+
 DESKTOP, LAPTOP, PHONE = 1400, 1024, 390
 SHOTS = {  # screenshots kept in docs/ (FJ_UPDATE_SCREENSHOT=1) and shown in the README
     ("overview", DESKTOP): "overview.png",
@@ -135,9 +169,9 @@ def go_to(driver, label: str) -> None:
         ]
 
     if not links():
-        driver.find_element(By.CSS_SELECTOR, '[data-testid="stExpandSidebarButton"]').click()
+        press(driver, lambda: driver.find_element(By.CSS_SELECTOR, '[data-testid="stExpandSidebarButton"]'), "the menu")
         time.sleep(0.8)
-    next(e for e in links() if e.text.strip().splitlines()[-1] == label).click()
+    press(driver, lambda: next((e for e in links() if e.text.strip().splitlines()[-1] == label), None), label)
 
 
 def shoot(driver, name: str, width: int, tmp_path: Path) -> None:
@@ -281,11 +315,18 @@ def test_a_person_reads_every_page_on_a_desktop_and_a_phone(
         # ... the unconfirmed ones one click from Review
         from selenium.webdriver.common.by import By
 
-        next(
-            e
-            for e in browser.find_elements(By.CSS_SELECTOR, '[data-testid="stPageLink-NavLink"]')
-            if "Review the 3 unconfirmed" in e.text
-        ).click()
+        press(
+            browser,
+            lambda: next(
+                (
+                    e
+                    for e in browser.find_elements(By.CSS_SELECTOR, '[data-testid="stPageLink-NavLink"]')
+                    if "Review the 3 unconfirmed" in e.text
+                ),
+                None,
+            ),
+            "the link to Review",
+        )
         wait_for_text(browser, "Sensor and machine data")
         wait_for_text(browser, "Confirm")
         assert_product_chrome(browser, "Review")
@@ -404,7 +445,14 @@ def test_review_in_a_browser_shows_a_value_changed_elsewhere_and_saves_nothing_o
     newer = store.factor(dora, "data_quality").current_value
     assert round(newer) != 21
     browser.find_element(By.CSS_SELECTOR, ".st-key-reason-data_quality input").send_keys("It is about right")
-    next(e for e in browser.find_elements(By.TAG_NAME, "button") if e.text == "Save correction to Data quality").click()
+    press(
+        browser,
+        lambda: next(
+            (e for e in browser.find_elements(By.TAG_NAME, "button") if e.text == "Save correction to Data quality"),
+            None,
+        ),
+        "Save correction",
+    )
     wait_for_text(browser, "nothing was saved")
     wait_for(lambda: slider() == str(round(newer)), 20, "the slider at the new value")
     state = store.factor(dora, "data_quality")
@@ -493,12 +541,11 @@ def test_the_unsubscribe_link_works_in_a_browser_without_signing_in(app_url, bro
     assert "Page not found" not in body and "What we know" not in body
     assert store.get_user(organisation["anna"]).reminders_opt_out is False  # opening the page only asks
     # the question's text can render a moment before its button: wait for the button itself
-    button = wait_for(
+    press(
+        browser,
         lambda: next((e for e in browser.find_elements(By.CSS_SELECTOR, "button") if "Unsubscribe" in e.text), None),
-        timeout=20,
-        what="the Unsubscribe button",
+        "the Unsubscribe button",
     )
-    button.click()
     wait_for_text(browser, "You are unsubscribed")
     assert store.get_user(organisation["anna"]).reminders_opt_out is True
 

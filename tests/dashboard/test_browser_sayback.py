@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
-from test_browser import DESKTOP, PHONE, browser, serve_app, shoot, wait_for_text  # noqa: F401
+from test_browser import DESKTOP, PHONE, browser, press, serve_app, shoot, wait_for_text  # noqa: F401
 
 from factor_journal.catalog import Level
 from factor_journal.links import LinkSigner
@@ -113,15 +113,15 @@ def test_a_person_confirms_one_reading_and_corrects_another_in_the_conversation(
     decided = wait_for(lambda: [a for a in _announcements(browser) if a.startswith("Thanks: ")], 20, "the decision")
     assert catalog.factor(first_factor).name in decided[0]  # read out, as the toast is not
 
-    _button(browser, f"fix-{second}").click()
+    press(browser, lambda: _button(browser, f"fix-{second}"), "Not quite")
     wait_for_text(browser, f"What is right for {catalog.factor(second_factor).name}?")
     shown_band = catalog.band(second_factor, store.factor(user, second_factor).current_value or 0).value
     other = "high" if shown_band != "high" else "low"
     # the question renders before its choices and its button: wait for each element itself
     option_path = f"//div[@data-testid='stRadio']//label[.//p[normalize-space()='{other}']]"
-    wait_for(lambda: browser.find_elements(By.XPATH, option_path), 20, f"the choice {other!r}")[0].click()
+    press(browser, lambda: next(iter(browser.find_elements(By.XPATH, option_path)), None), f"the choice {other!r}")
     save_path = "//button[.//p[normalize-space()='Save']]"
-    wait_for(lambda: browser.find_elements(By.XPATH, save_path), 20, "the Save button")[0].click()
+    press(browser, lambda: next(iter(browser.find_elements(By.XPATH, save_path)), None), "the Save button")
     wait_for_text(browser, f"You corrected it: {catalog.factor(second_factor).name} is {other}.")
 
     assert store.factor(user, first_factor).inference_status == InferenceStatus.confirmed
