@@ -73,10 +73,13 @@ def shorten(text: str, max_words: int = MAX_QUOTE_WORDS, max_chars: int = MAX_QU
     kept = " ".join(words[:max_words])
     if len(words) <= max_words and len(kept) <= max_chars:
         return kept
-    if len(kept) > max_chars - len(ELLIPSIS):
-        room = kept[: max_chars - len(ELLIPSIS)]
-        head, space, _ = room.rpartition(" ")
-        kept = head if space and len(head) >= len(room) // 2 else room
+    room = max_chars - len(ELLIPSIS)
+    if len(kept) > room:
+        cut_inside_a_word = kept[room] != " "
+        kept = kept[:room]
+        head, space, _ = kept.rpartition(" ")
+        if cut_inside_a_word and space and len(head) >= len(kept) // 2:
+            kept = head
     return kept.rstrip(_EDGE_PUNCTUATION) + ELLIPSIS
 
 

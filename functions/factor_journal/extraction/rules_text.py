@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from factor_journal.vocabulary import clip
+
 MAX_TEXT_CHARS: Final = 8000  # only the start of a turn (or of the question it answers) is read
 NEGATION_WINDOW: Final = 4  # tokens before a phrase searched for a negation word
 QUOTE_CHARS: Final = 120
@@ -69,5 +71,7 @@ def _excerpt(clause: str, start: int, end: int) -> str:
 
 
 def _shorten(text: str, limit: int = QUOTE_CHARS) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    """``text`` on one line, whole when it has at most ``limit`` characters, else cut between words as
+    ``vocabulary.clip`` cuts a line of prose (about ``limit`` characters with its "…")."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else clip(flat, limit - 1)

@@ -60,6 +60,8 @@ def test_a_cut_by_characters_falls_between_words_when_there_are_some():
     assert shorten(text, max_chars=30) == "our very very very very very…"
     assert shorten("see " + "x" * 300, max_chars=30) == "see " + "x" * 25 + "…"  # "see…" would say nothing
     assert shorten("a" * 30, max_chars=30) == "a" * 30  # exactly the bound: not cut
+    assert shorten("aaa bbb ccc", max_chars=8) == "aaa bbb…"  # a last word that just fits stays
+    assert shorten("aaa bbbb ccc", max_chars=8) == "aaa…"  # one that does not fit goes whole
 
 
 def test_a_quote_loses_its_edge_punctuation_and_never_runs_over_its_characters():
