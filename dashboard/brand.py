@@ -41,14 +41,15 @@ SAYBACK_BUTTONS = """
 </style>
 """
 
-# Where the keyboard is, on every page: one clear ring in the brand blue (the dark theme's lighter blue when the
-# browser prefers dark, the app's theme follows it), at least 3:1 against either background.  Streamlit draws only a
-# faint background behind a focused link and a faint halo on a slider thumb, toggle or radio.  A toggle's, radio's
-# or checkbox's input is drawn invisible: its visible label carries the ring.
+# Where the keyboard is, on every page: one clear ring in one blue that stands at least 3:1 against the light and
+# the dark theme's backgrounds alike, so it holds whichever theme is showing (the browser's preference or the one
+# picked in Streamlit's own settings, which a page cannot tell reliably).  Streamlit draws only a faint background
+# behind a focused link and a faint halo on a slider thumb, toggle or radio.  A toggle's, radio's or checkbox's input
+# is drawn invisible: its visible label carries the ring.
+FOCUS_RING = "#3e7bfa"
 FOCUS_VISIBLE = """
 <style>
-:root { --fj-focus: #1d4ed8; }
-@media (prefers-color-scheme: dark) { :root { --fj-focus: #60a5fa; } }
+:root { --fj-focus: FOCUS_RING; }
 a:focus-visible, button:focus-visible, summary:focus-visible, [role="slider"]:focus-visible,
 [role="switch"]:focus-visible, [role="radio"]:focus-visible, [role="checkbox"]:focus-visible,
 [role="tab"]:focus-visible, label:has(input[type="checkbox"]:focus-visible),
@@ -56,4 +57,4 @@ label:has(input[type="radio"]:focus-visible) {
   outline: 3px solid var(--fj-focus) !important; outline-offset: 2px !important;
 }
 </style>
-"""
+""".replace("FOCUS_RING", FOCUS_RING)

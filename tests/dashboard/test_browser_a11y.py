@@ -58,7 +58,7 @@ def test_keyboard_focus_on_a_page_link_shows_a_clear_ring(app_url, browser, stor
         "const s = getComputedStyle(document.activeElement);"
         "return [document.activeElement.dataset.testid, s.outlineStyle, s.outlineWidth, s.outlineColor]"
     )
-    assert ring == ["stSidebarNavLink", "solid", "3px", "rgb(29, 78, 216)"]  # the brand blue, on the light theme
+    assert ring == ["stSidebarNavLink", "solid", "3px", "rgb(62, 123, 250)"]  # brand.FOCUS_RING
 
 
 @pytest.mark.parametrize("path", list(PAGES))
