@@ -65,13 +65,28 @@ def last_said(catalog: Catalog, states: Mapping[str, FactorState], factor_id: st
     return said_at(state) if state is not None else None
 
 
+def kept_after(days: float, half_life_days: float) -> float:
+    """The share of its confidence an answer keeps ``days`` after it was said: 0.5 ** (days / half-life); 1 for
+    an age not yet begun.  On plain numbers, so that the team roll-up (``rollup.row_freshness``, every answer of
+    every person on each rerun) ages by this very rule."""
+    return 0.5 ** (max(0.0, days) / half_life_days)
+
+
+def half_lives_until_due(confidence: float, threshold: float) -> float:
+    """How many half-lives after it was said an answer of ``confidence`` is due for a re-check (see the module):
+    when its decay crosses ``threshold``, one half-life for an answer never that sure, never sooner than
+    ``MIN_HALF_LIVES_BEFORE_DUE``.  The one rule: a person's pages and reminders (``due_time``) and the team
+    roll-up (``rollup.row_freshness``) both count what is due with it."""
+    half_lives = math.log2(confidence / threshold) if confidence >= threshold else 1.0
+    return max(half_lives, MIN_HALF_LIVES_BEFORE_DUE)
+
+
 def decay(age: timedelta, half_life: HalfLife) -> float:
     """The share of its confidence an answer keeps after ``age``: 0.5 ** (age / half-life); 1 for "never"
     and for an age not yet begun (an as-of date before it was said)."""
     if half_life.days is None:
         return 1.0
-    days = max(0.0, age.total_seconds() / 86400.0)
-    return 0.5 ** (days / half_life.days)
+    return kept_after(age.total_seconds() / 86400.0, half_life.days)
 
 
 def aged(confidence: float, said: datetime | None, half_life: HalfLife, now: datetime) -> float:
@@ -83,8 +98,7 @@ def due_time(confidence: float, said: datetime | None, half_life: HalfLife, thre
     """When an answer of ``confidence`` said at ``said`` is due for a re-check (see the module); None: never."""
     if said is None or half_life.days is None:
         return None
-    half_lives = math.log2(confidence / threshold) if confidence >= threshold else 1.0
-    return said + timedelta(days=half_life.days * max(half_lives, MIN_HALF_LIVES_BEFORE_DUE))
+    return said + timedelta(days=half_life.days * half_lives_until_due(confidence, threshold))
 
 
 def _aged(state: FactorState, now: datetime, catalog: Catalog) -> float:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import math
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 
@@ -155,8 +154,9 @@ def decode_said(text: str) -> Iterator[tuple[str, float, datetime | None]]:
 
 def row_freshness(row: PersonRow, catalog: Catalog, now: datetime) -> RowFreshness:
     """Freshness of a roll-up row at ``now``, from the row alone (pure; a row written before rows carried
-    ``said`` counts as it was stored).  The same rules as ``freshness.aged`` and ``freshness.due_time``, on
-    seconds: a team page ages every answer of 2,000 people on each rerun."""
+    ``said`` counts as it was stored).  Ages and counts what is due with the functions the person's own pages
+    and reminders use (``freshness.kept_after``, ``freshness.half_lives_until_due``), on seconds: a team page
+    ages every answer of 2,000 people on each rerun."""
     threshold = catalog.freshness.recheck_below
     ageing = catalog.ageing_days()
     now_s = now.timestamp()
@@ -169,9 +169,9 @@ def row_freshness(row: PersonRow, catalog: Catalog, now: datetime) -> RowFreshne
         if seconds is None or days is None:
             confidences.append(confidence)
             continue
-        age = max(0.0, (now_s - seconds) / 86400.0)
-        confidences.append(round(confidence * 0.5 ** (age / days), 4))
-        due += age >= days * (math.log2(confidence / threshold) if confidence >= threshold else 1.0)
+        age = (now_s - seconds) / 86400.0
+        confidences.append(round(confidence * freshness.kept_after(age, days), 4))
+        due += age >= days * freshness.half_lives_until_due(confidence, threshold)
     if not confidences:
         return RowFreshness(due=0, share=0.0, avg_confidence=row.avg_confidence, decision_tier=row.decision_tier)
     average = round(sum(confidences) / len(confidences), 4)

@@ -11,8 +11,8 @@ from factor_journal.catalog import CatalogError, load_catalog
 from factor_journal.catalog.models import parse_catalog
 from factor_journal.graph import graph_for
 from factor_journal.guidance import next_best_questions
-from factor_journal.models import Conflict, FactorState, InferenceStatus
-from factor_journal.rollup import PersonRow, decode_said, encode_said, row_freshness
+from factor_journal.models import Conflict, FactorState, InferenceStatus, UserProfile
+from factor_journal.rollup import PersonRow, decode_said, encode_said, person_row, row_freshness
 from factor_journal.summary import build_summary
 
 CATALOG = """
@@ -238,6 +238,25 @@ def test_roll_up_rows_are_aged_on_read_from_the_row_alone(catalog):
     assert row_freshness(damaged, catalog, T0 + 9 * MONTH).due == 0  # a mark that no longer reads is skipped
     old_row = row.model_copy(update={"said": ""})  # written before rows carried answers' ages: as stored
     assert row_freshness(old_row, catalog, T0 + 9 * MONTH).decision_tier == "medium"
+
+
+@pytest.mark.parametrize("confidence", [0.3, 0.5, 0.502, 0.51, 0.55, 0.7, 0.9])
+def test_the_team_row_counts_as_due_exactly_what_the_persons_own_pages_and_reminders_do(catalog, confidence):
+    """One rule: an answer just sure enough (0.502 crosses 0.5 within days) is due a quarter of a half-life
+    after it was said on the person's pages, in the reminder, and in the team's roll-up row alike."""
+    summary = summary_of(
+        catalog, said(catalog, "sponsor", confidence), said(catalog, "cloud", confidence), said(catalog, "quality", 0.9)
+    )
+    row = person_row(UserProfile(user_id="p"), summary, None)
+    graph = graph_for(catalog)
+    for days in (0, 1, 3, 10, 30, 44, 46, 100, 137, 200, 400):
+        at = T0 + timedelta(days=days)
+        own = freshness.assess(catalog, graph, summary, at)
+        team = row_freshness(row, catalog, at)
+        assert team.due == len(own.to_recheck), (confidence, days)
+        assert team.avg_confidence == pytest.approx(own.summary.overall.avg_confidence, abs=1e-3), (confidence, days)
+    a_quarter = timedelta(days=6 * 365.25 / 12 / 4)  # of the sponsor's six months: nothing is due sooner
+    assert row_freshness(row, catalog, T0 + a_quarter - timedelta(hours=1)).due == 0
 
 
 BAD = [
