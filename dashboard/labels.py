@@ -13,7 +13,7 @@ from datetime import UTC, date, datetime
 
 from factor_journal.catalog import Catalog
 from factor_journal.models import CategoryProgress
-from factor_journal.organisation import TeamView
+from factor_journal.organisation import OrgDay, TeamView
 from factor_journal.rollup import PersonRow
 
 NOT_YET = "not yet"
@@ -249,6 +249,29 @@ def team_rows(team: TeamView, catalog: Catalog, people: Sequence[PersonRow]) -> 
                 "Unconfirmed": person.unconfirmed,
                 "Needs attention": person.needs_attention,
                 "Last active": day(person.last_active),
+            }
+        )
+    return rows
+
+
+def today_label(at: datetime) -> str:
+    """How the team page names its live figures in the progress over time: 'Today, 14:05 UTC (as above)'."""
+    return f"Today, {at.astimezone(UTC):%H:%M} UTC (as above)"
+
+
+def progress_rows(days: Sequence[OrgDay], at: datetime) -> list[dict[str, str]]:
+    """The "Progress over time" chart as text (``organisation.progress``: nightly days, then today's live figures,
+    named ``today_label(at)``): per day, average mapped, average confidence (words when nobody had answered) and
+    how many people were counted."""
+    rows = []
+    for index, figures in enumerate(days):
+        live = index == len(days) - 1
+        rows.append(
+            {
+                "Day": today_label(at) if live else day(date.fromisoformat(figures.date)),
+                "Mapped on average": f"{figures.avg_completeness:.0%}",
+                "Average confidence": NO_ANSWERS if figures.avg_confidence is None else f"{figures.avg_confidence:.0%}",
+                "People": f"{figures.people:,}",
             }
         )
     return rows

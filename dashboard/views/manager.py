@@ -26,6 +26,7 @@ from factor_journal.organisation import (
     filter_people,
     mapped_distribution,
     people_held_back,
+    progress,
     sort_people,
     team_csv,
 )
@@ -192,7 +193,7 @@ def team_progress() -> None:
         _people_shown(team, people, selected, now)
     else:
         st.info("Nobody matches these filters.")
-    _organisation_wide(team, now)  # whoever the filters show: the organisation's own trend and who went quiet
+    _organisation_wide(team, now, read_at)  # whoever the filters show: the organisation's own trend and who went quiet
 
 
 def _people_shown(team, people: list, selected: list, now: datetime) -> None:
@@ -261,25 +262,31 @@ def _people_shown(team, people: list, selected: list, now: datetime) -> None:
         st.write("No capability is blocked for anyone shown.")
 
 
-def _organisation_wide(team, now: datetime) -> None:
-    """The whole organisation's figures over time and who went quiet (not narrowed by the filters)."""
+def _organisation_wide(team, now: datetime, read_at: datetime) -> None:
+    """The whole organisation's figures over time and who went quiet (not narrowed by the filters).
+
+    Over time: each earlier day as the nightly roll-up recorded it, and today the live figures the headline
+    shows (``organisation.progress``), so the last point never contradicts the figures above it."""
     st.header("Progress over time", anchor=False)
-    days = directory().history(team.organisation.org_id)
+    days = progress(directory().history(team.organisation.org_id), team.today())
     if len(days) > 1:
         series = [(date.fromisoformat(d.date), d.avg_completeness, d.avg_confidence) for d in days]
         st.plotly_chart(
             charts.progress_over_time(series), width="stretch", key="team_trend_chart", config=charts.PLOT_CONFIG
         )
-    elif days:
-        only = days[0]
-        confidence = "no confidence yet" if only.avg_confidence is None else f"confidence {only.avg_confidence:.0%}"
-        st.write(
-            f"One day recorded so far ({labels.day(date.fromisoformat(only.date))}): "
-            f"{only.avg_completeness:.0%} mapped on average, {confidence}, "
-            f"{only.people:,} people. The chart starts with the second day."
+        st.caption(
+            "Averages of everyone in the organisation. Earlier days: as the nightly roll-up recorded them that "
+            f"day. Today: the live figures above, as of {read_at:%H:%M} UTC."
         )
+        chart_as_table(labels.progress_rows(days, read_at))
     else:
-        st.caption("Daily figures start with the first nightly roll-up.")
+        live = days[0]
+        confidence = "no confidence yet" if live.avg_confidence is None else f"confidence {live.avg_confidence:.0%}"
+        st.write(
+            f"{labels.today_label(read_at)}: {live.avg_completeness:.0%} mapped on average, {confidence}, "
+            f"{live.people:,} {'person' if live.people == 1 else 'people'}. The chart starts once the nightly "
+            "roll-up has recorded a day before today."
+        )
 
     st.header("Gone quiet", anchor=False)
     if not team.quiet:

@@ -11,7 +11,7 @@ import csv
 import io
 import logging
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
 from pydantic import BaseModel, Field, ValidationError
@@ -107,6 +107,19 @@ class TeamView(BaseModel):
         chosen = [row for row in (self.people if people is None else people) if row.assessed > 0]
         return round(sum(self.fresh(row).avg_confidence for row in chosen) / len(chosen), 4) if chosen else None
 
+    def today(self) -> OrgDay:
+        """The team's figures at ``at`` as a day of the organisation's history: the live figures the team page's
+        headline shows (everyone's, aged to ``at``), dated ``at``'s (UTC) day."""
+        at = (self.at or datetime.now(UTC)).astimezone(UTC)
+        return OrgDay(
+            date=at.strftime("%Y-%m-%d"),
+            people=len(self.people),
+            avg_completeness=self.avg_completeness(),
+            avg_confidence=self.avg_confidence(),
+            tiers={tier: n for tier, n in self.tier_distribution().items() if n},
+            stale_share=self.stale_share(),
+        )
+
 
 class BlockerCount(BaseModel):
     archetype_id: str
@@ -129,6 +142,13 @@ class OrgDay(BaseModel):
     avg_confidence: float | None  # of the people who had assessed something (None: nobody had)
     tiers: dict[str, int]
     stale_share: float | None = None  # of every answer given, the share due for a re-check (None: none given)
+
+
+def progress(history: Sequence[OrgDay], today: OrgDay) -> list[OrgDay]:
+    """The organisation's figures over time as the team page draws them, oldest first: each earlier day as the
+    nightly roll-up recorded it, then ``today`` (``TeamView.today``, the live figures of the page's headline) in
+    place of any figure recorded earlier today, which would contradict the headline beside it."""
+    return [day for day in history if day.date < today.date] + [today]
 
 
 def _aged_row(row: PersonRow, catalog: Catalog, at: datetime) -> dict[str, object]:

@@ -210,15 +210,39 @@ def test_a_team_of_2000_filters_pages_and_aggregates(app_database, signer, store
     assert not app.dataframe  # what the filters select: nobody
 
 
-def test_progress_over_time_one_day_is_a_sentence_two_days_a_day_axis(app_database, signer, store):
+def test_progress_over_time_today_alone_is_a_sentence_earlier_days_a_day_axis(app_database, signer, store):
     org, manager = seed_team(store, 5, days=1)
     shown = texts(open_app(signer.issue(manager, kind="manager", org_id=org)))
-    assert "One day recorded so far" in shown and "The chart starts with the second day" in shown
+    assert re.search(r"Today, \d\d:\d\d UTC \(as above\): \d+% mapped on average", shown)
+    assert "The chart starts once the nightly roll-up has recorded a day before today." in shown
     org, manager = seed_team(store, 5, days=3)
     app = open_app(signer.issue(manager, kind="manager", org_id=org))
     trend = figures(app)[-1]
     assert trend["layout"]["xaxis"]["type"] == "date" and trend["layout"]["xaxis"]["dtick"] == charts.DAY_MS
     assert len(trend["data"][0]["x"]) == 3 and all(len(x) == 10 for x in trend["data"][0]["x"])
+
+
+def test_progress_over_time_ends_with_the_figures_of_the_headline_not_an_earlier_record(app_database, signer, store):
+    """The day's nightly figure was recorded hours ago: today's point is the live figure the headline shows, and
+    the earlier days say they are the nightly roll-up's."""
+    org, manager = seed_team(store, 5, days=2)
+    today = datetime.now(UTC).strftime("%Y-%m-%d")
+    daily = store.org_ref(org).collection("daily")
+    daily.document(today).update({"avg_completeness": 0.01, "avg_confidence": 0.99})  # since then, people answered
+    app = open_app(signer.issue(manager, kind="manager", org_id=org))
+    metrics = {m.label: m.value for m in app.metric}
+    trend = figures(app)[-1]
+    mapped, confidence = trend["data"]
+    assert f"{mapped['y'][-1]:.0f}%" == metrics["Average mapped"]
+    assert f"{confidence['y'][-1]:.0f}%" == metrics["Average confidence"]
+    rows = app.table[-1].value  # the chart as a table: the same points, today's named as the headline's
+    last = rows.iloc[-1]
+    assert len(rows) == 2 and last["Day"].startswith("Today, ")
+    assert (last["Mapped on average"], last["Average confidence"]) == (
+        metrics["Average mapped"],
+        metrics["Average confidence"],
+    )
+    assert "Earlier days: as the nightly roll-up recorded them that day." in texts(app)
 
 
 # Conversation: what became of each answer ------------------------------------------------------------

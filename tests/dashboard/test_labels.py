@@ -9,6 +9,7 @@ import pytest
 from dashboard import charts, labels
 from factor_journal.catalog import load_catalog
 from factor_journal.models import CategoryProgress, EntryKind, JournalEntry, Source
+from factor_journal.organisation import OrgDay
 from factor_journal.transitions import READING_RESTORED
 
 CATALOG = load_catalog()
@@ -294,3 +295,15 @@ def test_each_mapped_bucket_carries_its_count_not_its_shade_alone():
     figure = charts.mapped_distribution(["Data", "People"], ["0–49%", "50–100%"], [[2, 0], [1, 1]]).to_dict()
     assert [bar["text"] for bar in figure["data"]] == [["2", "1"], ["", "1"]]  # no "0" drawn on an empty segment
     assert [bar["name"] for bar in figure["data"]] == ["0–49%", "50–100%"]  # the legend spells out the ranges
+
+
+def test_progress_rows_name_the_live_day_and_say_no_answers_in_words():
+    days = [
+        OrgDay(date="2026-11-27", people=4, avg_completeness=0.06, avg_confidence=None, tiers={}),
+        OrgDay(date="2026-11-28", people=4, avg_completeness=0.08, avg_confidence=0.78, tiers={}),
+    ]
+    rows = labels.progress_rows(days, datetime(2026, 11, 28, 14, 5, 30, tzinfo=UTC))
+    assert rows == [
+        {"Day": "27 Nov 2026", "Mapped on average": "6%", "Average confidence": "no answers yet", "People": "4"},
+        {"Day": "Today, 14:05 UTC (as above)", "Mapped on average": "8%", "Average confidence": "78%", "People": "4"},
+    ]

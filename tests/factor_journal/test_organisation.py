@@ -17,8 +17,10 @@ from factor_journal.organisation import (
     NotAManagerError,
     Organisation,
     OrganisationDirectory,
+    OrgDay,
     TeamView,
     blockers,
+    progress,
     sort_people,
     team_csv,
 )
@@ -314,3 +316,21 @@ def test_the_team_table_sorts_each_way_a_manager_may_choose():
     assert order("Longest quiet first") == ["u3", "u2", "u1", "u4"]  # never active first
     assert order("Most unconfirmed first") == ["u2", "u1", "u3", "u4"]
     assert order("Most to re-check first") == ["u4", "u1", "u3", "u2"]
+
+
+def test_progress_over_time_ends_with_the_live_figures_in_place_of_todays_record():
+    at = datetime(2026, 11, 28, 14, 5, tzinfo=UTC)
+    rows = [_row("a", "A", completeness=0.5, assessed=3), _row("b", "B", completeness=0.0)]
+    fresh = {"a": RowFreshness(due=1, share=1 / 3, avg_confidence=0.78, decision_tier="exploratory")}
+    team = _team(rows, fresh).model_copy(update={"at": at})
+    today = team.today()
+    assert (today.date, today.people, today.avg_completeness, today.avg_confidence) == ("2026-11-28", 2, 0.25, 0.78)
+    assert today.avg_completeness == team.avg_completeness() and today.avg_confidence == team.avg_confidence()
+    assert today.tiers == {"exploratory": 2} and today.stale_share == team.stale_share()
+
+    def recorded(day: str, mapped: float) -> OrgDay:
+        return OrgDay(date=day, people=2, avg_completeness=mapped, avg_confidence=0.73, tiers={})
+
+    history = [recorded("2026-11-26", 0.02), recorded("2026-11-27", 0.04), recorded("2026-11-28", 0.06)]
+    assert progress(history, today) == [*history[:2], today]  # the nightly figure of 02:00 gives way to the live one
+    assert progress([], today) == [today] and progress(history[:2], today)[-1] is today
