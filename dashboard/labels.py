@@ -277,6 +277,22 @@ def progress_rows(days: Sequence[OrgDay], at: datetime) -> list[dict[str, str]]:
     return rows
 
 
+TIED_NAMED = 12  # factors a tie note names before "and N more"
+
+
+def tied_note(names: Sequence[str], count: int, *, times: bool = False) -> str:
+    """The sentence under a top-ten chart cut through a tie, naming the factors left out that stand level with its
+    last bar: 'Also holding back 4 people each, as many as the last bar: Privacy protection and Skills.' (people),
+    'Also blocking 3 times each, as often as the last bar: …' (``times``: person × project type)."""
+    listed = list(names[:TIED_NAMED])
+    if len(names) > TIED_NAMED:
+        listed.append(f"{len(names) - TIED_NAMED:,} more")
+    words = ", ".join(listed[:-1]) + f" and {listed[-1]}" if len(listed) > 1 else listed[0]
+    if times:
+        return f"Also blocking {count:,} time{'s' if count != 1 else ''} each, as often as the last bar: {words}."
+    return f"Also holding back {count:,} {'person' if count == 1 else 'people'} each, as many as the last bar: {words}."
+
+
 def count_rows(items: Sequence[tuple[str, int]], name: str, count: str) -> list[dict[str, str]]:
     """A bar chart of counts as text (for its "The chart as a table"), one row per bar in the chart's order."""
     return [{name: label, count: f"{value:,}"} for label, value in items]

@@ -23,6 +23,7 @@ from factor_journal.organisation import (
     OrganisationDirectory,
     TeamFilter,
     blockers,
+    cut_with_ties,
     filter_people,
     mapped_distribution,
     people_held_back,
@@ -70,6 +71,7 @@ def _team():
 
 
 TABLE_PAGE = 25
+TOP_FACTORS = 10  # bars in the blocking-factor charts (with a sentence naming the others tied with the last)
 QUIET_LISTED = 15
 STALE_SHARES = {0.0: "any", 0.25: "a quarter or more", 0.5: "half or more"}
 
@@ -252,11 +254,17 @@ def _people_shown(team, people: list, selected: list, now: datetime) -> None:
         )
         chart_as_table(labels.bucket_rows(names, MAPPED_BUCKETS, list(counts.values())))
     st.header("What holds people back", anchor=False)
-    held = people_held_back(selected)[:10]
+    held, level = cut_with_ties(people_held_back(selected), TOP_FACTORS)
     if held:
-        st.caption("How many people each factor keeps from evaluating at least one kind of AI project.")
+        st.caption(
+            "How many of the people shown each factor keeps from evaluating at least one kind of AI project, each "
+            "person counted once. Blockers counts each kind of project a factor blocks for them, so its order "
+            "can differ."
+        )
         named = [(store.graph.name(f), n) for f, n in held]
         st.plotly_chart(charts.held_back(named), width="stretch", key="team_held_chart", config=charts.PLOT_CONFIG)
+        if level:
+            st.caption(labels.tied_note([store.graph.name(f) for f in level], held[-1][1]))
         chart_as_table(labels.count_rows(named, "Factor", "People held back"))
     else:
         st.write("No capability is blocked for anyone shown.")
@@ -310,12 +318,18 @@ def organisation_blockers() -> None:
         st.info("No capability is blocked for anyone yet — or nobody has been assessed.")
         return
     st.header("Invest here first", anchor=False)
-    top = found.factors[:10]
-    st.caption("How many times each factor blocks a person from a kind of AI project (person × project type).")
+    top, level = cut_with_ties(found.factors, TOP_FACTORS)
+    st.caption(
+        "How many times each factor blocks a person from a kind of AI project (person × project type): a factor "
+        "that blocks one person from three kinds counts 3. Team progress counts people instead (each once), so "
+        "its order can differ."
+    )
     top_named = [(store.graph.name(f), n) for f, n in top]
     st.plotly_chart(
         charts.held_back(top_named, label="blocked (person × project type)"), width="stretch", config=charts.PLOT_CONFIG
     )
+    if level:
+        st.caption(labels.tied_note([store.graph.name(f) for f in level], top[-1][1], times=True))
     chart_as_table(labels.count_rows(top_named, "Factor", "Blocked (person × project type)"))
     for item in found.archetypes:
         factors = ", ".join(f"{store.graph.name(f)} ({n})" for f, n in list(item.factors.items())[:4])

@@ -426,11 +426,25 @@ def mapped_distribution(catalog: Catalog, people: list[PersonRow]) -> dict[str, 
 
 
 def people_held_back(people: list[PersonRow]) -> list[tuple[str, int]]:
-    """Blocking factor id -> how many distinct people it holds back from at least one capability, most first."""
+    """Blocking factor id -> how many distinct people it holds back from at least one capability, most first;
+    among factors holding back as many people, the one blocking the most (person, capability) pairs first
+    (``blockers``' measure, the Blockers page's order), then by id."""
     counts: Counter[str] = Counter()
+    pairs: Counter[str] = Counter()
     for row in people:
         counts.update({factor for blocked in row.blocked for factor in blocked.blockers})
-    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+        pairs.update(factor for blocked in row.blocked for factor in blocked.blockers)
+    return sorted(counts.items(), key=lambda item: (-item[1], -pairs[item[0]], item[0]))
+
+
+def cut_with_ties(items: Sequence[tuple[str, int]], limit: int) -> tuple[list[tuple[str, int]], list[str]]:
+    """The first ``limit`` of ``items`` (counts, most first), and the ids left out that count as many as the
+    last one kept: a top ten that cuts through a tie says who else stands level with its last bar."""
+    shown = list(items[:limit])
+    if not shown:
+        return [], []
+    last = shown[-1][1]
+    return shown, [item_id for item_id, count in items[limit:] if count == last]
 
 
 CSV_COLUMNS = [

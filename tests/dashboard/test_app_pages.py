@@ -94,8 +94,11 @@ def test_history_of_a_single_day_is_a_sentence_not_a_broken_axis(app_database, s
 # The team page ----------------------------------------------------------------------------------
 
 
-def seed_team(store, people: int, *, days: int = 0, needs_attention: bool = False) -> tuple[str, str]:
-    """An organisation of ``people`` roll-up rows written straight into the shards (as the pipeline keeps them)."""
+def seed_team(
+    store, people: int, *, days: int = 0, needs_attention: bool = False, blocked: list[dict] | None = None
+) -> tuple[str, str]:
+    """An organisation of ``people`` roll-up rows written straight into the shards (as the pipeline keeps them);
+    ``blocked``: what blocks every one of them (default: one capability, for every other person)."""
     org = f"org-{people}-{uuid.uuid4().hex[:6]}"
     directory = OrganisationDirectory(store)
     directory.create(org, f"Org of {people}")
@@ -121,7 +124,9 @@ def seed_team(store, people: int, *, days: int = 0, needs_attention: bool = Fals
             unconfirmed=index % 5,
             last_active=None if index % 10 == 9 else now - timedelta(days=index % 30),
             categories={c: ((index + i * 13) % 100) / 100 for i, c in enumerate(categories)},
-            blocked=[{"archetype_id": store.catalog.archetypes[0].id, "blockers": ["data_quality", "sensor_data"]}]
+            blocked=blocked
+            if blocked is not None
+            else [{"archetype_id": store.catalog.archetypes[0].id, "blockers": ["data_quality", "sensor_data"]}]
             if index % 2
             else [],
         ).to_document()
@@ -343,6 +348,33 @@ def test_rows_kept_for_reruns_are_never_shown_to_someone_no_longer_a_manager(app
     OrganisationDirectory(store).remove_manager(org, manager)  # off the organisation's managers list
     app.run()  # the rows are still kept in the process; the manager check runs first
     assert "Showing all 30 people." not in texts(app) and not app.dataframe
+
+
+def test_a_top_ten_cut_through_a_tie_names_the_factors_level_with_its_last_bar(app_database, signer, store):
+    """Twelve factors hold back all four people: ten bars, the two blocking the most project types first (the
+    Blockers page's order among equals), and a sentence naming the two level with the last bar."""
+    catalog, graph = store.catalog, store.graph
+    twelve = [f.id for f in catalog.assessable_factors[:12]]
+    first, second = catalog.archetypes[0].id, catalog.archetypes[1].id
+    most = [twelve[7], twelve[11]]  # these two block a second kind of project too
+    blocked = [{"archetype_id": first, "blockers": twelve}, {"archetype_id": second, "blockers": most}]
+    org, manager = seed_team(store, 4, blocked=blocked)
+    app = open_app(signer.issue(manager, kind="manager", org_id=org))
+    held = figures(app)[2]["data"][0]
+    assert held["x"] == [4] * 10 and held["y"][:2] == [graph.name(f) for f in most]
+    level = sorted(set(twelve) - set(most))  # the others, by id
+    assert held["y"][2:] == [graph.name(f) for f in level[:8]]
+    left_out = [graph.name(f) for f in level[8:]]
+    shown = texts(app)
+    assert f"Also holding back 4 people each, as many as the last bar: {left_out[0]} and {left_out[1]}." in shown
+    assert "each person counted once" in shown and "Blockers counts each kind of project" in shown
+
+    app.switch_page("screens/blockers.py").run()
+    blocked_chart = figures(app)[0]["data"][0]
+    assert blocked_chart["x"] == [8, 8] + [4] * 8 and blocked_chart["y"][:2] == held["y"][:2]  # same order among equals
+    shown = texts(app)
+    assert "Also blocking 4 times each, as often as the last bar:" in shown
+    assert "person × project type" in shown and "Team progress counts people instead" in shown
 
 
 def test_the_team_charts_figures_read_as_text_under_each_chart(app_database, signer, store):

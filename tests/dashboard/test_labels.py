@@ -307,3 +307,15 @@ def test_progress_rows_name_the_live_day_and_say_no_answers_in_words():
         {"Day": "27 Nov 2026", "Mapped on average": "6%", "Average confidence": "no answers yet", "People": "4"},
         {"Day": "Today, 14:05 UTC (as above)", "Mapped on average": "8%", "Average confidence": "78%", "People": "4"},
     ]
+
+
+def test_a_tie_note_names_who_stands_level_with_the_last_bar():
+    assert labels.tied_note(["Privacy protection"], 1) == (
+        "Also holding back 1 person each, as many as the last bar: Privacy protection."
+    )
+    people = labels.tied_note(["A", "B", "C"], 4)
+    assert people == "Also holding back 4 people each, as many as the last bar: A, B and C."
+    times = labels.tied_note(["A", "B"], 3, times=True)
+    assert times == "Also blocking 3 times each, as often as the last bar: A and B."
+    many = labels.tied_note([f"F{i}" for i in range(15)], 2)
+    assert many.endswith("F10, F11 and 3 more.")

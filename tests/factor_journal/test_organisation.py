@@ -20,6 +20,8 @@ from factor_journal.organisation import (
     OrgDay,
     TeamView,
     blockers,
+    cut_with_ties,
+    people_held_back,
     progress,
     sort_people,
     team_csv,
@@ -334,3 +336,26 @@ def test_progress_over_time_ends_with_the_live_figures_in_place_of_todays_record
     history = [recorded("2026-11-26", 0.02), recorded("2026-11-27", 0.04), recorded("2026-11-28", 0.06)]
     assert progress(history, today) == [*history[:2], today]  # the nightly figure of 02:00 gives way to the live one
     assert progress([], today) == [today] and progress(history[:2], today)[-1] is today
+
+
+def test_factors_holding_back_as_many_people_come_in_the_blockers_order_and_a_cut_names_who_ties():
+    from factor_journal.rollup import BlockedRow
+
+    def person(uid: str) -> PersonRow:
+        return PersonRow(
+            user_id=uid,
+            blocked=[
+                BlockedRow(archetype_id="one", blockers=["a", "b", "ml", "privacy"]),
+                BlockedRow(archetype_id="two", blockers=["privacy", "ml"]),
+                BlockedRow(archetype_id="three", blockers=["ml"]),
+            ],
+        )
+
+    third = PersonRow(user_id="u3", blocked=[BlockedRow(archetype_id="one", blockers=["c"])])
+    people = [person("u1"), person("u2"), third]
+    held = people_held_back(people)
+    # everyone counted once per factor; among equals, the most (person, project type) pairs first, then by id
+    assert held == [("ml", 2), ("privacy", 2), ("a", 2), ("b", 2), ("c", 1)]
+    assert cut_with_ties(held, 2) == (held[:2], ["a", "b"])  # the cut falls in a tie: who stands level is named
+    assert cut_with_ties(held, 4) == (held[:4], [])  # ... or it does not
+    assert cut_with_ties(held, 10) == (held, []) and cut_with_ties([], 10) == ([], [])
