@@ -170,14 +170,19 @@ def team_progress() -> None:
         "(what was said long ago counts for less)",
     )
     columns[3].metric("Gone quiet", f"{len(team.quiet):,}")
+    # a share of answers, named as one: beside it, whose they are (a count of people under a share of answers
+    # read as one figure, "6% · 1 person")
     stale_share, stale_people = team.stale_share(), len(team.stale)
+    given, due = sum(p.assessed for p in people), sum(team.fresh(p).due for p in people)
+    whose = f"{stale_people:,} {'person' if stale_people == 1 else 'people'}"
     columns[4].metric(
-        "To re-check",
+        "Answers to re-check",
         "—" if stale_share is None else f"{stale_share:.0%}",
-        f"{stale_people:,} {'person' if stale_people == 1 else 'people'}",
+        f"from {whose}" if stale_people else None,
         delta_color="off",
         delta_arrow="off",
-        help="Of every answer given in the organisation, the share said so long ago that it is due for a re-check",
+        help=f"Of the {given:,} answers given in the organisation, {due:,} were said so long ago that they are due "
+        f"for a re-check" + (f", from {whose} (“To re-check” below lists them)" if stale_people else ""),
     )
     if attention:
         columns[5].metric(

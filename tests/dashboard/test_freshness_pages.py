@@ -142,8 +142,10 @@ def test_the_team_page_shows_and_filters_the_share_to_recheck_from_the_rows(app_
     table = app.dataframe[0].value
     share = dict(zip(table["Person"], table["To re-check"], strict=True))
     assert share == {"Nora New": "0%", "Olga Old": "50%"}  # 2 of Olga's 4 answers are due
-    assert any(m.label == "To re-check" and m.value == "33%" for m in app.metric)  # 2 of the 6 answers given
-    assert any(m.label == "To re-check" and m.delta == "1 person" for m in app.metric)
+    # a share of answers, named as one, and whose they are: not "33% · 1 person" read as one figure
+    metric = next(m for m in app.metric if "re-check" in m.label)
+    assert (metric.label, metric.value, metric.delta) == ("Answers to re-check", "33%", "from 1 person")
+    assert metric.proto.help.startswith("Of the 6 answers given in the organisation, 2 were said so long ago")
     assert stats.reads < 20  # the organisation, its roll-up shards, the link and manager checks: no per-person read
     app.toggle(key="team_stale").set_value(True).run()
     assert list(app.dataframe[0].value["Person"]) == ["Olga Old"]
