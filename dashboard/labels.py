@@ -232,6 +232,27 @@ TEAM_COLUMNS = [
 ]
 
 
+TABLE_CHAR_PX, TABLE_CELL_PX = 7, 16  # the grid's text (a little over its average character) and a cell's padding
+
+
+def table_width(table) -> int:
+    """The width in px the team grid draws ``table`` (a DataFrame of ``team_rows``) at, erring wide: each column
+    as wide as its longest text, header or cell, plus padding; the sideways cue shows below it."""
+    return sum(
+        TABLE_CELL_PX + TABLE_CHAR_PX * max([len(str(column)), *(len(str(cell)) for cell in table[column])])
+        for column in table.columns
+    )
+
+
+def sideways_cue(columns: Sequence[str]) -> str:
+    """The team table's cue where it is wider than the page, naming every column after the person's (a phone shows
+    three, a laptop with the sidebar open all but the last): 'The table scrolls sideways, the names staying in
+    place: Mapped, Confidence, Tier, To re-check, Unconfirmed and Last active.'"""
+    rest = list(columns[1:])
+    listed = ", ".join(rest[:-1]) + f" and {rest[-1]}" if len(rest) > 1 else "".join(rest)
+    return f"The table scrolls sideways, the names staying in place: {listed}."
+
+
 def team_rows(team: TeamView, catalog: Catalog, people: Sequence[PersonRow]) -> list[dict[str, str | int]]:
     """The team table as it is read, by eye and by a screen reader alike: whole percents (what a progress bar's
     format showed, where the grid's text was the raw float), confidence and tier as the aged answers support them

@@ -73,6 +73,13 @@ def _team():
 TABLE_PAGE = 25
 TOP_FACTORS = 10  # bars in the blocking-factor charts (with a sentence naming the others tied with the last)
 QUIET_LISTED = 15
+# The sideways cue above the team table, hidden where the table's frame holds its whole width (WIDTH, in px).
+NARROW_ONLY = """
+<style>
+.st-key-team-table { container-type: inline-size; }
+@container (min-width: WIDTHpx) { .st-key-team-narrow-cue { display: none; } }
+</style>
+"""
 STALE_SHARES = {0.0: "any", 0.25: "a quarter or more", 0.5: "half or more"}
 
 
@@ -130,15 +137,23 @@ def _table(team, people: list, now: datetime) -> list:
     table = pd.DataFrame(labels.team_rows(team, catalog, shown), columns=labels.TEAM_COLUMNS)
     if not any(p.needs_attention for p in people):
         table = table.drop(columns=["Needs attention"])
-    st.dataframe(
-        table,
-        hide_index=True,
-        width="stretch",
-        alt=f"People, sorted by {order.lower()}",
-        column_config={
-            "To re-check": st.column_config.TextColumn(help="Share of their answers due for a re-check"),
-        },
-    )
+    # Where the grid is wider than the page (a phone shows three columns and cuts the fourth, a laptop with the
+    # sidebar open cuts the last): a cue above it names the columns a swipe away, shown only then (a container
+    # query against the table's estimated width), and each person's name stays in place while the figures scroll.
+    st.html(NARROW_ONLY.replace("WIDTH", str(labels.table_width(table))))
+    with st.container(key="team-table"):
+        with st.container(key="team-narrow-cue"):
+            st.caption(labels.sideways_cue(list(table.columns)))
+        st.dataframe(
+            table,
+            hide_index=True,
+            width="stretch",
+            alt=f"People, sorted by {order.lower()}",
+            column_config={
+                "Person": st.column_config.TextColumn(pinned=True),
+                "To re-check": st.column_config.TextColumn(help="Share of their answers due for a re-check"),
+            },
+        )
     first = (page - 1) * TABLE_PAGE + 1 if shown else 0
     st.caption(f"People {first:,}–{first + len(shown) - 1:,} of {len(ordered):,}, sorted by {order.lower()}.")
     return shown

@@ -157,6 +157,9 @@ def test_team_table_speaks_in_names_and_counts_are_whole_numbers(app_database, s
     # whole percents in the data itself (a screen reader reads the grid's data, never a progress bar's format)
     assert table["Mapped"].str.fullmatch(r"\d{1,3}%").all() and table["To re-check"].notna().all()
     assert [h.value for h in app.header][0] == "People"  # the grid's heading, before it
+    # wider than a phone: the names stay in place while the figures scroll sideways, and a cue names the columns
+    assert json.loads(app.dataframe[0].proto.columns)["Person"]["pinned"] is True
+    assert "The table scrolls sideways, the names staying in place: Mapped, Confidence, Tier" in texts(app)
     assert any(m.label == "Average confidence" and m.value == "50%" for m in app.metric)
     tiers, mapped, held = figures(app)
     assert tiers["layout"]["yaxis"]["dtick"] >= 1 and isinstance(tiers["layout"]["yaxis"]["dtick"], int)

@@ -229,6 +229,19 @@ def ticks_not_drawn_whole(driver) -> list[str]:
     return driver.execute_script(script)
 
 
+def table_overflow(driver) -> list | None:
+    """Whether the team table is wider than its frame (scrolls sideways), whether the cue above it that says so is
+    shown, and the grid's whole and shown widths; None before the table is drawn."""
+    script = (
+        "const grid = document.querySelector('[data-testid=stDataFrame] .dvn-scroller');"
+        "const cue = document.querySelector('.st-key-team-narrow-cue');"
+        "if (!grid || !cue || !grid.clientWidth) return null;"
+        "const shown = getComputedStyle(cue).display != 'none' && cue.offsetHeight > 0;"
+        "return [grid.scrollWidth > grid.clientWidth + 1, shown, grid.scrollWidth, grid.clientWidth]"
+    )
+    return driver.execute_script(script)
+
+
 def assert_product_chrome(driver, title: str) -> None:
     """Item 7: the page's own browser title and favicon, no Deploy button, no developer menu."""
     from selenium.webdriver.common.by import By
@@ -503,6 +516,12 @@ def test_a_manager_reads_the_team_on_a_desktop_a_laptop_a_phone_and_in_dark_mode
         xs = tick_labels(browser, "xtick")
         assert "Exploratory" in xs and "exploratory" not in xs
         assert all(":" not in label for label in xs), xs
+        # the team table wider than the page (a phone, a laptop with the sidebar open): the columns past its edge are
+        # named above it, and only then
+        scrolls, cue, whole, shown = wait_for(lambda: table_overflow(browser), 20, "the team table drawn")
+        assert cue == scrolls and scrolls == (width != DESKTOP), (width, whole, shown)
+        if cue:
+            wait_for_text(browser, "The table scrolls sideways, the names staying in place: Mapped, Confidence, Tier")
         shoot(browser, "team", width, tmp_path)
         # 5. filters: a name search narrows the table
         search = next(

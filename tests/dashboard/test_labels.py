@@ -319,3 +319,17 @@ def test_a_tie_note_names_who_stands_level_with_the_last_bar():
     assert times == "Also blocking 3 times each, as often as the last bar: A and B."
     many = labels.tied_note([f"F{i}" for i in range(15)], 2)
     assert many.endswith("F10, F11 and 3 more.")
+
+
+def test_the_team_tables_width_is_estimated_from_its_longest_texts_and_its_cue_names_the_columns():
+    import pandas as pd
+
+    table = pd.DataFrame(
+        [{"Person": "Anna Berg", "Mapped": "6%", "Tier": "Exploratory"}, {"Person": "Nils", "Mapped": "0%", "Tier": ""}]
+    )
+    per_char, padding = labels.TABLE_CHAR_PX, labels.TABLE_CELL_PX
+    assert labels.table_width(table) == 3 * padding + per_char * (len("Anna Berg") + len("Mapped") + len("Exploratory"))
+    cue = labels.sideways_cue(list(table.columns))
+    assert cue == "The table scrolls sideways, the names staying in place: Mapped and Tier."
+    every = labels.sideways_cue(labels.TEAM_COLUMNS)
+    assert every.endswith(": Mapped, Confidence, Tier, To re-check, Unconfirmed, Needs attention and Last active.")
