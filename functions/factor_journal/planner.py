@@ -392,8 +392,11 @@ def _said_at(observed_at: datetime, session_id: str | None, factor_id: str) -> t
 def _last_conversation(
     graph: FactorGraph, applied: list[Transition], previous: LastConversation | None
 ) -> LastConversation | None:
-    """ "Where we were": the newest observed thing said, never moved back by a late turn."""
-    spoken = [c.entry for c in applied if c.entry.source != Source.system and c.entry.kind != EntryKind.retracted]
+    """ "Where we were": the newest observed exchange (a reading of the person's answer, its excerpt the last
+    turns), never moved back by a late turn.  A person's decision about a reading (confirm, correct, withdraw,
+    restore: in the say-back or on Review) is no exchange, its excerpt only the words decided on: it leaves
+    "where we were" as it was, as the session's "where were we" (``_session_progress``) does."""
+    spoken = [c.entry for c in applied if c.entry.source == Source.llm]
     if not spoken:
         return previous
     latest = max(spoken, key=_spoken_key)

@@ -9,10 +9,11 @@ import pytest
 from planned import Person
 from test_folding import T0, blank, deliver, readings
 
+from factor_journal import transitions
 from factor_journal.documents import AnalysisDetails, ExtractionOutcome, SessionDocument, TokenUsage, TurnStatus
 from factor_journal.folding import Reading, refold, refold_damaged
 from factor_journal.graph import graph_for
-from factor_journal.models import FactorState, InferredUpdate
+from factor_journal.models import EntryKind, FactorState, InferredUpdate, Source
 from factor_journal.planner import (
     ChangeInputs,
     DamagedFactorError,
@@ -393,6 +394,30 @@ def test_where_we_were_is_never_moved_back_by_a_late_reading(catalog):
     person.say("ml_expertise", 55, observed_at=T0)  # said earlier, delivered later
     assert person.summary.last_conversation.factor_id == "data_quality"
     assert person.summary.last_conversation.timestamp == T0 + timedelta(minutes=5)
+
+
+def test_a_persons_decision_on_a_reading_leaves_where_we_were_on_the_last_exchange(catalog):
+    """Confirming, correcting, withdrawing or bringing back a reading in the say-back is no exchange: "where we
+    were" keeps the last answer's turns, not the few words decided on (it read "with duplicates and gaps")."""
+    person = Person(catalog)
+    exchange = "Assistant: How far back does your history go?\nUser: 6 years in the ERP, with duplicates and gaps."
+    person.say("historical_data_depth", 40, conversation_excerpt=exchange)
+    where = person.summary.last_conversation
+    assert where is not None and where.excerpt == exchange
+    words = "with duplicates and gaps"
+    for decide in (
+        lambda s, eid, now: transitions.confirm(s, "u", eid, now, "s1", turn_id="t1", excerpt=words),
+        lambda s, eid, now: transitions.correct(s, "u", eid, now, 20, "corrected", "s1", turn_id="t1", excerpt=words),
+        lambda s, eid, now: transitions.retract(s, "u", eid, now, "n/a", Source.user, session_id="s1", excerpt=words),
+        lambda s, eid, now: transitions.correct(
+            s, "u", eid, now, 40, "restored", "s1", excerpt=words, kind=EntryKind.restored
+        ),
+    ):
+        person.tick()
+        person.decide("historical_data_depth", decide)
+        assert person.summary.last_conversation == where
+    person.say("ml_expertise", 55, conversation_excerpt="Assistant: Who builds models?\nUser: Two data scientists.")
+    assert person.summary.last_conversation.factor_id == "ml_expertise"  # the next answer moves it on
 
 
 def test_evidence_accumulates_across_turns(catalog):
