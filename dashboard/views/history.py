@@ -22,6 +22,7 @@ from factor_journal.page_models import (
     history_opens_on,
     said_days,
     shown_apart,
+    timeline,
 )
 
 HISTORY_PAGE = 25
@@ -78,21 +79,20 @@ def render() -> None:
         cursor = page.next_cursor
         if cursor is None:
             break
-    said_on = said_days(entries)
     curve = freshness.decay_curve(assessment.stored.factors[factor_id], store.catalog, assessment.at)
-    if len(said_on) > 1 or (said_on and curve):
+    drawn = timeline(said_days(entries), curve)  # one rule: a chart when it spans days, else a sentence
+    if drawn.chart:
         describe = None if subject.read_only else humane  # rationales quote the person: theirs alone
-        st.plotly_chart(
-            charts.factor_timeline(entries, describe=describe, aged=curve), width="stretch", config=charts.PLOT_CONFIG
-        )
-        if curve:
+        figure = charts.factor_timeline(entries, describe=describe, aged=drawn.ageing)
+        st.plotly_chart(figure, width="stretch", config=charts.PLOT_CONFIG)
+        if drawn.ageing:  # the caption speaks only of a line the chart draws
             st.caption(
                 "The dashed line is how sure the current answer counts as time passes since it was last said; "
                 "confirming it or saying it again brings it back."
             )
-    elif said_on:
+    elif drawn.one_day is not None:
         st.caption(
-            f"Everything below was said on {labels.day(min(said_on))}: the chart begins when a second day adds to it."
+            f"Everything below was said on {labels.day(drawn.one_day)}: the chart begins when a second day adds to it."
         )
     for entry in entries:
         before = "—" if entry.previous_value is None else f"{entry.previous_value:g}"

@@ -217,6 +217,28 @@ def said_days(entries: Iterable[JournalEntry]) -> set[date]:
     return {entry.observed_at.date() for entry in entries if entry.effective}
 
 
+class Timeline(BaseModel):
+    """How the history shows a factor over time: a ``chart`` when what it would draw spans more than one day,
+    with the ``ageing`` line (the current answer's confidence as it ages) only when that line runs past the day it
+    starts (a line within one day is not drawn, nor mentioned); otherwise a sentence that everything was said on
+    ``one_day`` (None when nothing was)."""
+
+    chart: bool
+    ageing: list[tuple[datetime, float]] = []
+    one_day: date | None = None
+
+
+def timeline(said_on: Iterable[date], curve: Sequence[tuple[datetime, float]]) -> Timeline:
+    """The one rule for chart or sentence (``Timeline``), from the days something was said (``said_days``) and
+    the ageing curve (``freshness.decay_curve``): the days drawn are those said and the day the ageing line runs
+    to; more than one is a chart."""
+    said = set(said_on)
+    ageing = list(curve) if curve and curve[-1][0].date() > curve[0][0].date() else []
+    if len(said | {at.date() for at, _ in ageing[-1:]}) > 1:
+        return Timeline(chart=True, ageing=ageing)
+    return Timeline(chart=False, one_day=min(said) if said else None)
+
+
 def assessed_states(summary: AssessmentSummary) -> list[tuple[str, FactorState]]:
     """The summary's assessed answers (factor id, state), by factor id."""
     return [(fid, state) for fid, state in sorted(summary.factors.items()) if state.is_assessed]

@@ -89,6 +89,12 @@ def test_history_of_a_single_day_is_a_sentence_not_a_broken_axis(app_database, s
     assert "Recomputed from Data governance, Data quality" in shown
     assert "data_governance" not in shown and "data_quality" not in shown  # names, never ids
     assert "recomputed from its parts" in shown  # the kind of entry, in words
+    # said today only, by an answer that ages: the same sentence, no chart of one day, no caption of a line not drawn
+    infer(store, user, "sensor_data", 60, 0.7, 0)
+    app.run()  # the factor is listed once it has a history
+    app.selectbox(key="history_factor").select("sensor_data").run()
+    shown = texts(app)
+    assert "Everything below was said on" in shown and not app.get("plotly_chart") and "dashed line" not in shown
 
 
 # The team page ----------------------------------------------------------------------------------

@@ -311,6 +311,21 @@ def test_a_factor_timeline_keeps_each_days_last_effective_state():
     assert page_models.said_days(entries) == {date(2026, 11, 3), date(2026, 11, 7)}
 
 
+def test_one_rule_decides_a_chart_or_a_sentence_and_the_ageing_line_is_drawn_only_when_it_spans_days(catalog):
+    morning = datetime(2026, 11, 28, 9, tzinfo=UTC)
+    today = {morning.date()}
+    state = said(catalog, "quality", 0.7, morning)
+    within_the_day = freshness.decay_curve(state, catalog, morning + timedelta(hours=8))
+    assert within_the_day  # a curve, but over hours: nothing a day axis draws
+    for curve in ([], within_the_day):  # said today only: the sentence, whether the answer ages or not
+        assert page_models.timeline(today, curve) == page_models.Timeline(chart=False, one_day=morning.date())
+    weeks = freshness.decay_curve(state, catalog, morning + 20 * DAY)
+    assert page_models.timeline(today, weeks) == page_models.Timeline(chart=True, ageing=weeks)  # it ages: drawn
+    two_days = {morning.date(), (morning + DAY).date()}
+    assert page_models.timeline(two_days, within_the_day) == page_models.Timeline(chart=True)  # no line to caption
+    assert page_models.timeline(set(), []) == page_models.Timeline(chart=False)
+
+
 def test_the_as_of_table_lists_only_assessed_answers_by_factor_id(catalog):
     states = {
         "quality": said(catalog, "quality", 0.8, T0),
