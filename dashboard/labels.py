@@ -6,7 +6,6 @@ Pure functions over the catalog (no Streamlit, no Firestore), unit-tested in
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
@@ -14,6 +13,7 @@ from datetime import UTC, date, datetime
 from factor_journal.catalog import Catalog
 from factor_journal.models import CategoryProgress
 from factor_journal.organisation import OrgDay, TeamView
+from factor_journal.page_models import shown_value
 from factor_journal.rollup import PersonRow
 
 NOT_YET = "not yet"
@@ -98,6 +98,27 @@ def turn_status_message(status: str | None, next_attempt_at: datetime | None = N
     return message
 
 
+def of_person(thing: str, name: str, *, start: bool = False) -> str:
+    """``thing`` belonging to the person called ``name``, as it reads in a sentence: "Anna Berg's pages"; "the
+    pages of Anna Berg (Head of Data)" when the name ends in a parenthesis, or anything else a possessive cannot
+    follow ("Anna Berg (Head of Data)'s pages"); ``start``: at the start of a sentence ("The pages of …")."""
+    if name[-1:].isalnum():
+        return f"{name}'s {thing}"
+    phrase = f"the {thing} of {name}"
+    return phrase[:1].upper() + phrase[1:] if start else phrase
+
+
+def open_pages_label(name: str) -> str:
+    """The button that opens a person's pages read-only, naming them: "Open Anna Berg's pages", "Open the pages of
+    Anna Berg (Head of Data)"."""
+    return f"Open {of_person('pages', name)}"
+
+
+def count(number: int, thing: str) -> str:
+    """``number`` with ``thing`` in the singular or plural: "1 project type", "3 project types"."""
+    return f"{number} {thing}{'' if number == 1 else 's'}"
+
+
 def tier_name(catalog: Catalog, tier_id: str | None) -> str:
     """A decision tier's name ('Low-risk pilots'), or the id made readable when the catalog lacks it."""
     for tier in catalog.decision_tiers:
@@ -121,7 +142,7 @@ def band(catalog: Catalog, factor_id: str, value: float) -> str:
 def amount(value: float) -> str:
     """A value as a person reads it: at most one decimal, cut rather than rounded, so the number shown never
     sits across a band edge from its band ("39.9", never "40" for a low 39.96)."""
-    return f"{math.floor(value * 10 + 1e-9) / 10:g}"  # 1e-9: 55.3 * 10 is 552.999…
+    return f"{shown_value(value):g}"
 
 
 def day(moment: datetime | date | None, empty: str = NOT_YET) -> str:

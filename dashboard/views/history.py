@@ -54,22 +54,23 @@ def render() -> None:
     if factor_id is None:  # the select box always has a choice; nothing to draw without one
         return
     state = summary.factors[factor_id]
-    if state.current_value is None:
-        shown = "not assessed"
+    said = freshness.last_said(store.catalog, summary.factors, factor_id)
+    if state.current_value is None:  # withdrawn: no value, so no confidence or standing to speak of
+        st.markdown(f"**Now:** not assessed · last changed {labels.day(said)}")
     else:
         shown = f"{labels.amount(state.current_value)} ({labels.band(store.catalog, factor_id, state.current_value)})"
-    status = answer_status(store.catalog, factor_id, state)
-    status = "computed from its parts" if status == COMPUTED else labels.status_label(status, subject.read_only)
-    fresh = assessment.factors.get(factor_id)
-    aged = ""
-    if fresh is not None and shown_apart(fresh.stored_confidence, fresh.confidence):
-        aged = f" ({fresh.stored_confidence:.0%} when said, ageing with a half-life of {fresh.half_life})"
-    due = " · **to re-check**" if fresh is not None and fresh.due else ""
-    said = fresh.said_at if fresh else freshness.last_said(store.catalog, summary.factors, factor_id)
-    st.markdown(
-        f"**Now:** {shown} · confidence {state.current_confidence:.0%}{aged} · {status} · "
-        f"last said {labels.day(said)}{due}"
-    )
+        status = answer_status(store.catalog, factor_id, state)
+        status = "computed from its parts" if status == COMPUTED else labels.status_label(status, subject.read_only)
+        fresh = assessment.factors.get(factor_id)
+        aged = ""
+        if fresh is not None and shown_apart(fresh.stored_confidence, fresh.confidence):
+            aged = f" ({fresh.stored_confidence:.0%} when said, ageing with a half-life of {fresh.half_life})"
+        due = " · **to re-check**" if fresh is not None and fresh.due else ""
+        said = fresh.said_at if fresh else said
+        st.markdown(
+            f"**Now:** {shown} · confidence {state.current_confidence:.0%}{aged} · {status} · "
+            f"last said {labels.day(said)}{due}"
+        )
     pages = st.session_state.setdefault("history_pages", {})
     shown = pages.get(factor_id, 1)
     entries, cursor = [], None

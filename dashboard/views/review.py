@@ -17,7 +17,7 @@ import streamlit as st
 from dashboard import context, labels
 from dashboard.safe_text import quote
 from factor_journal.conversation import excerpt_as_read
-from factor_journal.page_models import changed_since_drawn, correction_to_save
+from factor_journal.page_models import changed_since_drawn, correction_to_save, shown_value
 from factor_journal.validation import MAX_RATIONALE_CHARS
 
 REVIEW_PAGE = 10
@@ -94,7 +94,7 @@ def render() -> None:
             drawn[item.factor_id] = item.value
             slider = f"value-{item.factor_id}"
             if changed_since_drawn(drawn_for, item.value) or slider not in st.session_state:
-                st.session_state[slider] = round(item.value)  # the slider starts (again) at the value shown now
+                st.session_state[slider] = shown_value(item.value)  # the slider starts (again) at the value shown
             named = partial(labels.factor_control, factor_name=item.factor_name)
             confirm, correct = st.columns([1, 3])
             if confirm.button(named("confirm"), key=f"confirm-{item.factor_id}", wrap=True):
@@ -106,7 +106,7 @@ def render() -> None:
                         f"Confirmed {item.factor_name}.",
                     )
             with correct.form(key=f"correct-{item.factor_id}", border=False):
-                moved = st.slider(named("value"), 0, 100, key=slider)
+                moved = st.slider(named("value"), 0.0, 100.0, step=0.1, format="%.1f", key=slider)
                 reason = st.text_input(named("reason"), key=f"reason-{item.factor_id}", max_chars=MAX_RATIONALE_CHARS)
                 if st.form_submit_button(named("save"), key=f"save-{item.factor_id}", wrap=True):
                     value = correction_to_save(drawn_for, item.value, moved)

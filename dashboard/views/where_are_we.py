@@ -55,9 +55,7 @@ def render() -> None:
     columns[2].metric(
         "Decision tier", overall.decision_tier_name, overall.decision_budget, delta_color="off", delta_arrow="off"
     )
-    columns[3].metric(
-        "Can evaluate", len(summary.capabilities.can_evaluate), "project types", delta_color="off", delta_arrow="off"
-    )
+    columns[3].metric("Can evaluate", labels.count(len(summary.capabilities.can_evaluate), "project type"))
     if aged:  # why, in words a screen reader reads too (a metric's help is a tooltip it cannot reach)
         st.caption(labels.CONFIDENCE_TODAY)
     mapped = min(1.0, overall.completeness)  # a whole percent, as the metric rounds it (a float would be cut)
@@ -121,15 +119,16 @@ class Person:
         if not self.read_only:
             return note.message
         count = f"{len(note.confirm)} answer{'s' if len(note.confirm) != 1 else ''}"
+        answers, tier = (labels.of_person(thing, md(self.name), start=True) for thing in ("answers", "tier"))
         if note.lapsed:
             return (
-                f"{md(self.name)}'s answers reach {note.reached_name}, but some were said long ago: as they stand "
+                f"{answers} reach {note.reached_name}, but some were said long ago: as they stand "
                 f"today they support {note.now_name}. Confirming the {count} below would get {note.reached_name} "
                 "back; that is theirs to do."
             )
         when = f"from {note.lapses_at:%d %b %Y} " if note.lapses_at is not None else ""
         return (
-            f"{md(self.name)}'s tier, {note.reached_name}, rests on answers said long ago: {when}their age takes "
+            f"{tier}, {note.reached_name}, rests on answers said long ago: {when}their age takes "
             f"it down a tier unless they confirm the {count} below."
         )
 

@@ -9,6 +9,7 @@ dashboard.  Pure: imports only the pure core (no Streamlit, no Firestore).
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
@@ -45,13 +46,20 @@ def changed_since_drawn(drawn_for: float | None, now: float) -> bool:
     return drawn_for is not None and drawn_for != now
 
 
-def correction_to_save(drawn_for: float | None, now: float, slider: int) -> float | None:
+def shown_value(value: float) -> float:
+    """A value as every page shows it: at most one decimal, cut rather than rounded, so the number shown never
+    sits across a band edge from its band (39.9, never 40 for a low 39.96); Review's slider starts there too."""
+    return math.floor(value * 10 + 1e-9) / 10  # 1e-9: 55.3 * 10 is 552.999…
+
+
+def correction_to_save(drawn_for: float | None, now: float, slider: float) -> float | None:
     """What a correction saved on Review stores: nothing (None) when the value changed since the page drew its
     slider (``changed_since_drawn``: the person decided about a value they no longer see); otherwise ``now`` itself,
-    unrounded, when the slider was left where it started (``round(now)``), or the slider's whole number."""
+    unrounded (what the store's ``seen`` check compares), when the slider was left where it started
+    (``shown_value(now)``), or the slider's value to its one decimal."""
     if changed_since_drawn(drawn_for, now):
         return None
-    return now if slider == round(now) else float(slider)
+    return now if round(slider, 1) == shown_value(now) else round(float(slider), 1)
 
 
 class RecheckList(BaseModel):

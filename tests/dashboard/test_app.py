@@ -24,6 +24,7 @@ from factor_journal import runtime
 from factor_journal.links import LinkSigner
 from factor_journal.models import InferredUpdate, UserProfile
 from factor_journal.organisation import OrganisationDirectory
+from factor_journal.page_models import shown_value
 from factor_journal.repositories.links import LinkRecords
 from factor_journal.store import FactorJournalStore
 from waiting import wait_for
@@ -170,6 +171,9 @@ def test_overview_shows_progress_tier_where_we_were_and_next_questions(app_datab
     assert "Data infrastructure" in shown and "5 different systems" in shown  # the where-were-we card
     assert "You: our data is all over the place" in shown and "User:" not in shown  # the person's own words
     assert "Next best questions" in shown and "helps unlock" in shown
+    [evaluable] = [m for m in app.metric if m.label == "Can evaluate"]  # one value, not "1" over "project types"
+    count = len(summary.capabilities.can_evaluate)
+    assert evaluable.value == f"{count} project type{'' if count == 1 else 's'}" and not evaluable.delta
     [chart] = app.get("plotly_chart")
     # the chart as text: each category's bar figures, in the chart's order, in a table a screen reader reads
     bars = {trace["name"]: trace for trace in json.loads(chart.proto.spec)["data"]}
@@ -252,7 +256,8 @@ def test_review_keeps_the_value_as_read_when_a_correction_is_saved_without_movin
     user = make_user(store, display_name="Dora Decimal")
     infer(store, user, "data_quality", 20.7, 0.7, 3)
     app = open_app(signer.issue(user), "review")
-    assert app.slider(key="value-data_quality").value == 21  # the nearest whole number, not 20 below it
+    slider = app.slider(key="value-data_quality")
+    assert slider.value == 20.7 and "20.7" in texts(app)  # the value every page shows, not 21 (nor 20)
     app.text_input(key="reason-data_quality").input("That is about right, and it is my answer")
     app.button(key="save-data_quality").click().run()
     state = store.factor(user, "data_quality")
@@ -262,16 +267,16 @@ def test_review_keeps_the_value_as_read_when_a_correction_is_saved_without_movin
 def test_review_saves_nothing_over_a_value_that_changed_since_the_slider_was_drawn_and_shows_the_new_one(
     app_database, signer, store, make_user
 ):
-    """The page was drawn for 20.7 (the slider at 21); a new answer moved the value before Save: the save is for
+    """The page was drawn for 20.7 (the slider at 20.7); a new answer moved the value before Save: the save is for
     the value the person saw, so nothing is written, the page says so and the slider starts again at the new
     value, from which a second Save does correct."""
     user = make_user(store, display_name="Dora Decimal")
     infer(store, user, "data_quality", 20.7, 0.7, 3)
     app = open_app(signer.issue(user), "review")
-    assert app.slider(key="value-data_quality").value == 21
+    assert app.slider(key="value-data_quality").value == 20.7
     infer(store, user, "data_quality", 35, 0.8, 1, rationale="They started deduplicating customers")  # elsewhere
     newer = store.factor(user, "data_quality").current_value
-    assert newer != 20.7 and round(newer) != 21
+    assert round(newer, 1) != 20.7
     entries = len(store.history(user, "data_quality").entries)
 
     app.text_input(key="reason-data_quality").input("That is about right, and it is my answer")
@@ -280,7 +285,7 @@ def test_review_saves_nothing_over_a_value_that_changed_since_the_slider_was_dra
     assert (state.current_value, state.inference_status) == (newer, "unconfirmed")  # nothing overwritten
     assert len(store.history(user, "data_quality").entries) == entries
     assert "changed since" in texts(app) and "nothing was saved" in texts(app)
-    assert app.slider(key="value-data_quality").value == round(newer)  # the value now, not the one read before
+    assert app.slider(key="value-data_quality").value == shown_value(newer)  # the value now, not the one before
 
     app.button(key="save-data_quality").click().run()  # seen now: saved
     state = store.factor(user, "data_quality")

@@ -95,6 +95,11 @@ def test_history_of_a_single_day_is_a_sentence_not_a_broken_axis(app_database, s
     app.selectbox(key="history_factor").select("sensor_data").run()
     shown = texts(app)
     assert "Everything below was said on" in shown and not app.get("plotly_chart") and "dashed line" not in shown
+    store.retract(user, "sensor_data", "It does not apply to us")  # withdrawn: no confidence or standing to repeat
+    app.run()
+    shown = texts(app)
+    [now] = [line for line in shown.splitlines() if line.startswith("**Now:**")]
+    assert now.startswith("**Now:** not assessed · last changed") and "confidence" not in now and now.count("assessed") == 1
 
 
 # The team page ----------------------------------------------------------------------------------

@@ -333,3 +333,17 @@ def test_the_team_tables_width_is_estimated_from_its_longest_texts_and_its_cue_n
     assert cue == "The table scrolls sideways, the names staying in place: Mapped and Tier."
     every = labels.sideways_cue(labels.TEAM_COLUMNS)
     assert every.endswith(": Mapped, Confidence, Tier, To re-check, Unconfirmed, Needs attention and Last active.")
+
+
+def test_a_persons_things_read_right_whatever_their_name_ends_in():
+    assert labels.open_pages_label("Anna Berg") == "Open Anna Berg's pages"
+    assert labels.open_pages_label("Anna Berg (Head of Data)") == "Open the pages of Anna Berg (Head of Data)"
+    assert labels.of_person("answers", r"Anna Berg \(Head of Data\)", start=True) == (
+        r"The answers of Anna Berg \(Head of Data\)"  # escaped for Markdown, still no possessive after ")"
+    )
+    assert labels.of_person("tier", "Chloé Martin", start=True) == "Chloé Martin's tier"
+
+
+def test_a_count_names_its_things_in_the_singular_or_plural():
+    counted = [labels.count(n, "project type") for n in (0, 1, 3)]
+    assert counted == ["0 project types", "1 project type", "3 project types"]

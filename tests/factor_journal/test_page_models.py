@@ -133,9 +133,14 @@ def test_confidences_read_apart_only_when_their_whole_percentages_differ():
 
 
 def test_a_correction_saved_unmoved_keeps_the_value_as_read_and_a_moved_one_the_sliders_number():
-    assert page_models.correction_to_save(20.7, 20.7, 21) == 20.7  # the slider starts at round(20.7): unmoved
-    assert page_models.correction_to_save(None, 20.7, 21) == 20.7  # first drawn in the run it was saved in
-    assert page_models.correction_to_save(20.7, 20.7, 20) == 20.0  # moved one step: the person's whole number
+    # the slider starts at the value as every page shows it (32.5, 20.7; 39.96 shows as 39.9), not a whole number
+    assert [page_models.shown_value(v) for v in (32.5, 20.7, 39.96, 55.3)] == [32.5, 20.7, 39.9, 55.3]
+    assert page_models.correction_to_save(20.7, 20.7, 20.7) == 20.7  # unmoved
+    assert page_models.correction_to_save(None, 20.7, 20.7) == 20.7  # first drawn in the run it was saved in
+    unmoved = page_models.shown_value(20.73)  # shown as 20.7: saved as read, so the store's ``seen`` check holds
+    assert page_models.correction_to_save(20.73, 20.73, unmoved) == 20.73
+    assert page_models.correction_to_save(20.7, 20.7, 20.8) == 20.8  # moved one step: the person's number
+    assert page_models.correction_to_save(20.7, 20.7, 20.800000000000001) == 20.8  # a float step's noise is not kept
     assert page_models.correction_to_save(20.7, 20.7, 45) == 45.0
 
 
@@ -143,8 +148,8 @@ def test_a_correction_of_a_value_that_changed_since_the_slider_was_drawn_saves_n
     assert page_models.changed_since_drawn(20.7, 35)
     assert not page_models.changed_since_drawn(20.7, 20.7) and not page_models.changed_since_drawn(None, 35)
     assert page_models.correction_to_save(20.7, 35, 35) is None  # the slider restarted at the new value: not seen
-    assert page_models.correction_to_save(20.7, 35, 21) is None  # the stale slider's number never overwrites it
-    assert page_models.correction_to_save(20.7, 20.71, 21) is None  # a change too small to move the slider counts
+    assert page_models.correction_to_save(20.7, 35, 20.7) is None  # the stale slider's number never overwrites it
+    assert page_models.correction_to_save(20.7, 20.71, 20.7) is None  # a change too small to move the slider counts
 
 
 def _fresh(fid: str, due: bool = True) -> FactorFreshness:
