@@ -199,6 +199,13 @@ def require_subject() -> Subject:
 def conversation_session(subject: Subject) -> str:
     """The session the person's conversation continues, kept for this browser session: the one their link
     named when it still exists, else their latest, else a new one."""
+    chosen = _session_to_continue(subject) or store().start_session(subject.user_id)
+    st.session_state["conversation_session"] = chosen
+    return chosen
+
+
+def _session_to_continue(subject: Subject) -> str | None:
+    """The session ``conversation_session`` continues when there is one (None: it would start a new one)."""
     chosen = st.session_state.get("conversation_session")
     if chosen:
         return chosen
@@ -206,9 +213,16 @@ def conversation_session(subject: Subject) -> str:
     named = viewer.session_id if viewer.session_id else None
     if named and the_store.session_data(subject.user_id, named) is None:
         named = None  # the session the link named is gone
-    chosen = named or the_store.latest_session(subject.user_id) or the_store.start_session(subject.user_id)
-    st.session_state["conversation_session"] = chosen
-    return chosen
+    return named or the_store.latest_session(subject.user_id)
+
+
+def conversation_so_far(subject: Subject) -> list[dict]:
+    """The turns (oldest first, as stored) of the session the person's conversation continues (no session is
+    started: a conversation not begun has none), so another page can say what the conversation asks next."""
+    session = _session_to_continue(subject)
+    if session is None:
+        return []
+    return [data for _, data in store().session_turns(subject.user_id, session) if isinstance(data.get("text"), str)]
 
 
 def fresh(summary: AssessmentSummary, at: datetime | None = None) -> freshness.FreshAssessment:

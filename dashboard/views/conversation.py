@@ -24,7 +24,6 @@ from factor_journal.conversation import MAX_TURN_TEXT_CHARS, turn_text_problem
 from factor_journal.documents import TurnStatus
 from factor_journal.extraction.base import ExtractionError
 from factor_journal.extraction.quotes import shorten
-from factor_journal.guidance import clarifying_question, next_best_questions
 from factor_journal.models import AssessmentSummary, SaidIn
 from factor_journal.page_models import (
     asked_to_pause,
@@ -32,12 +31,11 @@ from factor_journal.page_models import (
     just_paused_on,
     keep_watching,
     may_change_yet,
-    next_question_bounds,
     paused_questions,
+    questions_ahead,
     status_worth_saying,
     time_for_next_question,
     to_ask_again,
-    to_clarify,
     turn_outcome,
     where_we_left_off,
 )
@@ -334,42 +332,19 @@ def _resume() -> None:
     st.session_state["resume_asked"] = True
 
 
-COMING_BACK = "Coming back to the question you paused on:"
-
-
 def _next_question(said: list[dict], summary: AssessmentSummary | None, visit: datetime) -> tuple[str, str] | None:
-    """The assistant's next question and the factor it asks about: when the person asked what the last question
-    means, that question explained and asked again (``to_clarify``); else a question they paused on, in its words,
-    once it is due again (``to_ask_again``: after another question, or at a later visit than ``visit``'s pause,
-    never straight after the pause); else what the last answer opened up, never what the session already asked
-    about or heard; None when there is nothing left to ask."""
+    """The assistant's next question and the factor it asks about: the first of ``page_models.questions_ahead``
+    (the rule the overview's next best questions follow too), a suggestion phrased by the writer when there is
+    one (a question explained or paused on keeps its words); None when there is nothing left to ask."""
     store = context.store()
-    bounds = next_question_bounds(said)
-    clarify = to_clarify(said, store.catalog)
-    if clarify is not None:
-        return clarifying_question(store.catalog, clarify, bounds.asked), clarify
-    again = to_ask_again(said, visit)
-    if again is not None:
-        return f"{COMING_BACK} {again.text}", again.about
-    if summary is None:
+    fresh = context.fresh(summary) if summary is not None else None  # aged: answers due for a re-check first
+    ahead = questions_ahead(store.catalog, store.graph, fresh, said, visit, limit=1)
+    if not ahead:
         return None
-    fresh = context.fresh(summary)  # aged: answers due for a re-check are asked first
-    suggestions = next_best_questions(
-        store.catalog,
-        store.graph,
-        fresh.summary,
-        limit=1,
-        asked=bounds.asked,
-        just_heard=bounds.just_heard,
-        covered=bounds.covered,
-        stale=fresh.stale,
-    )
-    if not suggestions:
-        return None
-    question = suggestions[0].question
+    question = ahead[0].question
     writer = context.writer()
-    if writer is not None and said:
+    if writer is not None and said and not ahead[0].verbatim:
         last = "\n".join(f"{d.get('role')}: {d.get('text')}" for d in said[-2:])
         with contextlib.suppress(ExtractionError):  # the catalog's wording is a fine question too
             question = writer.phrase_question(question, last)
-    return question, suggestions[0].factor_id
+    return question, ahead[0].factor_id

@@ -1,7 +1,9 @@
 """Where are we: progress, tier, what unlocks the next one, what to re-check, where we were, what to discuss next.
 
-Reads only the precomputed summary document (one read per view); freshness is computed from it on read
-(``factor_journal.freshness``): every confidence shown or weighed here is aged to today.
+Reads the precomputed summary document (one read per view); freshness is computed from it on read
+(``factor_journal.freshness``): every confidence shown or weighed here is aged to today.  On the person's own
+pages the next best questions are what their conversation asks next (``page_models.questions_ahead``), so they
+also read the turns of the session it continues.
 """
 
 from __future__ import annotations
@@ -14,8 +16,15 @@ from dashboard.views import chart_as_table
 from factor_journal.conversation import excerpt_as_read
 from factor_journal.errors import FactorJournalError
 from factor_journal.freshness import FreshAssessment, TierNote
-from factor_journal.guidance import in_sentence, next_best_questions, next_tier_statement
-from factor_journal.page_models import COMPUTED, categories_by_progress, recheck_list, shown_apart, what_we_know
+from factor_journal.guidance import in_sentence, next_tier_statement
+from factor_journal.page_models import (
+    COMPUTED,
+    categories_by_progress,
+    questions_ahead,
+    recheck_list,
+    shown_apart,
+    what_we_know,
+)
 
 STATUS_ORDER = ["unconfirmed", "confirmed", "user_provided", COMPUTED]  # how the count of each is listed
 
@@ -91,7 +100,10 @@ def render() -> None:
         if person.read_only:  # the next questions are the person's to answer, not a reader's
             return
         st.header("Next best questions", anchor=False)
-        suggestions = next_best_questions(store.catalog, store.graph, summary, stale=assessment.stale)
+        # what the conversation asks next, then after it: the conversation's own rule over its session's turns
+        visit = st.session_state.get("conversation_visit", assessment.at)
+        turns = context.conversation_so_far(subject)
+        suggestions = questions_ahead(store.catalog, store.graph, assessment, turns, visit)
         if not suggestions:
             st.write("Every factor is assessed with good confidence.")
         for suggestion in suggestions:

@@ -13,9 +13,8 @@ from pydantic import BaseModel
 
 from factor_journal.catalog import Catalog
 from factor_journal.graph import FactorGraph
-from factor_journal.models import USER_BACKED, AssessmentSummary
+from factor_journal.models import USER_BACKED, AssessmentSummary, FactorState
 
-LOW_CONFIDENCE = 0.6
 OPENED_BONUS = 1.0  # what the last answer opened up leads, as much as a capability it alone blocks
 
 
@@ -26,6 +25,17 @@ class SuggestedQuestion(BaseModel):
     reason: str
     score: float
     stale: bool = False  # asked again because what was said has aged (freshness)
+    verbatim: bool = False  # its words are the conversation's own (asked, explained, paused on): never rephrased
+
+
+def said_surely(catalog: Catalog, state: FactorState) -> bool:
+    """Whether an answer was said surely enough not to be asked again: its confidence as said is at least the
+    catalog's ``recheck_below``, the one line under which an answer counts for too little (the line time takes
+    an answer under when it is due for a re-check, ``freshness``).  A single clear answer is above it (a cue
+    phrase reads at 0.55, a bare yes or no at 0.5): asking the same question again would only repeat it; the
+    say-back and Review confirm it.  Pass the state as said, not aged: ageing brings an answer back only once it
+    is due (``freshness.due_at``)."""
+    return state.current_confidence >= catalog.freshness.recheck_below
 
 
 def _said(when: datetime | None) -> str:
@@ -53,11 +63,13 @@ def next_best_questions(
     just_heard: Collection[str] = (),
     covered: Collection[str] = (),
     stale: Mapping[str, datetime | None] | None = None,
+    as_said: AssessmentSummary | None = None,
 ) -> list[SuggestedQuestion]:
     """Elicitation questions of missing, low-confidence or re-check factors, those unlocking the most first.
 
-    A factor already known with good confidence is not asked again, even when its value blocks a capability:
-    the person told us, and asking again would not change what it blocks.
+    A factor already said surely enough (``said_surely``, judged on ``as_said``: the summary as stored when
+    ``summary`` is aged) is not asked again, even when its value blocks a capability: the person told us, and
+    asking again would not change what it blocks; it comes back only when flagged for a re-check or due for one.
 
     A factor scores for every blocked capability it blocks (more for capabilities
     with fewer blockers left), plus a little for the tier when it is unassessed
@@ -65,14 +77,15 @@ def next_best_questions(
     already put to the user.  A value the person confirmed or gave is settled (not asked again unless flagged
     for a re-check or due for one).  ``stale`` (factor id -> when it was last said: the answers due
     for a re-check, ``freshness``) come first, those the most capability archetypes rest on
-    first, then the oldest; pass an aged summary (``freshness.assess``) so "weakly known"
-    weighs effective confidence.  ``just_heard``, the factors the last answer spoke to, are never asked next;
-    what that answer opened up (``opened_by``) comes next, so the interview follows what the person just said.
-    A factor the session already ``covered`` (asked about, in whatever words, or heard an answer speak to) is
-    not asked again in it, unless a correction flagged it for a re-check.
+    first, then the oldest; pass an aged summary (``freshness.assess``) so what blocks a capability weighs
+    effective confidence, with the stored one as ``as_said``.  ``just_heard``, the factors the last answer spoke
+    to, are never asked next; what that answer opened up (``opened_by``) comes next, so the interview follows
+    what the person just said.  A factor the session already ``covered`` (asked about, in whatever words, or
+    heard an answer speak to) is not asked again in it, unless a correction flagged it for a re-check.
     """
     asked = asked or set()
     stale = stale or {}
+    said = (as_said or summary).factors
     opened = opened_by(catalog, graph, just_heard)
     blocked_by: dict[str, list[tuple[str, int]]] = {}
     for capability in summary.capabilities.cannot_evaluate_yet:
@@ -84,7 +97,7 @@ def next_best_questions(
             continue
         state = summary.factors.get(factor.id)
         unassessed = state is None or not state.is_assessed
-        weak = not unassessed and state.current_confidence < LOW_CONFIDENCE  # type: ignore[union-attr]
+        weak = not unassessed and not said_surely(catalog, said.get(factor.id, state))  # type: ignore[arg-type]
         recheck = state is not None and state.needs_recheck
         if not recheck and (factor.id in covered or asked.intersection(factor.elicitation_questions)):
             continue  # this session asked about it already, in whatever words, or heard an answer speak to it

@@ -21,6 +21,8 @@ from pydantic import BaseModel
 from factor_journal.catalog import Catalog
 from factor_journal.documents import DONE, ExtractionOutcome, ScreenKind, TurnStatus, awaiting_analysis
 from factor_journal.freshness import FactorFreshness, FreshAssessment, last_said
+from factor_journal.graph import FactorGraph
+from factor_journal.guidance import SuggestedQuestion, clarifying_question, next_best_questions
 from factor_journal.models import AssessmentSummary, CategoryProgress, EntryKind, FactorState, JournalEntry
 from factor_journal.sayback import heard_factors
 from factor_journal.transitions import READING_CONFIRMED
@@ -430,3 +432,74 @@ def next_question_bounds(turns: Sequence[Mapping[str, Any]]) -> NextQuestionBoun
             just_heard = heard_factors(outcome.readings) if outcome else set()
             covered |= just_heard
     return NextQuestionBounds(asked=asked, just_heard=just_heard, covered=covered)
+
+
+COMING_BACK = "Coming back to the question you paused on:"
+
+
+def questions_ahead(
+    catalog: Catalog,
+    graph: FactorGraph,
+    assessment: FreshAssessment | None,
+    turns: Sequence[Mapping[str, Any]],
+    visit_started: datetime,
+    limit: int = 3,
+) -> list[SuggestedQuestion]:
+    """What the conversation asks next, then what it would ask after it: one rule for every page that asks or
+    suggests a question (the conversation asks the first, the overview lists them), from the person's summary as
+    it counts now (``assessment``; None before they have one) and the turns of the session the conversation
+    continues (oldest first, as stored).
+
+    First, what the conversation asks before anything else, in its own words (``verbatim``): a question of
+    the assistant still waiting for its answer; else, when the person asked what the last question means, that
+    question explained (``to_clarify``); else a question they paused on, once due again (``to_ask_again``).
+    Then ``next_best_questions`` within the session's bounds (``next_question_bounds``): never a question the
+    session asked, nor a factor it asked about or heard an answer speak to, nor one said surely enough already
+    (``guidance.said_surely``) unless it is due for a re-check or flagged for one."""
+    bounds = next_question_bounds(turns)
+    first = _asked_first(catalog, turns, visit_started, bounds)
+    ahead = [first] if first is not None else []
+    if assessment is not None:
+        ahead += [
+            suggestion
+            for suggestion in next_best_questions(
+                catalog,
+                graph,
+                assessment.summary,
+                limit,
+                bounds.asked,
+                just_heard=bounds.just_heard,
+                covered=bounds.covered,
+                stale=assessment.stale,
+                as_said=assessment.stored,
+            )
+            if first is None or suggestion.factor_id != first.factor_id
+        ]
+    return ahead[:limit]
+
+
+def _asked_first(
+    catalog: Catalog, turns: Sequence[Mapping[str, Any]], visit_started: datetime, bounds: NextQuestionBounds
+) -> SuggestedQuestion | None:
+    """What the conversation asks before any suggestion (see ``questions_ahead``), None when nothing is."""
+    waiting = turns[-1] if turns and turns[-1].get("role") == "assistant" else None
+    about: str | None
+    if waiting is not None:
+        about = str(waiting.get("about") or "")
+        question, reason = str(waiting.get("text", "")), "asked in the conversation, waiting for your answer"
+    elif (about := to_clarify(turns, catalog)) is not None:
+        question, reason = clarifying_question(catalog, about, bounds.asked), "you asked what this question means"
+    elif (again := to_ask_again(turns, visit_started)) is not None:
+        about, question, reason = again.about, f"{COMING_BACK} {again.text}", "you paused on it"
+    else:
+        return None
+    if not about or not catalog.has_factor(about):
+        return None  # a question written without its factor cannot be told apart from another
+    return SuggestedQuestion(
+        factor_id=about,
+        factor_name=catalog.factor(about).name,
+        question=question,
+        reason=reason,
+        score=0.0,
+        verbatim=True,
+    )

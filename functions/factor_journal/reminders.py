@@ -416,7 +416,9 @@ def _send_once(
 ) -> str | None:
     summary = fresh.summary
     session_id = summary.last_conversation.session_id if summary.last_conversation else None
-    questions = next_best_questions(store.catalog, store.graph, summary, limit=1, stale=fresh.stale)
+    questions = next_best_questions(
+        store.catalog, store.graph, summary, limit=1, stale=fresh.stale, as_said=fresh.stored
+    )
     recheck = [store.graph.name(item.factor_id) for item in fresh.to_recheck]
     token_box: dict[str, str] = {}
     unsubscribe_links = UnsubscribeLinks.like(signer)

@@ -187,12 +187,22 @@ def test_overview_shows_progress_tier_where_we_were_and_next_questions(app_datab
     assert any(not row["Mapped"].startswith("0 of") for row in rows)
 
 
-def test_overview_reads_only_the_summary(app_database, signer, store, assessed_user):
-    token = signer.issue(assessed_user)
-    app = open_app(token)
+def test_overview_reads_the_summary_and_the_conversation_its_questions_come_from(
+    app_database, signer, store, assessed_user
+):
+    """The summary; and, for the next best questions (what the person's conversation asks next), the turns of the
+    session it continues: with none yet, one (empty) query for it."""
+    app = open_app(signer.issue(assessed_user))
     runtime.store().stats.reset()
     app.run()
-    assert runtime.store().stats.reads == 1
+    assert runtime.store().stats.reads == 1 + 1  # the summary, no session
+    session = store.start_session(assessed_user)
+    store.add_turn(assessed_user, session, "assistant", "Where does your data live?", about="data_infrastructure")
+    store.add_turn(assessed_user, session, "user", "In SAP.")
+    app = open_app(signer.issue(assessed_user))
+    runtime.store().stats.reset()
+    app.run()
+    assert runtime.store().stats.reads == 1 + 1 + 2  # the summary, the person's one session, its two turns
 
 
 def test_empty_state_for_a_new_user(app_database, signer, store, make_user):

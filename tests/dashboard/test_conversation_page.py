@@ -220,6 +220,40 @@ def test_the_next_question_follows_from_what_was_understood(conversation, store,
     assert question["text"] not in settled
 
 
+def suggested(app) -> list[str]:
+    """The overview's next best questions, as listed (each question in bold, then its factor and why)."""
+    return [m.value.split("**")[1] for m in app.markdown if m.value.startswith("- **") and "  \n  _" in m.value]
+
+
+def test_the_overview_suggests_what_the_conversation_asks_next_and_nothing_it_asked_or_heard(
+    app_database, signer, store, make_user, catalog
+):
+    """The overview's first next best question is the one the conversation then asks; once asked, it is listed
+    first as asked, and neither page brings back what the session asked about or an answer spoke to."""
+    user = make_user(store, display_name="Anna Berg")
+    session = store.start_session(user)
+    question = catalog.factor("it_integration").elicitation_questions[0]
+    _asked_about(store, user, session, "it_integration", question, DEFERRAL, datetime.now(UTC) - timedelta(minutes=9))
+    store.add_turn(user, session, "assistant", "Tell me about your data team.", about="ml_expertise")
+    turn = store.add_turn(user, session, "user", BI_TEAM)
+    assert TurnProcessor(store, ReadingsByText(READINGS)).process(user, session, turn).status == "processed"
+    link = signer.issue(user, session)
+    covered = {"it_integration", "ml_expertise", "data_quality"}
+    said_before = {q for fid in covered for q in catalog.factor(fid).elicitation_questions}
+
+    before = suggested(open_app(link))
+    assert before and said_before.isdisjoint(before)
+    open_app(link, "conversation")
+    [*_, (_, asked)] = store.session_turns(user, session)
+    assert asked["role"] == "assistant" and asked["about"] not in covered
+    assert asked["text"] == before[0]  # what the overview said comes next is what the conversation asked
+
+    after = suggested(open_app(link))
+    assert after[0] == asked["text"] and after.count(asked["text"]) == 1  # waiting for the answer: listed first
+    again = set(catalog.factor(asked["about"]).elicitation_questions)
+    assert said_before.isdisjoint(after) and again.isdisjoint(after[1:])
+
+
 def _asked_about(store, user: str, session: str, factor: str, question: str, answer: str, at: datetime) -> str:
     """The assistant asks ``question`` about ``factor`` and the person answers ``answer`` (analysed); the turn id."""
     store.add_turn(user, session, "assistant", question, created_at=at, about=factor)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from planned import Person
 
+from factor_journal import freshness
 from factor_journal.graph import graph_for
 from factor_journal.guidance import (
     clarifying_question,
@@ -60,7 +61,7 @@ def summary_of(catalog, states: dict[str, tuple[float, float, InferenceStatus]])
 
 def test_the_next_question_never_re_asks_what_the_last_answer_just_settled(catalog):
     graph = graph_for(catalog)
-    summary = summary_of(catalog, {"data_quality": (20, 0.55, InferenceStatus.unconfirmed)})
+    summary = summary_of(catalog, {"data_quality": (20, 0.4, InferenceStatus.unconfirmed)})
     # A weakly known factor is asked again in general, but never right after an answer that spoke to it.
     before = next_best_questions(catalog, graph, summary, limit=60)
     assert "data_quality" in {q.factor_id for q in before}
@@ -70,7 +71,7 @@ def test_the_next_question_never_re_asks_what_the_last_answer_just_settled(catal
 
 def test_a_factor_the_session_covered_is_not_asked_again_in_other_words(catalog):
     graph = graph_for(catalog)
-    summary = summary_of(catalog, {"data_quality": (20, 0.55, InferenceStatus.unconfirmed)})
+    summary = summary_of(catalog, {"data_quality": (20, 0.4, InferenceStatus.unconfirmed)})
     first, second = catalog.factor("ml_expertise").elicitation_questions[:2]
     assert {"data_quality", "ml_expertise"} <= {q.factor_id for q in next_best_questions(catalog, graph, summary, 60)}
     covered = next_best_questions(catalog, graph, summary, 60, covered={"data_quality", "ml_expertise"})
@@ -78,7 +79,7 @@ def test_a_factor_the_session_covered_is_not_asked_again_in_other_words(catalog)
     # a question of the factor asked in the catalog's words (no record of its factor): none of its others either
     reworded = next_best_questions(catalog, graph, summary, 60, asked={first})
     assert second not in {q.question for q in reworded} and "ml_expertise" not in {q.factor_id for q in reworded}
-    flagged = summary_of(catalog, {"data_quality": (20, 0.55, InferenceStatus.unconfirmed)})
+    flagged = summary_of(catalog, {"data_quality": (20, 0.4, InferenceStatus.unconfirmed)})
     flagged.factors["data_quality"].needs_recheck = True
     again = next_best_questions(catalog, graph, flagged, 60, covered={"data_quality"})
     assert "data_quality" in {q.factor_id for q in again}  # a correction asked for a re-check: it is asked
@@ -120,6 +121,39 @@ def test_a_value_known_well_is_not_asked_again_though_it_blocks_a_capability(cat
     weak = summary_of(catalog, {"data_quality": (20, 0.4, InferenceStatus.unconfirmed)})
     [again] = [q for q in next_best_questions(catalog, graph, weak, limit=60) if q.factor_id == "data_quality"]
     assert again.reason.startswith("we are not sure about this yet; it helps unlock ")  # says why it comes back
+
+
+def test_an_answer_said_surely_enough_is_not_asked_again_in_any_session(catalog):
+    # One clear answer reads at 0.55 (a cue phrase) or 0.5 (a bare yes or no): asking the same question again, in
+    # a later session, would only repeat it (Anna's "5 different systems" was asked again weeks later at 0.573).
+    graph = graph_for(catalog)
+    line = catalog.freshness.recheck_below
+    answered = {
+        "data_infrastructure": (28, 0.573, InferenceStatus.unconfirmed),
+        "ml_expertise": (70, line, InferenceStatus.unconfirmed),
+    }
+    asked = {q.factor_id for q in next_best_questions(catalog, graph, summary_of(catalog, answered), limit=60)}
+    assert asked.isdisjoint(answered) and "it_integration" in asked  # never answered: asked
+    barely = summary_of(catalog, {"data_infrastructure": (28, round(line - 0.01, 2), InferenceStatus.unconfirmed)})
+    [again] = [q for q in next_best_questions(catalog, graph, barely, limit=60) if q.factor_id == "data_infrastructure"]
+    assert again.reason.startswith("we are not sure about this yet")  # under the line: counts for too little
+
+
+def test_an_answer_aged_under_the_line_comes_back_only_once_it_is_due(catalog):
+    # Judged on the confidence as said: time alone brings it back when freshness says it is due, not days later.
+    graph = graph_for(catalog)
+    said = summary_of(catalog, {"data_infrastructure": (28, 0.52, InferenceStatus.unconfirmed)})
+    days_later = freshness.assess(catalog, graph, said, said.updated_at + timedelta(days=30))
+    assert days_later.summary.factors["data_infrastructure"].current_confidence < catalog.freshness.recheck_below
+    assert not days_later.stale
+    soon = next_best_questions(
+        catalog, graph, days_later.summary, limit=60, stale=days_later.stale, as_said=days_later.stored
+    )
+    assert "data_infrastructure" not in {q.factor_id for q in soon}
+    due = freshness.assess(catalog, graph, said, said.updated_at + timedelta(days=200))
+    assert "data_infrastructure" in due.stale
+    later = next_best_questions(catalog, graph, due.summary, limit=60, stale=due.stale, as_said=due.stored)
+    assert later[0].factor_id == "data_infrastructure" and later[0].stale
 
 
 def test_a_clarifying_question_says_what_the_factor_means_and_asks_it_again_in_other_words(catalog):

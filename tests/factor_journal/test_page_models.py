@@ -565,3 +565,58 @@ def test_the_question_just_paused_on_is_the_one_the_last_word_set_aside():
     assert page_models.just_paused_on([*paused, _question("Where do you host?", "cloud")]) is None  # went on
     assert page_models.just_paused_on([_question("Anything else?", None), _answer("Can we pause?", PAUSE)]) is None
     assert page_models.just_paused_on([models_q, _answer("Nobody.", {"status": "no_update"})]) is None
+
+
+def _anna(at: datetime) -> FreshAssessment:
+    """A person with answers from earlier weeks, each one clear answer (read at 0.55-0.6) and one barely heard."""
+    states = {
+        fid: said(REAL, fid, confidence, at - timedelta(days=days))
+        for fid, confidence, days in [
+            ("data_infrastructure", 0.573, 24),  # "5 different systems and lots of spreadsheets"
+            ("ml_expertise", 0.558, 17),  # "two data scientists in the BI team"
+            ("historical_data_depth", 0.561, 17),
+            ("sensor_data", 0.35, 24),  # a passing remark: counts for too little
+        ]
+    }
+    graph = graph_for(REAL)
+    return freshness.assess(REAL, graph, build_summary(REAL, graph, states, None, at), at)
+
+
+def test_the_questions_ahead_never_re_ask_what_was_answered_or_asked_and_start_with_what_comes_next():
+    at = datetime(2026, 11, 28, 12, tzinfo=UTC)
+    assessment, graph = _anna(at), graph_for(REAL)
+    heard = {"factor_id": "privacy_protection", "value": 50, "confidence": 0.55}
+    privacy = {"status": "processed", "readings": [heard]}
+    session = [
+        _question("How do your ERP, CRM and production systems exchange data?", "it_integration"),
+        _answer("Hard to say.", {"status": "no_update"}),
+        _question("How do you handle personal data under GDPR in analytics projects?", "privacy_protection"),
+        _answer("We have the GDPR basics in place.", privacy),
+    ]
+    ahead = page_models.questions_ahead(REAL, graph, assessment, session, at)
+    answered = {"data_infrastructure", "ml_expertise", "historical_data_depth"}  # in earlier sessions
+    asked = {"it_integration", "privacy_protection"}  # in this one
+    assert len(ahead) == 3 and {q.factor_id for q in ahead}.isdisjoint(answered | asked)
+    assert "sensor_data" in {q.factor_id for q in page_models.questions_ahead(REAL, graph, assessment, [], at, 60)}
+    # what the conversation asks (the first) is what the overview lists first
+    [asks] = page_models.questions_ahead(REAL, graph, assessment, session, at, limit=1)
+    assert asks == ahead[0] and not asks.verbatim
+    # asked and not answered yet: the conversation shows that question, so it comes first, in its own words
+    waiting = [*session, _question("Have you looked at the EU AI Act yet?", "regulatory_compliance")]
+    first, *rest = page_models.questions_ahead(REAL, graph, assessment, waiting, at)
+    assert (first.factor_id, first.question, first.verbatim) == (
+        "regulatory_compliance",
+        "Have you looked at the EU AI Act yet?",
+        True,
+    )
+    assert "regulatory_compliance" not in {q.factor_id for q in rest}
+    # a question back: the question explained comes first
+    back = {"status": "no_update", "screened": {"kind": "question_back", "reason": "a question"}}
+    [explained] = page_models.questions_ahead(REAL, graph, assessment, [*waiting, _answer("What?", back)], at, 1)
+    assert explained.factor_id == "regulatory_compliance" and explained.question.startswith("Good question.")
+    # a question paused on, at the next visit: it comes back first
+    paused = [*session, _question("Have you looked at the EU AI Act yet?", "regulatory_compliance")]
+    paused.append(_answer("Can we pause?", PAUSE) | {"created_at": at - timedelta(days=2)})
+    [again] = page_models.questions_ahead(REAL, graph, assessment, paused, at, 1)
+    assert again.question == f"{page_models.COMING_BACK} Have you looked at the EU AI Act yet?"
+    assert page_models.questions_ahead(REAL, graph, None, [], at) == []  # no summary yet: nothing to suggest
