@@ -169,16 +169,19 @@ STATE_NOTES = {  # about the factor, whichever answer's line the person decided 
     LineState.confirmed: "✓ You confirmed it: {factor} is {band}.",
     LineState.corrected: "✓ You corrected it: {factor} is {decided}.",
     LineState.held: "You told us {decided} before: is this right now?",
-    LineState.withdrawn: "✓ You said {factor} does not apply. “That's right” brings this reading back.",
+    # "doesn't apply" takes the reading back (the factor is unassessed again): said as what happened, never as a
+    # statement about the company
+    LineState.withdrawn: "✓ You took this reading back: {factor} is not assessed yet. “That's right” brings it back.",
 }
-DOES_NOT_APPLY = "Doesn't apply"
+DOES_NOT_APPLY = "Doesn't apply to what I said"
 
 
 def _correction_form(turn_id: str, line: SayBackLine, key: str) -> None:
-    """The right level for the factor in its own words, or "doesn't apply" (the reading is withdrawn)."""
+    """The right level for the factor in its own words, or "doesn't apply to what I said" (the reading is taken
+    back: the factor is not assessed until something else is said about it)."""
     options = [choice.level.value for choice in line.choices] + ([DOES_NOT_APPLY] if line.can_withdraw else [])
     meanings = [choice.meaning for choice in line.choices]
-    meanings += [f"Remove what was read about {line.factor_name}."] if line.can_withdraw else []
+    meanings += [f"Take this reading back: {line.factor_name} shows as not assessed."] if line.can_withdraw else []
     with st.form(key=f"form-{key}", border=False):
         picked = st.radio(
             f"What is right for {line.factor_name}?",
@@ -196,10 +199,10 @@ def _correction_form(turn_id: str, line: SayBackLine, key: str) -> None:
     if not saved:
         return
     if picked is None:
-        st.warning("Choose a level, or “Doesn't apply”.")
+        st.warning(f"Choose a level, or “{DOES_NOT_APPLY}”.")
         return
     if picked == DOES_NOT_APPLY:
-        _act(partial(_retract, turn_id, line), f"Removed {line.factor_name}: it does not apply.")
+        _act(partial(_retract, turn_id, line), f"Reading taken back: {line.factor_name} is not assessed yet.")
         return
     choice = next(c for c in line.choices if c.level.value == picked)
     _act(partial(_correct, turn_id, line, choice.value), f"Saved: {line.factor_name} is {picked}.")

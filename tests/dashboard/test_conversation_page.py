@@ -115,12 +115,15 @@ def test_confirm_one_line_and_correct_another_then_the_overview_shows_both_as_th
 
 def test_doesnt_apply_withdraws_the_reading_and_undoing_it_restores_it(conversation, store, signer):
     user, _, turn, app = conversation
-    correct(app, turn, "ml_expertise", "Doesn't apply")
+    correct(app, turn, "ml_expertise", "Doesn't apply to what I said")
     state = store.factor(user, "ml_expertise")
     assert state.inference_status == InferenceStatus.unassessed and state.current_value is None
     [withdrawal] = store.history(user, "ml_expertise", page_size=1).entries
     assert withdrawal.kind == EntryKind.retracted and withdrawal.turn_id == turn
-    assert f"✓ You said {catalog_name('ml_expertise')} does not apply." in texts(app)
+    expertise = catalog_name("ml_expertise")
+    assert f"✓ You took this reading back: {expertise} is not assessed yet." in texts(app)  # a retraction, said so
+    assert [t.value for t in app.toast] == [f"Reading taken back: {expertise} is not assessed yet."]
+    assert "does not apply" not in texts(app)  # never a statement about the company
     app.button(key=f"ok-{turn}-ml_expertise").click().run()  # changed their mind: "That's right" undoes it
     state = store.factor(user, "ml_expertise")
     assert (state.inference_status, state.current_value) == (InferenceStatus.user_provided, 72)
