@@ -6,7 +6,7 @@ conversation page (the assistant's next question) and the reminder emails.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 
 from pydantic import BaseModel
@@ -165,9 +165,32 @@ def clarifying_question(catalog: Catalog, factor_id: str, asked: Collection[str]
     about = f": {in_sentence(described)}" if described else ""
     low, high = (text.strip().rstrip(".") for text in (factor.rubric.low, factor.rubric.high))
     return (
-        f"Good question. I am asking about {in_sentence(factor.name)}{about}. "
-        f"It can be anything from “{low}” to “{high}”. So: {again}"
+        f"{CLARIFYING} {in_sentence(factor.name)}{about}. "
+        f"It can be anything from “{low}” to “{high}”.{ASKED_AGAIN}{again}"
     )
+
+
+CLARIFYING = "Good question. I am asking about"
+ASKED_AGAIN = " So: "
+
+
+def question_asked(turns: Sequence[tuple[str, str]]) -> str:
+    """The question a person's answer answers, from the turns before it (``(role, text)``, oldest first): the
+    assistant's last turn; when that is a clarification (``clarifying_question``: the person had asked what it
+    meant), not its explanation but the question it asks again, or, when a stored excerpt cut that off, the question
+    the person asked about (the assistant's turn before their question back), else what it is about ("I am asking
+    about responsible AI policy").  Empty when the person spoke last.  Pure."""
+    if not turns or turns[-1][0] != "assistant":
+        return ""
+    last = " ".join(turns[-1][1].split())
+    if not last.startswith(CLARIFYING):
+        return last
+    again = last.rpartition(ASKED_AGAIN.strip())[2].strip() if ASKED_AGAIN.strip() in last else ""
+    if again and not again.endswith("…"):
+        return again
+    if len(turns) >= 3 and turns[-2][0] != "assistant" and turns[-3][0] == "assistant":
+        return question_asked(turns[:-2])
+    return last.removeprefix("Good question.").strip().split(":")[0].split(". ")[0].rstrip(".…")
 
 
 def next_tier_statement(summary: AssessmentSummary) -> str:

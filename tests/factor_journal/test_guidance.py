@@ -14,6 +14,7 @@ from factor_journal.guidance import (
     next_best_questions,
     next_tier_statement,
     opened_by,
+    question_asked,
 )
 from factor_journal.models import FactorState, InferenceStatus
 from factor_journal.summary import build_summary
@@ -165,3 +166,16 @@ def test_a_clarifying_question_says_what_the_factor_means_and_asks_it_again_in_o
     assert said.endswith(f"So: {second}")
     assert clarifying_question(catalog, "ml_expertise", set(factor.elicitation_questions)).endswith(first)
     assert "asking about ML infrastructure: the hardware" in clarifying_question(catalog, "ml_infrastructure")
+
+
+def test_an_answer_to_a_clarification_answers_the_question_it_asks_again_not_its_explanation(catalog):
+    """The person asked what a question meant and the assistant explained: the answer that follows answers the
+    question, which is what a rationale quotes and an excerpt shows, never "Good question. I am asking about …"."""
+    first, second = catalog.factor("ml_expertise").elicitation_questions[:2]
+    explained = clarifying_question(catalog, "ml_expertise", {first})
+    cut = explained[: explained.index(" So: ") + 8] + "…"  # as a stored excerpt keeps it (240 characters a turn)
+    back = [("assistant", first), ("user", "What do you mean?")]
+    assert question_asked([*back, ("assistant", explained)]) == second
+    assert question_asked([*back, ("assistant", cut)]) == first  # its question cut off: the one asked about
+    assert question_asked([("assistant", cut)]) == "I am asking about machine learning expertise"  # what it is about
+    assert question_asked([("assistant", first)]) == first and question_asked([("user", "hello")]) == ""

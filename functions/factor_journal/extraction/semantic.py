@@ -61,6 +61,7 @@ from factor_journal.extraction.semantic_features import (
     Space,
     Turn,
 )
+from factor_journal.guidance import question_asked
 from factor_journal.vocabulary import clip
 
 log = logging.getLogger(__name__)
@@ -303,7 +304,8 @@ class SemanticExtractor:
         self.model = f"{MODEL_ID}+{self.reader.model.metadata.get('version', 'semantic')}"
 
     def extract(self, request: ExtractionRequest) -> ExtractionResult:
-        question = _last_question(request.recent)
+        question = _last_question(request.recent)  # what the reader reads the answer with, a clarification whole
+        asked = question_asked([(turn.role, turn.text) for turn in request.recent])  # what the rationale quotes
         updates: list[dict[str, Any]] = []
         rejected: list[str] = []
         readings: list[Reading] = []
@@ -325,7 +327,7 @@ class SemanticExtractor:
                     factor_id=reading.factor_id,
                     value=reading.value,
                     confidence=round(min(max(self.reader.model.stated_confidence(reading.score), 0.05), 0.95), 3),
-                    rationale=_rationale(reading, request.text, question),
+                    rationale=_rationale(reading, request.text, asked),
                     quote=turn.clause_about(self.reader.space.index[reading.factor_id]),
                 ).model_dump()
             )

@@ -395,3 +395,21 @@ def test_a_field_name_given_a_value_is_hostile_in_any_language_or_syntax():
         "We tried it once, but the pilot_v2 folder has been untouched since.",
     ):
         assert not signals.is_hostile(text), text
+
+
+def test_a_rationale_quotes_the_question_a_clarification_asks_again_not_its_explanation(extractor, catalog):
+    """After "What do you mean?" the assistant explains and asks again: the reading says which question the answer
+    answered (the reader still reads it against the whole explanation)."""
+    from factor_journal.guidance import clarifying_question
+
+    first, second = catalog.factor("data_governance").elicitation_questions[:2]
+    recent = [
+        ExchangeTurn(role="assistant", text=first),
+        ExchangeTurn(role="user", text="What do you mean?"),
+        ExchangeTurn(role="assistant", text=clarifying_question(catalog, "data_governance", {first})),
+    ]
+    said = "No. There is no catalog and nobody owns the data."
+    request = ExtractionRequest(user_id="u", session_id="s", turn_id="t", text=said, recent=recent)
+    [update] = [u for u in extractor.extract(request).raw_updates if u["factor_id"] == "data_governance"]
+    assert f'(answering "{second}")' in update["rationale"] or f'(answering "{second[:99]}' in update["rationale"]
+    assert "Good question" not in update["rationale"]
