@@ -32,11 +32,12 @@ from factor_journal import freshness
 from factor_journal.catalog import Catalog
 from factor_journal.embedding import Embedder, EmbeddingError, default_embedder, spoken_lines
 from factor_journal.graph import FactorGraph
-from factor_journal.guidance import next_tier_statement
+from factor_journal.guidance import CLARIFYING, next_tier_statement, question_asked
 from factor_journal.models import AssessmentSummary, FactorState, JournalEntry, Source
+from factor_journal.page_models import RETURN_AFTER
 from factor_journal.repositories.vectors import VectorHit
 from factor_journal.store import FactorJournalStore
-from factor_journal.vocabulary import clip
+from factor_journal.vocabulary import clip, content_words, factor_vocabulary
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +52,11 @@ FOUND_BY_TEXT = {
     "catalog": "the catalog's factors ranked by meaning against your question (nothing in your journal was close)",
     "recent": "what changed in the time the question asks about (it names no factor: every factor updated since)",
     "none": "nothing: the question names no factor and nothing close to it was found",
+    "nearby": "a search of your own journal by meaning for what you said nearest to it, recorded under another factor",
 }
+UNSEARCHED = ("what_changed", "standing")  # a time's changes, the whole assessment: no search for what was said nearby
+STATUS_WORDS = {"unassessed": "not assessed", "user_provided": "yours"}
+"""A factor's status as the person reads it on every page ("yours", not "user provided": ``dashboard/labels.py``)."""
 DEFAULT_BUDGET_TOKENS = 5000
 EXCERPT_CHARS = 200
 RATIONALE_CHARS = 400
@@ -80,6 +85,7 @@ class QuestionIntent(BaseModel):
     needs_history: bool = False
     needs_dependencies: bool = False
     since: datetime | None = None
+    since_visit: bool = False  # "since my last visit": ``since`` is when the person's previous visit ended
 
 
 class Citation(BaseModel):
@@ -127,6 +133,9 @@ class QuestionContext(BaseModel):
     blocked: dict[str, list[dict[str, object]]] = Field(default_factory=dict)
     unlocks: dict[str, list[str]] = Field(default_factory=dict)
     capability_names: dict[str, str] = Field(default_factory=dict)  # archetype id -> its name, as a person reads it
+    # For factors with nothing recorded under them: what the person said nearest to them, recorded under other
+    # factors (``said_nearby``), nearest first
+    nearby_under_other_factors: list[Citation] = Field(default_factory=list)
     estimated_tokens: int = 0
     budget_tokens: int = DEFAULT_BUDGET_TOKENS
     truncated: bool = False
@@ -203,6 +212,16 @@ class Writer(AnswerComposer, Protocol):
 
 # Stage 1: intent ---------------------------------------------------------------------------
 
+SINCE_VISIT = re.compile(
+    r"\bsince\s+(?:(?:my|our|the|your)\s+)?(?:last|previous)\s+(?:visit|session|conversation|chat|talk|time|log-?in)\b"
+    r"|\bsince\s+(?:i|we)\s+(?:last\s+)?(?:spoke|talked|chatted|met|visited|came|logged\s+(?:in|on)|checked\s+in)\b"
+    r"|\bsince\s+(?:i|we)\s+(?:was|were)\s+(?:last\s+)?(?:here|in|on\s+here|by)\b"
+    r"|\bsince\s+(?:i|we)\s+(?:last\s+)?(?:looked|checked)\b"
+    r"|\bsince\s+last\s+(?:visit|session|we\s+(?:spoke|talked|met))\b"
+)
+"""A question about what changed since the person was last here ("since my last visit", "since last time", "since
+we last spoke", "since I was here"): from when their previous visit ended, not a fixed span."""
+
 _SINCE_PATTERNS = [
     (re.compile(r"last\s+month|past\s+month|a\s+month\s+ago"), timedelta(days=30)),
     (re.compile(r"last\s+week|past\s+week|a\s+week\s+ago"), timedelta(days=7)),
@@ -263,7 +282,8 @@ def analyse_intent(question: str, catalog: Catalog, graph: FactorGraph, now: dat
     factors = catalog.factors_named_in(text)
     archetypes = catalog.archetypes_named_in(text)
     since = None
-    for pattern, delta in _SINCE_PATTERNS:
+    since_visit = SINCE_VISIT.search(text) is not None  # when that was is the person's activity's: answer_question
+    for pattern, delta in [] if since_visit else _SINCE_PATTERNS:
         match = pattern.search(text)
         if match:
             days = delta or timedelta(days=int(next(g for g in match.groups() if g)))
@@ -277,7 +297,7 @@ def analyse_intent(question: str, catalog: Catalog, graph: FactorGraph, now: dat
         kind = "what_if"
     elif re.search(r"what('s|\s+has|\s+have)?\s+changed|\bsince\b|\bprogress\b", text):
         kind = "what_changed"
-        since = since or now - timedelta(days=30)
+        since = since or (None if since_visit else now - timedelta(days=30))
     elif archetypes or re.search(r"\bwhy\s+(can'?t|cannot|can\s+not|not)\b|\bblock", text):
         kind = "why_blocker"
     elif re.search(r"\bwhy\b|\bhow\s+come\b|\bexplain\b", text):
@@ -295,7 +315,21 @@ def analyse_intent(question: str, catalog: Catalog, graph: FactorGraph, now: dat
         needs_history=kind in ("why_value", "what_changed", "why_blocker", "what_said"),
         needs_dependencies=kind in ("why_value", "what_if", "why_blocker"),
         since=since,
+        since_visit=since_visit,
     )
+
+
+def previous_visit_end(activity: Sequence[datetime], now: datetime, gap: timedelta = RETURN_AFTER) -> datetime | None:
+    """When the person's previous visit ended, from the times they were active (their answers, in any order), read
+    back from ``now``: the visit in progress is the run of activity each within ``gap`` of the next, the latest within
+    ``gap`` of now (as the conversation page tells a return from a reload: ``page_models.RETURN_AFTER``); the
+    previous visit ended at the latest activity before that run.  None when there was no earlier visit.  Pure."""
+    later = now
+    for moment in sorted((moment for moment in activity if moment <= now), reverse=True):
+        if later - moment >= gap:
+            return moment
+        later = moment
+    return None
 
 
 # Stage 1, second chance: by meaning -----------------------------------------------------------
@@ -311,17 +345,18 @@ def question_topic(question: str) -> str:
     return topic or text
 
 
-def rank_catalog(catalog: Catalog, question: str) -> tuple[list[tuple[str, float]], float]:
-    """The catalog's assessable factors ranked against the question by the semantic extractor's detector (the
-    ranking candidate selection uses for a turn), most likely first, each with P(about); and the detector's
-    floor (below it the extractor finds a factor unlikely).  ([], 1.0) when the embedded model cannot load."""
+def rank_catalog(catalog: Catalog, question: str, asked: str = "") -> tuple[list[tuple[str, float]], float]:
+    """The catalog's assessable factors ranked against the question (or a person's answer to ``asked``) by the
+    semantic extractor's detector (the ranking candidate selection uses for a turn), most likely first, each with
+    P(about); and the detector's floor (below it the extractor finds a factor unlikely).  ([], 1.0) when the
+    embedded model cannot load."""
     try:
         import numpy as np
 
         from factor_journal.extraction.semantic import default_reader
 
         reader = default_reader(catalog)
-        detected = reader.detect(reader.turn("", question))
+        detected = reader.detect(reader.turn(asked, question))
     except Exception as error:  # the fallback must never fail a question: the journal search still runs
         log.warning("catalog ranking unavailable (%s: %s)", type(error).__name__, error)
         return [], 1.0
@@ -428,7 +463,78 @@ def _entries_found(
     return [fid for fid in chosen if fid in found], found
 
 
+def factor_words(catalog: Catalog, factor_id: str) -> str:
+    """What a factor is about in the catalog's words (its name, description, the three levels of its rubric and its
+    interview questions): the text a search for what was said about it embeds."""
+    factor = catalog.factor(factor_id)
+    levels = [factor.rubric.low, factor.rubric.mid, factor.rubric.high]
+    return " ".join([f"{factor.name}.", factor.description, *levels, *factor.elicitation_questions])
+
+
+def speaks_of(catalog: Catalog, factor_id: str, said: str) -> bool:
+    """Whether ``said`` uses the catalog's own words for the factor: every content word of one of its cue phrases
+    ("budget approved" in "management approved a budget"; ``vocabulary.factor_vocabulary``).  Pure."""
+    words = content_words(said)
+    _, phrases = factor_vocabulary(catalog.factor(factor_id))
+    return any(content_words(phrase) and content_words(phrase) <= words for phrase in phrases)
+
+
+def said_nearby(
+    store: FactorJournalStore, user_id: str, factor_ids: Sequence[str], embedder: Embedder
+) -> list[Citation]:
+    """For factors with nothing recorded under them: what the person said about them that was recorded under other
+    factors, nearest first, at most ``MATCHES_PER_FACTOR``; nothing when nothing was.  An entry is about such a
+    factor when two readings agree: its vector is among the nearest to what the factor is about (``factor_words``;
+    ``find_nearest`` pre-filtered to the person and the running model, one search per factor, at least
+    ``WEAK_SIMILARITY`` close), and the person's words use the catalog's own words for it (``speaks_of``): a long
+    factor text is loosely close to many answers, and an answer about another factor mentions this one in passing."""
+    hits: dict[str, tuple[VectorHit, str]] = {}  # entry id -> its closest hit and the factor it is near
+    for factor_id in factor_ids:
+        try:
+            vector = embedder.embed_query(factor_words(store.catalog, factor_id))
+        except EmbeddingError as error:
+            log.warning("journal search unavailable (%s): nothing said nearby is cited", error)
+            return []
+        for hit in store.vectors.nearest(user_id, vector, embedder.model_id, SEARCH_LIMIT):
+            closer = hit.entry_id not in hits or hits[hit.entry_id][0].similarity < hit.similarity
+            if hit.similarity >= WEAK_SIMILARITY and hit.factor_id not in factor_ids and closer:
+                hits[hit.entry_id] = (hit, factor_id)
+    nearest = sorted(hits.values(), key=lambda found: -found[0].similarity)
+    entries = store.vectors.entries(user_id, [hit for hit, _ in nearest]) if nearest else {}
+    cited = []
+    for hit, factor_id in nearest:
+        entry = entries.get(hit.entry_id)
+        if entry is None:
+            continue
+        said = spoken_lines(entry.conversation_excerpt or "")[1] or entry.change_rationale
+        if speaks_of(store.catalog, factor_id, said):
+            cited.append(_citation(store.graph, entry, hit.similarity))
+    return cited[:MATCHES_PER_FACTOR]
+
+
 # Stage 2: context within a budget ----------------------------------------------------------
+
+
+_ANSWERING_A_CLARIFICATION = re.compile(r' \(answering "' + re.escape(CLARIFYING) + r'[^"]*"\)')
+
+
+def as_asked(excerpt: str, rationale: str) -> tuple[str, str]:
+    """An entry's excerpt and rationale with each clarification the assistant gave (the person had asked what its
+    question meant: ``guidance.clarifying_question``) shown as the question it asked (``guidance.question_asked``),
+    not as "Good question. I am asking about …": the excerpt's line, and the question a rationale quotes the answer
+    as answering (an older rationale quoted the clarification's opening).  Pure."""
+    lines = (excerpt or "").split("\n")
+    turns = [("assistant" if line.startswith("Assistant:") else "user", line.partition(": ")[2]) for line in lines]
+    shown = []
+    for index, line in enumerate(lines):
+        if line.startswith(f"Assistant: {CLARIFYING}"):
+            line = f"Assistant: {question_asked(turns[: index + 1])}"
+        shown.append(line)
+    answers = [index for index, line in enumerate(lines) if line.startswith("User:")]
+    asked = question_asked(turns[: answers[-1]]) if answers else ""
+    if asked:
+        rationale = _ANSWERING_A_CLARIFICATION.sub(lambda _: f' (answering "{clip(asked, 100)}")', rationale)
+    return "\n".join(shown), rationale
 
 
 def _citation(graph: FactorGraph, entry: JournalEntry, similarity: float | None = None) -> Citation:
@@ -438,13 +544,14 @@ def _citation(graph: FactorGraph, entry: JournalEntry, similarity: float | None 
     said = spoken_lines(entry.conversation_excerpt or "")[1]
     if not said and Source(entry.source) == Source.user:  # a person's decision: its reason is their words
         said = entry.change_rationale
+    excerpt, rationale = as_asked(entry.conversation_excerpt or "", entry.change_rationale)
     return Citation(
         factor_id=entry.factor_id,
         factor_name=graph.name(entry.factor_id),
         date=entry.observed_at,
         change=f"{show(entry.previous_value)} → {show(entry.new_value)}",
-        excerpt=clip_lines(entry.conversation_excerpt or "", EXCERPT_CHARS),
-        rationale=clip(entry.change_rationale, RATIONALE_CHARS),
+        excerpt=clip_lines(excerpt, EXCERPT_CHARS),
+        rationale=clip(rationale, RATIONALE_CHARS),
         entry_id=entry.entry_id,
         said=clip(said, EXCERPT_CHARS * 2),
         similarity=None if similarity is None else round(similarity, 3),
@@ -475,7 +582,7 @@ def build_context(
         if state.evidence_count or state.last_entry_id:
             entries = store.history(user_id, fid, page_size=6 if intent.needs_history else 1).entries
         if intent.since is not None:
-            entries = [e for e in entries if e.observed_at >= intent.since]
+            entries = [e for e in entries if e.observed_at > intent.since]  # said after it
         histories[fid] = entries
         item = FactorContext(
             factor_id=fid,
@@ -608,27 +715,25 @@ class OfflineComposer:
                 return lines
         for item in context.factors.values():
             if intent.question_type in ("why_value", "status", "what_changed") or item.latest_change:
-                state = (
-                    f" (confidence {item.confidence:.0%}, {item.status.replace('_', ' ')})"
-                    if item.value is not None
-                    else ""
-                )
+                status = STATUS_WORDS.get(item.status, item.status.replace("_", " "))
+                state = f" (confidence {item.confidence:.0%}, {status})" if item.value is not None else ""
                 if intent.question_type != "what_if" or item.latest_change:
                     lines.append(_line("sentence", (item.name,), f" is {_value(item.value)}{state}."))
             if item.latest_change:
                 change = item.latest_change
-                lines.append(_line("point", f"{_date(change.date)} ({change.change}): {change.rationale}"))
+                lines.append(_line("point", f"{_date(change.date)} ({change.change}): ", change.rationale))
                 said = change.said or spoken_lines(change.excerpt)[1]
                 if said and said[:60] not in change.rationale:
                     lines.append(_line("words", f"“{said}”"))
             for older in item.history:
-                lines.append(_line("detail", f"{_date(older.date)} ({older.change}): {older.rationale}"))
+                lines.append(_line("detail", f"{_date(older.date)} ({older.change}): ", older.rationale))
+        lines.extend(_nearby(context))
         if intent.question_type == "why_value":
             low = [d for d in context.dependencies.values() if d.get("value") is not None and d["value"] < 40]  # type: ignore[operator]
             if low:
                 named = ", ".join(f"{d['name']} ({d['value']:g})" for d in low)
                 lines.append(_line("sentence", f"Low factors it depends on: {named}."))
-        if not lines:
+        if not lines and context.found_by != "recent":  # (nothing changed in the time asked about: said so after)
             lines.append(_line("sentence", "I could not tell which factor or capability the question is about."))
         return lines
 
@@ -710,11 +815,39 @@ def _own_words(context: QuestionContext) -> list[AnswerLine]:
     return lines
 
 
+def _nearby(context: QuestionContext) -> list[AnswerLine]:
+    """What the person said near the factors the answer is about, which have nothing recorded under them: said
+    plainly to be recorded under another factor, each with that factor and its change."""
+    nearby = context.nearby_under_other_factors
+    if not nearby:
+        return []
+    names = " or ".join(item.name for item in context.factors.values())
+    lines = [
+        _line(
+            "sentence",
+            f"Nothing is recorded under {names} yet, but you said something near it, recorded under another factor "
+            "(found in your journal by meaning):",
+        )
+    ]
+    for citation in nearby:
+        lines.append(
+            _line(
+                "point",
+                f"{_date(citation.date)}: “{citation.said or citation.rationale}” (recorded under ",
+                (citation.factor_name,),
+                f", {citation.change})",
+            )
+        )
+    return lines
+
+
 def _citations(context: QuestionContext) -> list[Citation]:
-    """The evidence: entries a journal search found first (nearest first), then the rest, newest first."""
+    """The evidence: entries a journal search found first (nearest first), then the rest, newest first (the entries
+    said near factors with nothing recorded under them among the first)."""
     matched = sorted(
         (c for item in context.factors.values() for c in item.matched), key=lambda c: -(c.similarity or 0.0)
     )
+    matched += context.nearby_under_other_factors
     seen = {c.entry_id for c in matched}
     found: list[Citation] = []
     for item in context.factors.values():
@@ -723,6 +856,19 @@ def _citations(context: QuestionContext) -> list[Citation]:
                 seen.add(citation.entry_id)
                 found.append(citation)
     return matched + sorted(found, key=lambda c: c.date, reverse=True)
+
+
+def _from_when(intent: QuestionIntent) -> list[AnswerLine]:
+    """For a question about what changed: from when the answer counts ("since your last visit, which ended …")."""
+    if intent.question_type != "what_changed" or not (intent.since or intent.since_visit):
+        return []
+    if intent.since_visit and intent.since is None:
+        return [_line("sentence", "You have no earlier visit: here is everything recorded so far.")]
+    assert intent.since is not None
+    moment = f"{_date(intent.since)}, {intent.since.astimezone(UTC):%H:%M} UTC"
+    if intent.since_visit:
+        return [_line("sentence", f"Since your last visit, which ended with your answer of {moment}:")]
+    return [_line("sentence", f"Since {_date(intent.since)}:")]
 
 
 def _about_the_whole(intent: QuestionIntent, summary: AssessmentSummary) -> tuple[QuestionIntent, list[str]]:
@@ -763,8 +909,11 @@ def answer_question(
     if stored is None:
         raise ValueError(f"unknown user {user_id!r}")
     # As every page shows it: each confidence aged to now, and the capabilities and tier that follow from that
-    summary = freshness.assess(store.catalog, store.graph, stored, now or datetime.now(UTC)).summary
+    now = now or datetime.now(UTC)
+    summary = freshness.assess(store.catalog, store.graph, stored, now).summary
     intent = analyse_intent(question, store.catalog, store.graph, now)
+    if intent.since_visit:  # "since my last visit": when the person's previous visit ended, by their answers
+        intent.since = previous_visit_end(store.activity(user_id), now)
     found_by: FoundBy = "names"
     matched: Matches = {}
     in_place_of_nothing = False
@@ -772,12 +921,13 @@ def answer_question(
         chosen: list[str] = []
         if intent.question_type == "standing":  # "why are we stuck?", "why can't we do anything yet?"
             intent, chosen, found_by = *_about_the_whole(intent, summary), "standing"
-        elif intent.question_type == "what_changed" and intent.since is not None:  # about a time, not a topic
+        elif intent.question_type == "what_changed" and (intent.since is not None or intent.since_visit):
+            # about a time, not a topic (since a visit with none before it: since ever)
             chosen = [
                 fid
                 for fid, state in summary.factors.items()
                 if state.last_updated is not None
-                and state.last_updated >= intent.since
+                and (intent.since is None or state.last_updated > intent.since)
                 and not store.catalog.factor(fid).is_composite
             ]
             found_by = "recent"
@@ -796,11 +946,20 @@ def answer_question(
             # whole assessment stands, with where we were
             intent, chosen, found_by = *_about_the_whole(intent, summary), "standing"
             in_place_of_nothing = True
-        elif not chosen and intent.question_type != "standing":  # (about the whole, with nothing blocked: still so)
-            found_by = "none"
+        elif not chosen and intent.question_type != "standing" and found_by != "recent":
+            found_by = "none"  # (about the whole, with nothing blocked: still so; nothing changed since: said so)
         intent = intent.model_copy(update={"factor_ids": chosen})
     context = build_context(store, user_id, intent, summary, budget_tokens, matched=matched)
     context.found_by = found_by
+    if found_by == "recent":  # changed since: a factor touched since (a re-fold, say) with no entry since is not
+        context.factors = {fid: item for fid, item in context.factors.items() if item.latest_change}
+    unrecorded = [fid for fid, item in context.factors.items() if not store.catalog.factor(fid).is_composite]
+    if unrecorded and not _citations(context) and intent.question_type not in UNSEARCHED:
+        # nothing recorded under the factors the answer is about: before saying nothing said speaks to them, what
+        # the person said near them, recorded under other factors
+        model = default_embedder() if embedder == "default" else embedder
+        if model is not None:
+            context.nearby_under_other_factors = said_nearby(store, user_id, unrecorded[:MAX_SEMANTIC_FACTORS], model)
     if intent.question_type == "standing":
         overall, last = summary.overall, summary.last_conversation
         context.standing = Standing(
@@ -816,18 +975,24 @@ def answer_question(
         )
     composer = composer or OfflineComposer()
     citations = _citations(context)
+    lines = _from_when(intent)
     if isinstance(composer, OfflineComposer):
-        lines = composer.compose_lines(question, context)
+        lines += composer.compose_lines(question, context)
     else:  # a model's answer: plain text, one sentence line per line it wrote
-        lines = [_line("sentence", line) for line in composer.compose(question, context).splitlines() if line.strip()]
-    if not citations:
+        lines += [_line("sentence", line) for line in composer.compose(question, context).splitlines() if line.strip()]
+    if not citations and intent.question_type == "what_changed" and (intent.since or intent.since_visit):
+        lines.append(_line("sentence", "Nothing was recorded since then."))
+    elif not citations:
         lines.append(
             _line(
                 "sentence",
                 "There is no journal evidence for this yet: nothing said in the conversations so far speaks to it.",
             )
         )
-    lines.append(_line("sentence", f"Found by: {FOUND_BY_TEXT[found_by]}."))
+    found = FOUND_BY_TEXT[found_by]
+    if context.nearby_under_other_factors:
+        found += f" and, as nothing is recorded under it yet, {FOUND_BY_TEXT['nearby']}"
+    lines.append(_line("sentence", f"Found by: {found}."))
     return Answer(
         text=plain_text(lines),
         lines=lines,

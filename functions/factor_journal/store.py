@@ -40,7 +40,7 @@ from typing import Any
 from factor_journal import transitions
 from factor_journal.catalog import Catalog, load_catalog
 from factor_journal.conversation import Turn
-from factor_journal.documents import ExtractionOutcome
+from factor_journal.documents import ExtractionOutcome, latest_session_id
 from factor_journal.errors import (
     InvalidInputError,
     NoConflictError,
@@ -263,6 +263,17 @@ class FactorJournalStore:
     def latest_session(self, user_id: str) -> str | None:
         """The id of the session the person was last active in, or None when they have none."""
         return self._people.latest_session(user_id)
+
+    def activity(self, user_id: str, limit: int = 200) -> list[datetime]:
+        """When the person was active, as far as their answers tell (newest first): each answer among the ``limit``
+        newest turns of the session they were last active in, and the last activity of each other session."""
+        sessions = self._people.sessions(user_id)
+        latest = latest_session_id(sessions)
+        if latest is None:
+            return []
+        times = self._people.answer_times(user_id, latest, limit)
+        times += [s.last_active for s in sessions if s.session_id != latest and s.last_active is not None]
+        return sorted(times, reverse=True)
 
     def recent_turns(self, user_id: str, session_id: str, *, before: datetime, limit: int) -> list[Turn]:
         """Up to ``limit`` valid turns of the session created before ``before``, oldest first."""

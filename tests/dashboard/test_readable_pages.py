@@ -158,3 +158,24 @@ def test_a_manager_reading_a_members_capabilities_reads_about_them(
     assert "Anna Berg · Capabilities" in shown and "Anna Berg can evaluate now" in shown
     for second_person in ("You can", "you can", "your ", "Your "):
         assert second_person not in shown, second_person
+
+
+def test_ask_why_speaks_to_its_person_of_their_own_answers_as_the_other_pages_do(
+    app_database, signer, store, make_user
+):
+    """The person's own correction reads "You corrected what was understood from your answer", and a value they gave
+    reads "yours" as on the overview -- in the answer and in its evidence alike, never "their answer" nor "user
+    provided"."""
+    user = make_user(store, display_name="Yvonne Yours")
+    infer(store, user, "data_quality", 55, 0.6, 2, rationale="reads as mid", excerpt="User: it is fine mostly")
+    store.correct(
+        user, "data_quality", 25, "User corrected what was understood from their answer (low) in the conversation"
+    )
+    app = open_app(signer.issue(user), "ask")
+    app.text_input(key="ask_question").input("Why is data quality so low?").run()
+    assert not app.exception
+    shown = texts(app) + "\n".join(str(e.value) for e in app.text)
+    markdown = "\n".join(rendered_markdown(app)).replace("\\", "")  # as read, not as escaped
+    assert "): You corrected what was understood from your answer (low)" in markdown  # in the answer's line
+    assert "(confidence 95%, yours)." in markdown
+    assert "their answer" not in shown and "user provided" not in shown and "User corrected" not in shown

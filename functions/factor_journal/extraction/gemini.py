@@ -212,6 +212,7 @@ def read_updates(response: types.GenerateContentResponse) -> tuple[list[Any], st
 ANSWER_INSTRUCTION = """You answer a person's question about their company's AI-readiness assessment.
 Use only the context given (factor values, dated journal evidence, dependencies, blockers). Cite dates and \
 quote the evidence you rely on; say plainly when the context holds no evidence. Be brief and concrete. \
+The person asking is the journal's "User": speak to them as "you" ("you said", "your answer"), never of them. \
 Write plain text (no Markdown, no headings, no bold), one point per line."""
 
 PHRASE_INSTRUCTION = """Rephrase the interview question so it follows naturally from the last exchange. \

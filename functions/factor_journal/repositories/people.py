@@ -256,16 +256,35 @@ class People(Repository):
     def session_ids(self, user_id: str) -> list[str]:
         return [snapshot.id for snapshot in self.paths.sessions(user_id).stream()]
 
-    def latest_session(self, user_id: str) -> str | None:
-        """The session the person was last active in (its newest analysed turn, else when it started), or None
-        when they have none. A damaged session document counts by what still reads of it."""
+    def sessions(self, user_id: str) -> list[SessionDocument]:
+        """The person's sessions (one query); a damaged session document counts by what still reads of it."""
         sessions = []
         for snapshot in self.paths.sessions(user_id).stream():
             session, damage = SessionDocument.salvaged(snapshot.id, snapshot.to_dict())
             if damage:
                 log.warning("session %s of user %s is damaged (%s)", snapshot.id, user_id, ", ".join(damage))
             sessions.append(session)
-        return latest_session_id(sessions)
+        return sessions
+
+    def latest_session(self, user_id: str) -> str | None:
+        """The session the person was last active in (its newest analysed turn, else when it started), or None
+        when they have none. A damaged session document counts by what still reads of it."""
+        return latest_session_id(self.sessions(user_id))
+
+    def answer_times(self, user_id: str, session_id: str, limit: int) -> list[datetime]:
+        """When the person answered in the session, newest first, among its ``limit`` newest turns (one query on
+        ``created_at``; the assistant's turns and a turn without a time are skipped)."""
+        query = (
+            self.paths.turns(user_id, session_id)
+            .order_by("created_at", direction=firestore.Query.DESCENDING)
+            .limit(limit)
+        )
+        times = []
+        for snapshot in query.stream():
+            turn = snapshot.to_dict() or {}
+            if turn.get("role") != "assistant" and isinstance(turn.get("created_at"), datetime):
+                times.append(turn["created_at"])
+        return times
 
     def analysis_status(self, user_id: str, session_id: str, turn_id: str) -> str | None:
         """The turn's stored analysis status as written (one read), None while it has none; never raises on a
