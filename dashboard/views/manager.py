@@ -239,7 +239,7 @@ def _people_shown(team, people: list, selected: list, now: datetime) -> None:
             key="drill_choice",
         )
         # named for the person: Streamlit's dropdown toggles are all named "Open" too
-        if member and st.button(f"Open {md(shown_names[member])}'s pages", key="drill_open"):
+        if member and st.button(labels.open_pages_label(md(shown_names[member])), key="drill_open"):
             st.session_state["drill_user"] = member
             st.switch_page("screens/overview.py")
     export.download_button(

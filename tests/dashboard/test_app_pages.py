@@ -99,7 +99,8 @@ def test_history_of_a_single_day_is_a_sentence_not_a_broken_axis(app_database, s
     app.run()
     shown = texts(app)
     [now] = [line for line in shown.splitlines() if line.startswith("**Now:**")]
-    assert now.startswith("**Now:** not assessed · last changed") and "confidence" not in now and now.count("assessed") == 1
+    assert now.startswith("**Now:** not assessed · last changed")
+    assert "confidence" not in now and now.count("assessed") == 1  # said once, with no 0% for no value
 
 
 # The team page ----------------------------------------------------------------------------------
