@@ -87,6 +87,12 @@ class QuestionIntent(BaseModel):
     since: datetime | None = None
     since_visit: bool = False  # "since my last visit": ``since`` is when the person's previous visit ended
 
+    @property
+    def about_a_time(self) -> bool:
+        """A question about what changed in a time (since a date, or since the person's last visit, which may have
+        had none before it): answered with what was recorded in it, not with a topic."""
+        return self.question_type == "what_changed" and (self.since is not None or self.since_visit)
+
 
 class Citation(BaseModel):
     factor_id: str
@@ -345,18 +351,17 @@ def question_topic(question: str) -> str:
     return topic or text
 
 
-def rank_catalog(catalog: Catalog, question: str, asked: str = "") -> tuple[list[tuple[str, float]], float]:
-    """The catalog's assessable factors ranked against the question (or a person's answer to ``asked``) by the
-    semantic extractor's detector (the ranking candidate selection uses for a turn), most likely first, each with
-    P(about); and the detector's floor (below it the extractor finds a factor unlikely).  ([], 1.0) when the
-    embedded model cannot load."""
+def rank_catalog(catalog: Catalog, question: str) -> tuple[list[tuple[str, float]], float]:
+    """The catalog's assessable factors ranked against the question by the semantic extractor's detector (the
+    ranking candidate selection uses for a turn), most likely first, each with P(about); and the detector's
+    floor (below it the extractor finds a factor unlikely).  ([], 1.0) when the embedded model cannot load."""
     try:
         import numpy as np
 
         from factor_journal.extraction.semantic import default_reader
 
         reader = default_reader(catalog)
-        detected = reader.detect(reader.turn(asked, question))
+        detected = reader.detect(reader.turn("", question))
     except Exception as error:  # the fallback must never fail a question: the journal search still runs
         log.warning("catalog ranking unavailable (%s: %s)", type(error).__name__, error)
         return [], 1.0
@@ -860,7 +865,7 @@ def _citations(context: QuestionContext) -> list[Citation]:
 
 def _from_when(intent: QuestionIntent) -> list[AnswerLine]:
     """For a question about what changed: from when the answer counts ("since your last visit, which ended …")."""
-    if intent.question_type != "what_changed" or not (intent.since or intent.since_visit):
+    if not intent.about_a_time:
         return []
     if intent.since_visit and intent.since is None:
         return [_line("sentence", "You have no earlier visit: here is everything recorded so far.")]
@@ -921,7 +926,7 @@ def answer_question(
         chosen: list[str] = []
         if intent.question_type == "standing":  # "why are we stuck?", "why can't we do anything yet?"
             intent, chosen, found_by = *_about_the_whole(intent, summary), "standing"
-        elif intent.question_type == "what_changed" and (intent.since is not None or intent.since_visit):
+        elif intent.about_a_time:
             # about a time, not a topic (since a visit with none before it: since ever)
             chosen = [
                 fid
@@ -953,13 +958,15 @@ def answer_question(
     context.found_by = found_by
     if found_by == "recent":  # changed since: a factor touched since (a re-fold, say) with no entry since is not
         context.factors = {fid: item for fid, item in context.factors.items() if item.latest_change}
+    citations = _citations(context)
     unrecorded = [fid for fid, item in context.factors.items() if not store.catalog.factor(fid).is_composite]
-    if unrecorded and not _citations(context) and intent.question_type not in UNSEARCHED:
+    if unrecorded and not citations and intent.question_type not in UNSEARCHED:
         # nothing recorded under the factors the answer is about: before saying nothing said speaks to them, what
         # the person said near them, recorded under other factors
         model = default_embedder() if embedder == "default" else embedder
         if model is not None:
             context.nearby_under_other_factors = said_nearby(store, user_id, unrecorded[:MAX_SEMANTIC_FACTORS], model)
+            citations = _citations(context)
     if intent.question_type == "standing":
         overall, last = summary.overall, summary.last_conversation
         context.standing = Standing(
@@ -974,13 +981,12 @@ def answer_question(
             in_place_of_nothing=in_place_of_nothing,
         )
     composer = composer or OfflineComposer()
-    citations = _citations(context)
     lines = _from_when(intent)
     if isinstance(composer, OfflineComposer):
         lines += composer.compose_lines(question, context)
     else:  # a model's answer: plain text, one sentence line per line it wrote
         lines += [_line("sentence", line) for line in composer.compose(question, context).splitlines() if line.strip()]
-    if not citations and intent.question_type == "what_changed" and (intent.since or intent.since_visit):
+    if not citations and intent.about_a_time:
         lines.append(_line("sentence", "Nothing was recorded since then."))
     elif not citations:
         lines.append(
