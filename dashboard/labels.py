@@ -114,9 +114,10 @@ def open_pages_label(name: str) -> str:
     return f"Open {of_person('pages', name)}"
 
 
-def count(number: int, thing: str) -> str:
-    """``number`` with ``thing`` in the singular or plural: "1 project type", "3 project types"."""
-    return f"{number} {thing}{'' if number == 1 else 's'}"
+def count(number: int, thing: str, plural: str | None = None) -> str:
+    """``number`` (thousands separated) with ``thing`` in the singular or plural (``plural``, else ``thing`` + "s"):
+    "1 project type", "3 project types", "1 person", "2,000 people"."""
+    return f"{number:,} {thing if number == 1 else plural or thing + 's'}"
 
 
 def tier_name(catalog: Catalog, tier_id: str | None) -> str:
@@ -322,17 +323,18 @@ def progress_rows(days: Sequence[OrgDay], at: datetime) -> list[dict[str, str]]:
 TIED_NAMED = 12  # factors a tie note names before "and N more"
 
 
-def tied_note(names: Sequence[str], count: int, *, times: bool = False) -> str:
+def tied_note(names: Sequence[str], level: int, *, times: bool = False) -> str:
     """The sentence under a top-ten chart cut through a tie, naming the factors left out that stand level with its
-    last bar: 'Also holding back 4 people each, as many as the last bar: Privacy protection and Skills.' (people),
-    'Also blocking 3 times each, as often as the last bar: …' (``times``: person × project type)."""
+    last bar (at ``level``): 'Also holding back 4 people each, as many as the last bar: Privacy protection and
+    Skills.' (people), 'Also blocking 3 times each, as often as the last bar: …' (``times``: person × project
+    type)."""
     listed = list(names[:TIED_NAMED])
     if len(names) > TIED_NAMED:
         listed.append(f"{len(names) - TIED_NAMED:,} more")
     words = ", ".join(listed[:-1]) + f" and {listed[-1]}" if len(listed) > 1 else listed[0]
     if times:
-        return f"Also blocking {count:,} time{'s' if count != 1 else ''} each, as often as the last bar: {words}."
-    return f"Also holding back {count:,} {'person' if count == 1 else 'people'} each, as many as the last bar: {words}."
+        return f"Also blocking {count(level, 'time')} each, as often as the last bar: {words}."
+    return f"Also holding back {count(level, 'person', 'people')} each, as many as the last bar: {words}."
 
 
 def count_rows(items: Sequence[tuple[str, int]], name: str, count: str) -> list[dict[str, str]]:

@@ -189,7 +189,7 @@ def team_progress() -> None:
     # read as one figure, "6% · 1 person")
     stale_share, stale_people = team.stale_share(), len(team.stale)
     given, due = sum(p.assessed for p in people), sum(team.fresh(p).due for p in people)
-    whose = f"{stale_people:,} {'person' if stale_people == 1 else 'people'}"
+    whose = labels.count(stale_people, "person", "people")
     columns[4].metric(
         "Answers to re-check",
         "—" if stale_share is None else f"{stale_share:.0%}",
@@ -312,7 +312,7 @@ def _organisation_wide(team, now: datetime, read_at: datetime) -> None:
         confidence = "no confidence yet" if live.avg_confidence is None else f"confidence {live.avg_confidence:.0%}"
         st.write(
             f"{labels.today_label(read_at)}: {live.avg_completeness:.0%} mapped on average, {confidence}, "
-            f"{live.people:,} {'person' if live.people == 1 else 'people'}. The chart starts once the nightly "
+            f"{labels.count(live.people, 'person', 'people')}. The chart starts once the nightly "
             "roll-up has recorded a day before today."
         )
 

@@ -130,7 +130,7 @@ class Person:
         """The tier note (freshness writes it to the person) as a reader reads it."""
         if not self.read_only:
             return note.message
-        count = f"{len(note.confirm)} answer{'s' if len(note.confirm) != 1 else ''}"
+        count = labels.count(len(note.confirm), "answer")
         answers, tier = (labels.of_person(thing, md(self.name), start=True) for thing in ("answers", "tier"))
         if note.lapsed:
             return (

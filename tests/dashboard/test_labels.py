@@ -347,3 +347,4 @@ def test_a_persons_things_read_right_whatever_their_name_ends_in():
 def test_a_count_names_its_things_in_the_singular_or_plural():
     counted = [labels.count(n, "project type") for n in (0, 1, 3)]
     assert counted == ["0 project types", "1 project type", "3 project types"]
+    assert [labels.count(n, "person", "people") for n in (1, 2000)] == ["1 person", "2,000 people"]
