@@ -28,7 +28,9 @@ from factor_journal.catalog import load_catalog
 from factor_journal.conversation import Turn, format_excerpt
 from factor_journal.embedding import WordLlamaEmbedder
 from factor_journal.models import InferredUpdate, UserProfile
-from factor_journal.questions import SEARCH_LIMIT, answer_question, question_topic, rank_catalog
+from factor_journal.questions import answer_question
+from factor_journal.questions.intent import question_topic
+from factor_journal.questions.search import SEARCH_LIMIT, rank_catalog
 from factor_journal.store import FactorJournalStore
 
 HELD_OUT = json.loads((Path(__file__).parents[1] / "tests" / "fixtures" / "ask_own_words.json").read_text())

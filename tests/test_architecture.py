@@ -37,6 +37,7 @@ def _modules(names: str, package: str = "factor_journal") -> frozenset[str]:
 PURE_CORE = _modules("""
     catalog catalog.models models errors documents validation vocabulary graph evidence transitions folding composites
     summary rollup freshness sayback guidance planner conversation screening extraction.base page_models
+    questions.intent
 """)
 
 LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
@@ -63,8 +64,11 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("the store", _modules("store")),
     (
         "services: a turn's pipeline, the nightly job and its mail, organisations, links and their renewal, privacy, "
-        "questions",
-        _modules("pipeline nightly reminders organisation links access renewal privacy questions"),
+        "questions (Ask why: what a question is about, the evidence found and its context, the answer composed)",
+        _modules("""
+            pipeline nightly reminders organisation links access renewal privacy questions questions.search
+            questions.context questions.composing
+        """),
     ),
     ("entry points: the functions' runtime and the command line", _modules("runtime cli __main__")),
     (

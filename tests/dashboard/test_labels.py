@@ -248,7 +248,7 @@ def test_days_without_figures_are_a_gap_in_the_progress_lines_not_a_straight_lin
 
 def test_ask_whys_evidence_keeps_a_readers_longest_rationale_whole_so_it_reads_in_plain_words_to_its_end():
     from factor_journal.graph import graph_for
-    from factor_journal.questions import _citation
+    from factor_journal.questions.context import cite_entry
 
     said, asked = "word " * 40, "question " * 20  # the reader quotes at most 160 and 100 characters of them
     rationale = (
@@ -256,7 +256,7 @@ def test_ask_whys_evidence_keeps_a_readers_longest_rationale_whole_so_it_reads_i
         "(combined with 12 earlier observations: 39.4 → 30.48)"
     )
     entry = _entry(datetime(2026, 11, 1, tzinfo=UTC), 30.48).model_copy(update={"change_rationale": rationale})
-    shown = labels.in_plain_words(_citation(graph_for(CATALOG), entry).rationale, NAMES)
+    shown = labels.in_plain_words(cite_entry(graph_for(CATALOG), entry).rationale, NAMES)
     assert shown.endswith(": read as low, fairly sure. (weighed with 12 earlier answers)"), shown
 
 

@@ -1,4 +1,5 @@
-"""Ask-why on the emulator: intent, context within a token budget, answers citing dated evidence."""
+"""Ask why on the emulator, the three stages together (``answer_question``): answers citing dated evidence, as the
+pages show the assessment."""
 
 from __future__ import annotations
 
@@ -6,25 +7,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from factor_journal.conversation import Turn, format_excerpt
-from factor_journal.graph import graph_for
-from factor_journal.guidance import clarifying_question
 from factor_journal.models import InferredUpdate
-from factor_journal.page_models import RETURN_AFTER
-from factor_journal.questions import (
-    Citation,
-    FactorContext,
-    OfflineComposer,
-    QuestionContext,
-    QuestionIntent,
-    analyse_intent,
-    answer_question,
-    as_asked,
-    build_context,
-    estimate_tokens,
-    previous_visit_end,
-    speaks_of,
-)
+from factor_journal.questions import answer_question
 
 NOW = datetime.now(UTC)
 
@@ -54,106 +38,6 @@ def user(store, make_user):
     said(store, user, "sensor_data", 60, 0.8, 10, "Telemetry from the two newest presses")
     said(store, user, "data_quality", 35, 0.8, 5, "They started deduplicating customers")
     return user
-
-
-@pytest.mark.parametrize(
-    ("question", "kind", "factors"),
-    [
-        ("Why is data quality only 20%?", "why_value", {"data_quality"}),
-        ("Why can't we do predictive maintenance?", "why_blocker", {"sensor_data", "data_quality", "ml_expertise"}),
-        ("What changed since last month?", "what_changed", set()),
-        ("What if we improve data governance?", "what_if", {"data_governance"}),
-        ("Why is our AI readiness score so low?", "why_value", {"ai_readiness_score", "data_quality", "ml_expertise"}),
-    ],
-)
-def test_intent(catalog, question, kind, factors):
-    intent = analyse_intent(question, catalog, graph_for(catalog), NOW)
-    assert intent.question_type == kind
-    assert factors <= set(intent.factor_ids)
-    if kind == "what_changed":
-        assert intent.since is not None and NOW - intent.since == timedelta(days=30)
-
-
-@pytest.mark.parametrize(
-    "question",
-    [
-        "What has changed since my last visit?",
-        "anything new since last time?",
-        "What changed since we last spoke?",
-        "What's different since I was here?",
-        "What has changed since I was last here?",
-        "Has data quality changed since our last session?",
-    ],
-)
-def test_since_my_last_visit_is_the_persons_previous_visit_not_a_month(catalog, question):
-    """ "Since my last visit" is when the person was last here (``answer_question`` finds when from their answers),
-    never a fixed span: it used to read as the last 30 days, whatever the person's visits."""
-    intent = analyse_intent(question, catalog, graph_for(catalog), NOW)
-    assert intent.question_type == "what_changed" and intent.since_visit and intent.since is None
-    for span in ("What changed since last month?", "What has changed since last week?", "What changed since?"):
-        other = analyse_intent(span, catalog, graph_for(catalog), NOW)
-        assert not other.since_visit and other.since is not None
-
-
-def test_the_previous_visit_ended_before_the_gap_that_starts_this_one():
-    gap = RETURN_AFTER
-    now = NOW
-    this_visit = [now - timedelta(minutes=2), now - timedelta(minutes=20), now - timedelta(minutes=45)]
-    before = [now - timedelta(days=3), now - timedelta(days=3, minutes=10), now - timedelta(days=12)]
-    assert previous_visit_end([*before, *this_visit], now) == now - timedelta(days=3)  # any order
-    assert previous_visit_end(before, now) == now - timedelta(days=3)  # nothing said on this visit yet
-    assert previous_visit_end(this_visit, now) is None  # a first visit
-    assert previous_visit_end([], now) is None
-    assert previous_visit_end([now - gap], now) == now - gap  # a reply exactly a gap ago: that visit is over
-    assert previous_visit_end([now + timedelta(seconds=5), now - timedelta(days=1)], now) == now - timedelta(days=1)
-
-
-def test_a_clarification_is_shown_as_the_question_it_asked(catalog):
-    """An entry's excerpt and rationale read "answering" the question, not the assistant's explanation of it
-    (stored rationales quoted "Good question. I am asking about …")."""
-    first = catalog.factor("ai_ethics_policy").elicitation_questions[0]
-    explained = clarifying_question(catalog, "ai_ethics_policy", {first})
-    turns = [("assistant", first), ("user", "What do you mean?"), ("assistant", explained), ("user", "Yes, written.")]
-    excerpt = format_excerpt([Turn(turn_id=str(i), role=r, text=t, created_at=NOW) for i, (r, t) in enumerate(turns)])
-    stored = f'User said "Yes, written." (answering "{explained[:99]}…"): reads as high (P=0.80).'
-    shown, rationale = as_asked(excerpt, stored)
-    assert rationale == f'User said "Yes, written." (answering "{first}"): reads as high (P=0.80).'
-    assert "Good question" not in shown and shown.splitlines()[-1] == "User: Yes, written."
-    assert as_asked("Assistant: Why?\nUser: Because.", 'User said "Because." (answering "Why?")')[1].endswith('"Why?")')
-
-
-def test_what_was_said_speaks_of_a_factor_in_the_catalogs_own_words(catalog):
-    """The second reading that lets an answer recorded under another factor be cited for one with nothing recorded:
-    every content word of one of the factor's cue phrases, in any order."""
-    said = "All over the place, but management just approved a budget to pull it all into a cloud warehouse."
-    assert speaks_of(catalog, "budget_commitment", said)  # "budget approved"
-    assert not speaks_of(catalog, "budget_commitment", "We approved the new supplier last week.")
-    assert not speaks_of(catalog, "data_security", "The secretary opens it in the case-management software.")
-
-
-def test_an_answer_speaks_of_the_persons_own_value_as_the_pages_do():
-    """A value the person gave reads "yours" (the pages' word), and a rationale is a phrase of its own, so the app
-    turns "User corrected … their answer" into "You corrected … your answer" wherever it sits in the line."""
-    change = Citation(
-        factor_id="data_quality",
-        factor_name="Data quality",
-        date=NOW,
-        change="55 → 25",
-        excerpt="",
-        rationale="User corrected what was understood from their answer (low) in the conversation",
-    )
-    item = FactorContext(
-        factor_id="data_quality",
-        name="Data quality",
-        value=25,
-        confidence=0.95,
-        status="user_provided",
-        latest_change=change,
-    )
-    intent = QuestionIntent(question_type="why_value", factor_ids=["data_quality"])
-    lines = OfflineComposer().compose_lines("Why?", QuestionContext(intent=intent, factors={"data_quality": item}))
-    assert "(confidence 95%, yours)" in lines[0].plain and "user provided" not in lines[0].plain
-    assert lines[1].phrases[-1].text == change.rationale  # its own phrase: it starts "User …"
 
 
 def test_why_value_cites_dated_evidence(store, user):
@@ -189,17 +73,6 @@ def test_no_evidence_is_said_plainly(store, make_user):
     answer = answer_question(store, make_user(store), "Why is data quality low?")
     assert not answer.has_evidence and answer.citations == []
     assert "no journal evidence" in answer.text
-
-
-def test_context_respects_the_token_budget(store, user, catalog):
-    intent = analyse_intent("Why can't we do predictive maintenance?", catalog, store.graph, NOW)
-    summary = store.summary(user)
-    roomy = build_context(store, user, intent, summary, budget_tokens=5000)
-    tight = build_context(store, user, intent, summary, budget_tokens=150)
-    assert not roomy.truncated and roomy.estimated_tokens <= 5000
-    assert tight.truncated and tight.estimated_tokens <= 150
-    assert len(tight.factors) < len(roomy.factors)
-    assert estimate_tokens(roomy.model_dump()) > estimate_tokens(tight.model_dump())
 
 
 def test_a_capability_is_named_in_the_answer_as_on_the_capabilities_page(store, user):

@@ -1,20 +1,15 @@
-"""Ask why, pure: a question about the whole assessment in everyday words is recognised, and the offline composer
-answers from a context in what a person reads on the other pages (the tier, capabilities by their names)."""
+"""Ask why, stage 3 (``questions.composing``, pure): the offline composer answers from a context in what a person
+reads on the other pages (the tier, capabilities by their names, "yours" for a value they gave)."""
 
 from __future__ import annotations
 
-import pytest
+from datetime import UTC, datetime
 
-from factor_journal.catalog import load_catalog
-from factor_journal.graph import graph_for
-from factor_journal.questions import (
-    OfflineComposer,
-    QuestionContext,
-    QuestionIntent,
-    Standing,
-    about_the_whole,
-    analyse_intent,
-)
+from factor_journal.questions.composing import OfflineComposer
+from factor_journal.questions.context import Citation, FactorContext, QuestionContext, Standing
+from factor_journal.questions.intent import QuestionIntent
+
+NOW = datetime.now(UTC)
 
 
 def test_a_blocked_capability_is_named_as_on_the_capabilities_page():
@@ -44,8 +39,6 @@ def test_a_blocked_capability_is_named_as_on_the_capabilities_page():
 
 
 def test_what_an_improvement_would_unlock_is_named_too():
-    from factor_journal.questions import FactorContext
-
     context = QuestionContext(
         intent=QuestionIntent(question_type="what_if", factor_ids=["data_quality"]),
         factors={
@@ -58,41 +51,6 @@ def test_what_an_improvement_would_unlock_is_named_too():
     )
     text = OfflineComposer().compose("What if we improve data quality?", context)
     assert "would unlock: Basic annual forecasting." in text
-
-
-@pytest.mark.parametrize(
-    "question",
-    [
-        "why are we stuck?",
-        "What should we fix first?",
-        "What's holding us back right now?",
-        "Where should we start?",
-        "What do we need to do to get to the next level?",
-        "How are we doing overall?",
-        "Why are we only Exploratory?",
-        "Why can't we do anything with AI yet?",
-        "next steps?",
-    ],
-)
-def test_a_question_about_the_whole_assessment_in_everyday_words_is_recognised(question):
-    catalog = load_catalog()
-    assert about_the_whole(question, catalog)
-    assert analyse_intent(question, catalog, graph_for(catalog)).question_type == "standing"
-
-
-@pytest.mark.parametrize(
-    "question",
-    [
-        "What should we do about the vans?",  # about the vans
-        "Why are we stuck with paper forms?",
-        "How are we doing on data quality?",  # names a factor
-        "What did I say about the spreadsheets?",
-        "Why can't we do predictive maintenance?",  # names a capability
-    ],
-)
-def test_a_question_about_something_in_particular_is_not_about_the_whole(question):
-    catalog = load_catalog()
-    assert analyse_intent(question, catalog, graph_for(catalog)).question_type != "standing"
 
 
 def test_an_answer_about_the_whole_says_the_tier_what_blocks_and_where_to_start():
@@ -136,3 +94,28 @@ def test_an_answer_about_the_whole_says_the_tier_what_blocks_and_where_to_start(
     assert "To improve in the company first: Data quality." in text
     assert "To tell the assistant more about: Historical data depth (not assessed yet)." in text
     assert "could not tell" not in text
+
+
+def test_an_answer_speaks_of_the_persons_own_value_as_the_pages_do():
+    """A value the person gave reads "yours" (the pages' word), and a rationale is a phrase of its own, so the app
+    turns "User corrected … their answer" into "You corrected … your answer" wherever it sits in the line."""
+    change = Citation(
+        factor_id="data_quality",
+        factor_name="Data quality",
+        date=NOW,
+        change="55 → 25",
+        excerpt="",
+        rationale="User corrected what was understood from their answer (low) in the conversation",
+    )
+    item = FactorContext(
+        factor_id="data_quality",
+        name="Data quality",
+        value=25,
+        confidence=0.95,
+        status="user_provided",
+        latest_change=change,
+    )
+    intent = QuestionIntent(question_type="why_value", factor_ids=["data_quality"])
+    lines = OfflineComposer().compose_lines("Why?", QuestionContext(intent=intent, factors={"data_quality": item}))
+    assert "(confidence 95%, yours)" in lines[0].plain and "user provided" not in lines[0].plain
+    assert lines[1].phrases[-1].text == change.rationale  # its own phrase: it starts "User …"
