@@ -11,19 +11,12 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
 
 from factor_journal.catalog import Catalog
-from factor_journal.models import CategoryProgress
+from factor_journal.models import CategoryProgress, status_words
 from factor_journal.organisation import OrgDay, TeamView
 from factor_journal.page_models import shown_value
 from factor_journal.rollup import PersonRow
 
 NOT_YET = "not yet"
-
-STATUS_LABELS = {
-    "unassessed": "not assessed",
-    "unconfirmed": "unconfirmed",
-    "confirmed": "confirmed",
-    "user_provided": "yours",
-}
 
 KIND_LABELS = {
     "inferred": "inferred from the conversation",
@@ -132,7 +125,7 @@ def status_label(status: object, read_only: bool = False) -> str:
     """Who stands behind an answer, in words: "yours" to its person, "given by them" to a reader (a manager)."""
     if read_only and str(status) == "user_provided":
         return "given by them"
-    return STATUS_LABELS.get(str(status), str(status).replace("_", " "))
+    return status_words(status)
 
 
 def band(catalog: Catalog, factor_id: str, value: float) -> str:

@@ -31,6 +31,19 @@ class InferenceStatus(StrEnum):
 
 USER_BACKED = frozenset({InferenceStatus.confirmed, InferenceStatus.user_provided})
 
+STATUS_WORDS: dict[str, str] = {  # who stands behind an answer, in the words every page and Ask use
+    InferenceStatus.unassessed: "not assessed",
+    InferenceStatus.unconfirmed: "unconfirmed",
+    InferenceStatus.confirmed: "confirmed",
+    InferenceStatus.user_provided: "yours",
+}
+
+
+def status_words(status: object) -> str:
+    """An inference status in words ("yours" for a value the person gave); an unknown status with its
+    underscores as spaces."""
+    return STATUS_WORDS.get(str(status), str(status).replace("_", " "))
+
 
 class Source(StrEnum):
     llm = "llm"

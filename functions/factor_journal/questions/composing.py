@@ -15,6 +15,7 @@ from typing import Literal, Protocol
 from pydantic import BaseModel, Field
 
 from factor_journal.embedding import spoken_lines
+from factor_journal.models import status_words
 from factor_journal.questions.context import (
     DEFAULT_BUDGET_TOKENS,
     Citation,
@@ -38,7 +39,6 @@ FOUND_BY_TEXT = {
     "none": "nothing: the question names no factor and nothing close to it was found",
     "nearby": "a search of your own journal by meaning for what you said nearest to it, recorded under another factor",
 }
-STATUS_WORDS = {"unassessed": "not assessed", "user_provided": "yours"}
 """A factor's status as the person reads it on every page ("yours", not "user provided": ``dashboard/labels.py``)."""
 
 
@@ -176,7 +176,7 @@ class OfflineComposer:
                 return lines
         for item in context.factors.values():
             if intent.question_type in ("why_value", "status", "what_changed") or item.latest_change:
-                status = STATUS_WORDS.get(item.status, item.status.replace("_", " "))
+                status = status_words(item.status)
                 state = f" (confidence {item.confidence:.0%}, {status})" if item.value is not None else ""
                 if intent.question_type != "what_if" or item.latest_change:
                     lines.append(_line("sentence", (item.name,), f" is {_value(item.value)}{state}."))
