@@ -27,6 +27,7 @@ import httpx
 
 from bench.common import APP, app_on_fresh_database, measure_page, percentiles
 from bench.org_bench import _seed_org
+from dashboard.pages import person_page_names
 from factor_journal import runtime
 from factor_journal.extraction.base import ExtractionRequest, ExtractionResult
 from factor_journal.links import LinkSigner
@@ -270,7 +271,7 @@ def run() -> dict[str, Any]:
     user = _seed(store)
     token = LinkSigner(LinkRecords(client)).issue(user)
     reads = {}
-    for page in ("overview", "capabilities", "history", "review", "ask", "conversation"):
+    for page in person_page_names():
         reads[page], _ = measure_page(token, page)
     samples = [measure_page(token, "overview")[1] for _ in range(RENDERS)]
     assessed = store.summary(user).overall.total_factors_assessed

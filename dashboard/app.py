@@ -25,44 +25,25 @@ loading = st.empty()  # a first paint at once: the skeleton stays until the page
 loading.markdown(brand.SKELETON, unsafe_allow_html=True)
 st.html(brand.FOCUS_VISIBLE)  # every page shows where the keyboard is
 
-from dashboard import charts, context  # noqa: E402, F401  (the heavy imports, under the skeleton)
+from dashboard import charts, context, pages  # noqa: E402, F401  (the heavy imports, under the skeleton)
 from dashboard.safe_text import md  # noqa: E402
 
-PAGE_NAMES: list[str] = []  # every page's address, whoever may open it
 
-
-def page(name: str, title: str, icon: str) -> st.Page:
+def page(spec: pages.Page) -> st.Page:
     """A page backed by ``screens/<name>.py`` (a thin file over ``views``), at its own address ``/<name>``."""
-    PAGE_NAMES.append(name)
-    return st.Page(f"screens/{name}.py", title=title, icon=icon, url_path=name)
+    return st.Page(f"screens/{spec.name}.py", title=spec.title, icon=spec.icon, url_path=spec.name)
 
 
-def home(name: str, title: str) -> st.Page:
-    """The app's root address: the same screen as ``name``, hidden from the menu.  Streamlit serves its default
+def home(spec: pages.Page) -> st.Page:
+    """The app's root address: the same screen as ``spec``, hidden from the menu.  Streamlit serves its default
     page at ``/`` only, so the main page itself is not the default: ``/<name>`` (a link to it) opens it too."""
-    return st.Page(f"screens/{name}.py", title=title, url_path="home", default=True, visibility="hidden")
+    return st.Page(f"screens/{spec.name}.py", title=spec.title, url_path="home", default=True, visibility="hidden")
 
 
-USER_PAGES = [
-    home("overview", "Where are we"),
-    page("overview", "Where are we", ":material/explore:"),
-    page("capabilities", "Capabilities", ":material/lock_open:"),
-    page("history", "Factor history", ":material/timeline:"),
-    page("review", "Review", ":material/task_alt:"),
-    page("ask", "Ask why", ":material/help:"),
-    page("conversation", "Continue the conversation", ":material/forum:"),
-]
+USER_PAGES = [home(pages.PERSON_PAGES[0]), *map(page, pages.PERSON_PAGES)]
 MANAGER_PAGES = {
-    "Organisation": [
-        home("team", "Team progress"),
-        page("team", "Team progress", ":material/groups:"),
-        page("blockers", "Blockers", ":material/block:"),
-    ],
-    "Person (read-only)": [
-        page("overview", "Overview", ":material/explore:"),
-        page("capabilities", "Capabilities", ":material/lock_open:"),
-        page("history", "Factor history", ":material/timeline:"),
-    ],
+    "Organisation": [home(pages.ORGANISATION_PAGES[0]), *map(page, pages.ORGANISATION_PAGES)],
+    "Person (read-only)": list(map(page, pages.MEMBER_PAGES)),
 }
 
 
@@ -119,7 +100,7 @@ if viewer is None:
     # reason, not "Page not found".
     navigation = st.navigation(
         [st.Page(no_access, title="Factor Journal", url_path="welcome", default=True)]
-        + [st.Page(no_access, title="Factor Journal", url_path=path) for path in sorted(set(PAGE_NAMES))],
+        + [st.Page(no_access, title="Factor Journal", url_path=path) for path in sorted(pages.page_names())],
         position="hidden",
     )
 elif viewer.kind == "resume":

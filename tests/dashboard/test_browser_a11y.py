@@ -10,6 +10,7 @@ import time
 import pytest
 from test_browser import app_url, browser, go_to, organisation, wait_for_text  # noqa: F401  (fixtures)
 
+from dashboard.pages import person_page_names
 from factor_journal.links import LinkSigner, link_url
 from factor_journal.models import InferredUpdate
 from factor_journal.repositories.links import LinkRecords
@@ -17,7 +18,7 @@ from waiting import wait_for
 
 pytestmark = pytest.mark.browser
 
-PAGES = {
+PAGES = {  # what each page of dashboard.pages.PERSON_PAGES shows once drawn (a new page needs its line here)
     "overview": "What we know",
     "capabilities": "Next unlocks",
     "history": "The assessment as of a date",
@@ -61,7 +62,7 @@ def test_keyboard_focus_on_a_page_link_shows_a_clear_ring(app_url, browser, stor
     assert ring == ["stSidebarNavLink", "solid", "3px", "rgb(62, 123, 250)"]  # brand.FOCUS_RING
 
 
-@pytest.mark.parametrize("path", list(PAGES))
+@pytest.mark.parametrize("path", person_page_names())
 def test_each_page_of_a_person_has_an_outline_of_headings(app_url, browser, store, make_user, firestore_client, path):  # noqa: F811
     browser.get(f"{app_url}/{path}?t={_person(store, make_user, firestore_client)}")
     # the overview's To re-check has a link to itself only when there are answers to re-check: test_browser checks

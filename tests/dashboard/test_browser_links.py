@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 import pytest
 from test_browser import app_url, browser, wait_for_text  # noqa: F401  (fixtures)
 
+from dashboard.pages import person_page_names
 from factor_journal.links import LinkSigner
 from factor_journal.models import InferredUpdate
 from factor_journal.organisation import OrganisationDirectory
@@ -69,7 +70,7 @@ def test_every_manager_page_opens_at_its_own_address(
     assert "t=" not in address and address.rstrip("/").endswith(f"/{path}"), address
 
 
-@pytest.mark.parametrize("path", ["overview", "capabilities", "history", "review", "ask", "conversation"])
+@pytest.mark.parametrize("path", person_page_names())
 def test_every_page_of_a_person_opens_at_its_own_address(app_url, browser, store, make_user, firestore_client, path):  # noqa: F811
     user = make_user(store, display_name="Pia Person")
     store.record_inference(user, InferredUpdate(factor_id="data_quality", value=20, confidence=0.7, rationale="said"))
