@@ -38,3 +38,20 @@ def test_a_port_offset_moves_the_functions_address_with_the_emulator():
 def test_the_region_is_the_one_the_functions_are_deployed_in():
     assert firebase_config.FUNCTIONS_REGION == FUNCTIONS_REGION
     assert f'region="{FUNCTIONS_REGION}"' in (ROOT / "functions" / "main.py").read_text()
+
+
+def emulator_ports(config: dict) -> set[int]:
+    return {
+        settings[key]
+        for settings in config["emulators"].values()
+        if isinstance(settings, dict)
+        for key in ("port", "websocketPort")
+        if isinstance(settings.get(key), int)
+    }
+
+
+def test_two_checkouts_on_any_two_offsets_share_no_port():
+    """Offsets 1-49 are for checkouts running side by side: Pub/Sub at 8085 was Firestore's 8080 five offsets on."""
+    moved = {offset: emulator_ports(firebase_config.shifted(project_config(), offset)) for offset in range(50)}
+    clashes = [(a, b, moved[a] & moved[b]) for a in moved for b in moved if a < b and moved[a] & moved[b]]
+    assert clashes == []
