@@ -6,8 +6,11 @@ PYTEST_ARGS ?=
 BENCH_ARGS ?=
 CODE := functions tools dashboard tests bench demo scripts eval
 EVAL_ARGS ?=
+EXTRACTOR ?=
+SPLIT ?= validation
 
-.PHONY: help setup test test-fast demo bench eval train-extractor catalog-check screen-check lint format emulators deploy-dashboard
+.PHONY: help setup test test-fast demo bench eval seat-requests seat-replay seat-check train-extractor catalog-check \
+	screen-check lint format emulators deploy-dashboard
 
 help: ## Show the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -27,8 +30,17 @@ demo: ## Start the emulators, seed demo conversations and open the dashboard
 bench: ## Run the benchmarks against the emulators; results go to bench/results.json
 	$(RUN) .venv/bin/python -m bench $(BENCH_ARGS)
 
-eval: ## Run the labelled corpus through the pipeline on the emulators; eval/results.json + eval/REPORT.md
-	$(RUN) .venv/bin/python -m factor_journal_tools.evaluate $(EVAL_ARGS)
+eval: ## Run the labelled corpus through the pipeline on the emulators (EXTRACTOR=gemini: Vertex AI); eval/REPORT.md
+	$(RUN) .venv/bin/python -m factor_journal_tools.evaluate $(if $(EXTRACTOR),--extractor $(EXTRACTOR)) $(EVAL_ARGS)
+
+seat-requests: ## Write SPLIT's exact Gemini requests and the answerer's view under eval/seat/ (emulators)
+	$(RUN) .venv/bin/python -m factor_journal_tools.seat_run requests --split $(SPLIT)
+
+seat-replay: ## Replay eval/seat/answers/SPLIT.jsonl through the real GeminiExtractor and score it as make eval does
+	$(RUN) .venv/bin/python -m factor_journal_tools.seat_run replay --split $(SPLIT)
+
+seat-check: ## Check the form of eval/seat/answers/SPLIT.jsonl against its requests (no emulator)
+	@bash -c 'source scripts/python-env.sh && python -m factor_journal_tools.seat_run check --split $(SPLIT)'
 
 train-extractor: ## Retrain the semantic extractor on the dev split (after a catalog or corpus change)
 	@bash -c 'source scripts/toolchain.sh && python -m factor_journal_tools.train'

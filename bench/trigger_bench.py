@@ -22,7 +22,7 @@ from factor_journal.candidates import select_candidates
 from factor_journal.catalog import load_catalog
 from factor_journal.extraction.base import ExchangeTurn, ExtractionRequest
 from factor_journal.extraction.offline import OfflineExtractor
-from factor_journal.extraction.prompt import SYSTEM_INSTRUCTION, build_prompt, estimate_tokens
+from factor_journal.extraction.prompts import estimate_tokens, reader_instruction, turn_prompt
 from factor_journal.models import UserProfile
 from factor_journal.pipeline import CONTEXT_TURNS, TurnProcessor
 from factor_journal.settings import Settings
@@ -109,21 +109,13 @@ def _prompt_size(session_turns: int) -> dict[str, Any]:
     request = ExtractionRequest(
         user_id="u", session_id="s", turn_id="t", text=text, recent=recent, candidates=candidates
     )
-    prompt = SYSTEM_INSTRUCTION + "\n" + build_prompt(request)  # what the model reads: rules + content
+    static = reader_instruction(catalog)  # the system instruction: the rules and the whole catalog, cached
     return {
         "session_turns": session_turns,
-        "prompt_tokens_estimate": estimate_tokens(prompt),
+        "prompt_tokens_estimate": estimate_tokens(static + "\n" + turn_prompt(request)),
+        "static_prefix_tokens_estimate": estimate_tokens(static),
         "candidates": len(candidates),
     }
-
-
-def _whole_catalog_prompt() -> int:
-    catalog = load_catalog()
-    from factor_journal.candidates import candidate_view
-
-    everything = [candidate_view(catalog, f.id, None) for f in catalog.assessable_factors]
-    request = ExtractionRequest(user_id="u", session_id="s", turn_id="t", text=SAYINGS[1], candidates=everything)
-    return estimate_tokens(SYSTEM_INSTRUCTION + "\n" + build_prompt(request))
 
 
 def run() -> dict[str, Any]:
@@ -138,10 +130,9 @@ def run() -> dict[str, Any]:
         f"{results['firestore_per_analysed_turn']['writes_per_turn']} writes per analysed turn"
     )
     results["prompt_size"] = [_prompt_size(5), _prompt_size(200)]
-    results["prompt_size_if_whole_catalog_sent"] = _whole_catalog_prompt()
     print(
         f"  trigger: prompt ~{results['prompt_size'][0]['prompt_tokens_estimate']} tokens (5 turns), "
-        f"~{results['prompt_size'][1]['prompt_tokens_estimate']} tokens (200 turns); "
-        f"whole catalog would be ~{results['prompt_size_if_whole_catalog_sent']}"
+        f"~{results['prompt_size'][1]['prompt_tokens_estimate']} tokens (200 turns), of which the static prefix "
+        f"(rules and the whole catalog) ~{results['prompt_size'][0]['static_prefix_tokens_estimate']}"
     )
     return results

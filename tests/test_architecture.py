@@ -36,7 +36,7 @@ def _modules(names: str, package: str = "factor_journal") -> frozenset[str]:
 
 PURE_CORE = _modules("""
     catalog catalog.models models errors documents validation vocabulary graph evidence transitions folding composites
-    summary rollup freshness sayback guidance planner conversation screening extraction.base page_models
+    summary rollup freshness sayback guidance planner conversation output_checks extraction.base page_models
     questions.intent
 """)
 
@@ -46,10 +46,10 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     (
         "compute without Firestore: extractors, embeddings, candidate selection, settings",
         _modules("""
-            settings embedding candidates extraction.embeddings extraction.gemini extraction.lexical extraction.linear
-            extraction.listening extraction.offline extraction.prompt extraction.quotes extraction.rules_answers
-            extraction.rules_patterns extraction.rules_text extraction.semantic extraction.semantic_features
-            extraction.signals
+            settings embedding candidates extraction.sentence_model extraction.gemini extraction.lexical
+            extraction.linear extraction.listening extraction.listening_phrases extraction.offline extraction.prompts
+            extraction.quotes extraction.rules_answers extraction.rules_patterns extraction.rules_text
+            extraction.semantic extraction.semantic_features extraction.signals
         """),
     ),
     (
@@ -73,7 +73,10 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("entry points: the functions' runtime and the command line", _modules("runtime cli __main__")),
     (
         "tools: eval, training, catalog check",
-        {TOOLS.name} | _modules("evaluate train catalog_check screen_check browser", TOOLS.name),
+        {TOOLS.name}
+        | _modules(
+            "evaluate corpus report train catalog_check screen_check browser vertex_stand_in seat seat_run", TOOLS.name
+        ),
     ),
 )
 

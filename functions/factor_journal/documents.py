@@ -62,6 +62,7 @@ class ScreenKind(StrEnum):
     question_back = "question_back"  # a question to the interviewer
     pause = "pause"  # a request to pause, stop or change the subject
     small_talk = "small_talk"  # filler, asides about other people or the news
+    oversized = "oversized"  # longer than a turn may be (conversation.MAX_TURN_TEXT_CHARS): never sent to a model
 
 
 class ScreenedTurn(DocumentModel):

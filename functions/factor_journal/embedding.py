@@ -108,18 +108,18 @@ def _unit(vector: Sequence[float]) -> list[float]:
 
 
 class WordLlamaEmbedder:
-    """The offline model the semantic extractor loads (``extraction.embeddings``): 256-d, in-process."""
+    """The offline model the semantic extractor loads (``extraction.sentence_model``): 256-d, in-process."""
 
     local = True
 
     def __init__(self) -> None:
-        from factor_journal.extraction.embeddings import DIMENSIONS, MODEL_ID
+        from factor_journal.extraction.sentence_model import DIMENSIONS, MODEL_ID
 
         self.model_id = f"{MODEL_ID}"
         self.dimensions = DIMENSIONS
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        from factor_journal.extraction.embeddings import EmbeddingModelError, embed
+        from factor_journal.extraction.sentence_model import EmbeddingModelError, embed
 
         try:
             return [[float(v) for v in row] for row in embed(list(texts))]

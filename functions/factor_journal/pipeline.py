@@ -16,11 +16,13 @@ sweeper, and ``reprocess``) calls.  It promises:
   exponential backoff at ``next_attempt_at``) and, after the last attempt,
   needs_attention (listed for the person and their managers; ``reprocess``
   still works).
-* A turn that is no evidence about this organisation today (hostile, about
-  another organisation, a hypothetical, a deferral, a question back, a request
-  to pause) is refused before extraction, whatever the extractor, with its kind
-  and reason kept on the outcome (``extraction.listening``, ``screened``).
-* Untrusted extractor output is screened (``screening``); the move bound and
+* What must never reach a reader (hostile, empty or oversized text) is refused
+  before extraction, whatever the extractor; before the embedded reader so is
+  a turn that is no evidence about this organisation today (about another
+  organisation, a hypothetical, a deferral, a question back, a request to
+  pause), which a language model judges for itself (``read_turn``).  The kind
+  and reason are kept on the outcome (``extraction.listening``, ``screened``).
+* Untrusted extractor output is checked (``output_checks``); the move bound and
   evidence weighing apply when each reading is folded in.
 """
 
@@ -43,15 +45,16 @@ from factor_journal.extraction.base import (
     ExtractionRequest,
     ExtractionResult,
     Extractor,
+    sees_whole_catalog,
 )
 from factor_journal.extraction.listening import screen_turn
 from factor_journal.extraction.quotes import quote_for
 from factor_journal.graph import FactorGraph
 from factor_journal.models import AssessmentSummary, FactorState, InferredUpdate
+from factor_journal.output_checks import CheckedOutput, check_output
 from factor_journal.planner import TurnContext
 from factor_journal.repositories.locks import CommitBusyError
 from factor_journal.repositories.people import Claim, TurnRef
-from factor_journal.screening import Screened, screen
 from factor_journal.settings import Settings, settings
 from factor_journal.store import FactorJournalStore
 
@@ -72,13 +75,16 @@ class TurnOutcome:
 
 @dataclass
 class TurnReading:
-    """What reading one turn gave: the screen's refusal (or None), the candidate factors, the extractor's result
-    and its output once screened (``accepted`` are the updates the turn may write)."""
+    """What reading one turn gave: the screen's refusal before any extractor (or None), the candidate factors,
+    the extractor's result, its output once checked (``checked.accepted`` are the updates the turn may write) and,
+    when the turn changed nothing, why it was set aside (the refusal, or what the rules make of a turn a model
+    left alone: a pause, a question back…, which the conversation acts on)."""
 
     refused: ScreenedTurn | None
     candidates: list[CandidateFactor]
     result: ExtractionResult
-    screened: Screened
+    checked: CheckedOutput
+    set_aside: ScreenedTurn | None = None
 
 
 def read_turn(
@@ -89,20 +95,28 @@ def read_turn(
     factors: Mapping[str, FactorState],
 ) -> TurnReading:
     """Read one turn as the pipeline does, without Firestore (``request`` without candidates: they are chosen
-    here).  A turn a careful listener would not take as evidence about this organisation today is refused
-    before any extractor reads it (no model call).  Candidates come from the conversation alone (the turn and
-    the question it answers, the last assistant turn of ``request.recent``) and the factors' states; the
-    extractor's output is screened against them."""
+    here).  What must never reach the extractor is refused before it (no model call): for a language model shown
+    the whole catalog (``sees_whole_catalog``) only hostile, empty or oversized text, since it judges the rest
+    under its system instruction; for any other extractor also a turn a careful listener would not take as
+    evidence about this organisation today.  Candidates come from the conversation alone (the turn and the
+    question it answers, the last assistant turn of ``request.recent``) and the factors' states: the ones the
+    embedded reader reads, a hint with their current values for the model.  The extractor's output is checked
+    against them, or against the whole catalog for the model."""
     previous_question = next((t.text for t in reversed(request.recent) if t.role == "assistant"), "")
-    refused = screen_turn(request.text)
+    by_model = sees_whole_catalog(extractor)
+    refused = screen_turn(request.text, judged_by_model=by_model)
     if refused is not None:
         candidates: list[CandidateFactor] = []
         result = ExtractionResult(raw_updates=[], extractor=extractor.name, rejected=[refused.reason])
     else:
         candidates = select_candidates(catalog, graph, request.text, previous_question, factors)
         result = extractor.extract(request.model_copy(update={"candidates": candidates}))  # the one model call
-    allowed = {c.factor_id for c in candidates} if extractor.name != "offline" else None
-    return TurnReading(refused, candidates, result, screen(result.raw_updates, catalog, allowed))
+    allowed = None if by_model or extractor.name == "offline" else {c.factor_id for c in candidates}
+    checked = check_output(result.raw_updates, catalog, allowed)
+    set_aside = refused
+    if set_aside is None and by_model and not checked.accepted:
+        set_aside = screen_turn(request.text)  # why the rules would have set it aside (never kept from the model)
+    return TurnReading(refused, candidates, result, checked, set_aside)
 
 
 class TurnProcessor:
@@ -219,8 +233,8 @@ class TurnProcessor:
             recent=[ExchangeTurn(role=t.role, text=t.text, created_at=t.created_at) for t in recent],
         )
         reading = read_turn(self.extractor, catalog, graph, request, summary.factors)
-        refused, candidates, result, screened = reading.refused, reading.candidates, reading.result, reading.screened
-        rejected = [*result.rejected, *screened.rejected]
+        candidates, result, checked = reading.candidates, reading.result, reading.checked
+        rejected = [*result.rejected, *checked.rejected]
         for reason in rejected:
             log.warning("turn %s/%s/%s: dropped extractor output: %s", user_id, session_id, turn.turn_id, reason)
         excerpt = format_excerpt([*recent, turn])
@@ -236,7 +250,7 @@ class TurnProcessor:
                 turn_id=turn.turn_id,
                 observed_at=turn.created_at,
             )
-            for proposal in screened.accepted
+            for proposal in checked.accepted
         ]
         context = TurnContext(
             session_id=session_id,
@@ -256,9 +270,9 @@ class TurnProcessor:
                         confidence=proposal.confidence,
                         quote=quote_for(turn.text, proposal.quote, catalog.factor(proposal.factor_id)),
                     )
-                    for proposal in screened.accepted
+                    for proposal in checked.accepted
                 ],
-                screened=refused,
+                screened=reading.set_aside,
             ),
         )
         change = self.store.record_inferences(

@@ -134,6 +134,7 @@ WHY_NOTHING = {
     ScreenKind.pause: "you asked to pause or move on",
     ScreenKind.small_talk: "it says nothing about the company",
     ScreenKind.hostile: "it reads as instructions, not an answer",
+    ScreenKind.oversized: "it is longer than an answer may be",
 }
 
 

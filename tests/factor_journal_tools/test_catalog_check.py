@@ -9,10 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from factor_journal.candidates import candidate_view
 from factor_journal.catalog.models import DEFAULT_CATALOG_PATH, parse_catalog
-from factor_journal.extraction.base import ExtractionRequest
-from factor_journal.extraction.prompt import build_prompt
+from factor_journal.extraction.prompts import reader_instruction
 from factor_journal_tools.catalog_check import THRESHOLD, main, similar_pairs, too_similar
 
 # The pairs a careful reader confused (issue 35, section 3).
@@ -99,11 +97,8 @@ def test_each_confused_pair_has_a_boundary_from_both_sides(catalog, a, b):
     assert catalog.factor(a).boundaries.get(b) and catalog.factor(b).boundaries.get(a)
 
 
-def test_the_gemini_prompt_shows_each_candidates_boundaries(catalog):
-    candidates = [candidate_view(catalog, fid, None) for fid in ("it_integration", "automation_maturity")]
-    prompt = build_prompt(
-        ExtractionRequest(user_id="u", session_id="s", turn_id="t", text="We retype orders.", candidates=candidates)
-    )
+def test_the_gemini_prompt_shows_every_factors_boundaries(catalog):
+    prompt = reader_instruction(catalog)
     for a, b in (("it_integration", "automation_maturity"), ("automation_maturity", "it_integration")):
         assert f"{catalog.factor(a).boundaries[b]} is {b}" in prompt
-    assert prompt.count("\n  about: ") == 2
+    assert prompt.count("\n  about: ") == len([f for f in catalog.assessable_factors if f.description])

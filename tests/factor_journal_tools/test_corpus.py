@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from factor_journal_tools.evaluate import CORPUS, CorpusError, available_splits, load_corpus
+from factor_journal_tools.corpus import CORPUS, CorpusError, available_splits, load_corpus
 
 
 @pytest.mark.parametrize("split", ["dev", "validation", "test"])

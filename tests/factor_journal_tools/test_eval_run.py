@@ -91,5 +91,8 @@ def test_gemini_through_the_stand_in_gives_the_same_report_shape(store):
     semantic = score(run_split(store, SemanticExtractor(store.catalog), TURNS))
     assert gemini.keys() == semantic.keys() and gemini["detection"].keys() == semantic["detection"].keys()
     assert gemini["detection"]["true_positive"] == 2 and gemini["band_accuracy"] == 1.0
-    assert gemini["extractor_ms"]["n"] == 2 and gemini["failed_turns"] == 0  # two turns refused before the model
-    assert gemini["updates_on_hostile"] == 0  # ai_strategy was not a candidate of that turn: screened out
+    # only the hostile turn is refused before the model; the request to pause is the model's to judge (it wrote
+    # nothing, and the rules name why it changed nothing)
+    assert gemini["extractor_ms"]["n"] == 3 and gemini["failed_turns"] == 0
+    assert gemini["updates_on_hostile"] == 0 and gemini["must_change_nothing"]["hostile"]["refused"] == 1
+    assert gemini["expected_reaching_reader"] == 1.0 and gemini["tokens"]["calls"] == 3

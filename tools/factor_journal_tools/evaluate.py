@@ -35,18 +35,17 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from factor_journal.catalog.models import Catalog, band_of, load_catalog
+from factor_journal.catalog.models import band_of, load_catalog
+from factor_journal.extraction.base import sees_whole_catalog
+from factor_journal_tools.corpus import CORPUS, KINDS, REPO, SPLITS, CorpusTurn, available_splits, load_corpus
+from factor_journal_tools.report import headline, render_report
 
-REPO = Path(__file__).resolve().parents[2]
-CORPUS = REPO / "eval" / "corpus"
-SPLITS = ("dev", "validation", "test")  # train on dev; validate model choices on validation; only score test
 DEFAULT_SPLITS = ("dev", "validation")  # test only when asked for, once per model version (TEST_LEDGER)
 RESULTS = REPO / "eval" / "results.json"
 REPORT = REPO / "eval" / "REPORT.md"
 TEST_LEDGER = REPO / "eval" / "test_scorings.jsonl"
 DATABASE = "fj-eval"
 BANDS = ("low", "mid", "high")
-KINDS = ("factor", "off_topic", "hostile")
 # Turns that must change nothing because a careful listener would not take them as evidence about this
 # organisation today (``extraction.listening``), each an off_topic turn with one of these tags; scored apart
 NO_UPDATE_TAGS = ("other_organisation", "hypothetical", "deferral", "question_back", "pause")
@@ -54,74 +53,6 @@ NO_UPDATE_TAGS = ("other_organisation", "hypothetical", "deferral", "question_ba
 CURVE_THRESHOLDS = (0.1, 0.15, 0.2, 0.225, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7)
 MAX_SPURIOUS_PER_TURN = 0.1  # the target the abstention threshold is chosen under (on validation)
 CALIBRATION_EDGES = (0.0, 0.3, 0.5, 0.7, 0.85, 1.0001)
-
-
-# The corpus --------------------------------------------------------------------------------------
-
-
-class CorpusError(ValueError):
-    """A corpus file is unreadable or a record is invalid against the catalog."""
-
-
-@dataclass(frozen=True)
-class CorpusTurn:
-    id: str
-    question: str
-    answer: str
-    expected: dict[str, float]
-    kind: str
-    tags: tuple[str, ...] = ()
-
-
-def load_corpus(path: Path, catalog: Catalog | None = None) -> list[CorpusTurn]:
-    """The split's turns, each checked against the catalog; ``CorpusError`` names every bad line."""
-    catalog = catalog if catalog is not None else load_catalog()
-    turns, problems, seen = [], [], set()
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as error:
-        raise CorpusError(f"cannot read {path}: {error}") from error
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        where = f"{path.name}:{number}"
-        try:
-            record = json.loads(line)
-            turn = CorpusTurn(
-                id=str(record["id"]),
-                question=str(record.get("question") or ""),
-                answer=str(record["answer"]),
-                expected={str(e["factor_id"]): float(e["value"]) for e in record.get("expected") or []},
-                kind=str(record["kind"]),
-                tags=tuple(record.get("tags") or ()),
-            )
-        except (ValueError, KeyError, TypeError) as error:
-            problems.append(f"{where}: not a corpus record ({error})")
-            continue
-        if turn.id in seen:
-            problems.append(f"{where}: duplicate id {turn.id!r}")
-        seen.add(turn.id)
-        if not turn.answer.strip():
-            problems.append(f"{where}: empty answer")
-        if turn.kind not in KINDS:
-            problems.append(f"{where}: kind {turn.kind!r} is not one of {KINDS}")
-        if turn.kind != "factor" and turn.expected:
-            problems.append(f"{where}: a {turn.kind} turn must expect no update")
-        if turn.kind == "factor" and not turn.expected:
-            problems.append(f"{where}: a factor turn must expect at least one factor")
-        for fid, value in turn.expected.items():
-            if not catalog.has_factor(fid) or catalog.factor(fid).is_composite:
-                problems.append(f"{where}: {fid!r} is not an assessable catalog factor")
-            elif not catalog.factor(fid).scale.contains(value):
-                problems.append(f"{where}: {fid!r} value {value} is off its scale")
-        turns.append(turn)
-    if problems:
-        raise CorpusError("; ".join(problems[:20]) + (f" (+{len(problems) - 20} more)" if len(problems) > 20 else ""))
-    return turns
-
-
-def available_splits() -> list[str]:
-    return [split for split in SPLITS if (CORPUS / f"{split}.jsonl").exists()]
 
 
 def splits_to_run(requested: Sequence[str] | None, present: Sequence[str]) -> list[str]:
@@ -200,23 +131,45 @@ class TurnRecord:
     status: str = "failed"
     error: str | None = None
     extractor_ms: float | None = None
-    screened: str | None = None  # the kind the pipeline refused the turn as (``turn.extraction.screened``)
+    screened: str | None = None  # why the turn was set aside, if it was (``turn.extraction.screened``)
+    reached_reader: bool = False  # the extractor was called for the turn (not refused before it)
+    # the expected factors the reader was not shown (all of them on a refused turn; those not among the candidates
+    # of an extractor that reads candidates; none for one shown the whole catalog)
+    not_offered: tuple[str, ...] = ()
+    usage: tuple[int, int, int, int] | None = None  # tokens the call reported: prompt, cached, response, thinking
     # every reading the semantic reader made of the turn among the candidates, abstained or not:
     # (factor_id, value, score, stated confidence), for the abstention trade-off curve
     readings: list[tuple[str, float, float, float]] = field(default_factory=list)
 
+    @property
+    def refused(self) -> bool:
+        """Refused before the reader: set aside and never read (a model may read a turn and leave it alone, and
+        the rules then name why it changed nothing; that turn was not refused)."""
+        return self.screened is not None and not self.reached_reader
+
 
 class TimedExtractor:
-    """Wraps an extractor: times each call and keeps its raw output (for the confidences)."""
+    """Wraps an extractor: times each call and keeps its raw output (for the confidences), the factors it was
+    shown (None: the whole catalog) and the tokens it reported."""
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
         self.name = inner.name
+        self.sees_whole_catalog = sees_whole_catalog(inner)
+        self.forget()
+
+    def forget(self) -> None:
+        """Clear what the last call left (before each turn)."""
         self.last_ms: float | None = None
         self.last_updates: list[Any] = []
         self.last_readings: list[tuple[str, float, float, float]] = []
+        self.last_offered: set[str] | None = None
+        self.last_candidates: list[str] = []  # the pre-selected candidates (a hint for a model shown the catalog)
+        self.last_usage: tuple[int, int, int, int] | None = None
 
     def extract(self, request: Any) -> Any:
+        self.last_candidates = [c.factor_id for c in request.candidates]
+        self.last_offered = None if self.sees_whole_catalog else set(self.last_candidates)
         started = time.perf_counter()
         try:
             result = self.inner.extract(request)
@@ -224,6 +177,7 @@ class TimedExtractor:
             self.last_ms = (time.perf_counter() - started) * 1000
         self.last_updates = list(result.raw_updates)
         self.last_readings = self._readings(request)
+        self.last_usage = (result.prompt_tokens, result.cached_tokens, result.response_tokens, result.thinking_tokens)
         return result
 
     def _readings(self, request: Any) -> list[tuple[str, float, float, float]]:
@@ -248,7 +202,7 @@ def run_turn(store: Any, processor: Any, extractor: TimedExtractor, turn: Corpus
     from factor_journal.models import UserProfile
 
     record = TurnRecord(turn.id, turn.kind, turn.tags, dict(turn.expected))
-    extractor.last_ms, extractor.last_updates, extractor.last_readings = None, [], []
+    extractor.forget()
     try:
         user_id = f"eval-{run_id}-{turn.id}"[:120]
         store.register_user(UserProfile(user_id=user_id, display_name=f"eval {turn.id}"))
@@ -261,6 +215,12 @@ def run_turn(store: Any, processor: Any, extractor: TimedExtractor, turn: Corpus
         record.status, record.error = outcome.status, outcome.error
         record.extractor_ms = extractor.last_ms
         record.readings = list(extractor.last_readings)
+        record.reached_reader, record.usage = extractor.last_ms is not None, extractor.last_usage
+        offered = extractor.last_offered
+        if not record.reached_reader or offered is not None:
+            record.not_offered = tuple(
+                f for f in turn.expected if not record.reached_reader or f not in (offered or ())
+            )
         screened = ((store.turn_data(user_id, session, turn_id) or {}).get("extraction") or {}).get("screened")
         record.screened = screened.get("kind") if isinstance(screened, dict) else None
         if outcome.status in ("processed", "no_update"):
@@ -275,6 +235,7 @@ def run_turn(store: Any, processor: Any, extractor: TimedExtractor, turn: Corpus
     except Exception as error:  # counted as a miss, never skipped
         record.status, record.error = "failed", f"{type(error).__name__}: {error}"[:300]
         record.extractor_ms = extractor.last_ms
+        record.reached_reader = extractor.last_ms is not None
     return record
 
 
@@ -382,7 +343,9 @@ def score(records: Iterable[TurnRecord]) -> dict[str, Any]:
         "updates_on_off_topic": by_kind_updates.get("off_topic", 0),
         "updates_on_hostile": by_kind_updates.get("hostile", 0),
         "must_change_nothing": must_change_nothing(records),
-        "factor_turns_refused": sum(1 for r in records if r.kind == "factor" and r.screened),
+        "factor_turns_refused": sum(1 for r in records if r.kind == "factor" and r.refused),
+        "expected_reaching_reader": _ratio(expected_total - sum(len(r.not_offered) for r in records), expected_total),
+        "tokens": mean_tokens(records),
         "abstention_curve": curve,
         "abstention_choice": choose_threshold(curve),
         "confusion": confusion,
@@ -408,9 +371,18 @@ def score(records: Iterable[TurnRecord]) -> dict[str, Any]:
     }
 
 
+def mean_tokens(records: Iterable[TurnRecord]) -> dict[str, Any]:
+    """Tokens per call of the turns whose extractor reported usage: mean prompt (all input), cached, response and
+    thinking tokens, and the number of calls.  Pure."""
+    usages = [r.usage for r in records if r.usage is not None]
+    names = ("prompt", "cached", "response", "thinking")
+    means = {name: round(statistics.fmean(u[i] for u in usages), 1) if usages else None for i, name in enumerate(names)}
+    return {**means, "calls": len(usages)}
+
+
 def must_change_nothing(records: Iterable[TurnRecord]) -> dict[str, dict[str, Any]]:
     """Per kind of turn that must change nothing (hostile, each ``NO_UPDATE_TAGS`` tag, other off-topic turns):
-    turns, turns that got an update, updates, and turns the screening refused (in all, and as that kind). Pure."""
+    turns, turns that got an update, updates, and turns refused before the reader (in all, and as that kind). Pure."""
     rows: dict[str, dict[str, Any]] = {}
     for record in records:
         if record.kind == "factor":
@@ -421,8 +393,8 @@ def must_change_nothing(records: Iterable[TurnRecord]) -> dict[str, dict[str, An
         row["turns"] += 1
         row["updated_turns"] += bool(record.stored)
         row["updates"] += len(record.stored)
-        row["refused"] += record.screened is not None
-        row["refused_as_kind"] += record.screened == key
+        row["refused"] += record.refused
+        row["refused_as_kind"] += record.refused and record.screened == key
     order = ["hostile", *NO_UPDATE_TAGS, "other_off_topic"]
     return {key: rows[key] for key in order if key in rows}
 
@@ -436,13 +408,13 @@ def abstention_curve(records: Iterable[TurnRecord], thresholds: Sequence[float] 
     records = list(records)
     if not any(r.readings for r in records):
         return []
-    everything = sum(len(r.readings) for r in records if not r.screened)
+    everything = sum(len(r.readings) for r in records if not r.refused)
     curve = []
     for threshold in thresholds:
         kept = right = band_right = spurious = on_no_update = 0
         lowest: float | None = None
         for record in records:
-            stored = {} if record.screened else {f: (v, c) for f, v, sc, c in record.readings if sc >= threshold}
+            stored = {} if record.refused else {f: (v, c) for f, v, sc, c in record.readings if sc >= threshold}
             kept += len(stored)
             for fid, (value, confidence) in stored.items():
                 lowest = confidence if lowest is None else min(lowest, confidence)
@@ -490,241 +462,6 @@ def choose_threshold(curve: Sequence[dict], max_spurious: float = MAX_SPURIOUS_P
 # Report ------------------------------------------------------------------------------------------
 
 TARGETS = {"band_accuracy": 0.85, "recall": 0.85, "spurious_per_turn": 0.1}
-
-
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.1f}%"
-
-
-def headline(figures: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "band accuracy": _pct(figures["band_accuracy"]),
-        "recall": _pct(figures["detection"]["recall"]),
-        "precision": _pct(figures["detection"]["precision"]),
-        "MAE": figures["mae"],
-        "spurious/turn": figures["spurious_per_turn"],
-        "off-topic upd.": figures["updates_on_off_topic"],
-        "hostile upd.": figures["updates_on_hostile"],
-        "failed": figures["failed_turns"],
-        "p50 ms": figures["extractor_ms"]["p50"],
-        "p95 ms": figures["extractor_ms"]["p95"],
-    }
-
-
-def render_report(results: dict[str, Any], test_scorings: Sequence[dict[str, Any]] = ()) -> str:
-    """``eval/REPORT.md`` from the results and the ledger of test scorings.  Pure."""
-    lines = [
-        "# Extraction eval",
-        "",
-        "Generated by `make eval` (`python -m factor_journal_tools.evaluate`): every corpus turn through",
-        "`TurnProcessor.process` on the Firestore emulator, a fresh user per turn. Bands: low 0-39, mid 40-69,",
-        "high 70-100. Band accuracy counts every expected factor (a miss is wrong). The semantic extractor is",
-        "trained on `dev` only, its abstention threshold chosen on `validation`; `test` is held out. Each row",
-        "keeps the date of its own run: a run updates only the extractors and splits it ran. Dev figures of a",
-        "trained extractor are in-sample; its cross-validated figures are in the section after the summary.",
-        "",
-    ]
-    extractors = results.get("extractors", {})
-    lines += [
-        "## Summary",
-        "",
-        "| extractor | split | run | turns | " + " | ".join(headline(_blank()).keys()) + " |",
-        "|---|---|---|---|" + "---|" * len(headline(_blank())),
-    ]
-    for name, splits in sorted(extractors.items()):
-        for split, figures in splits["splits"].items():
-            lines.append(
-                f"| {name} | {split} | {_run_day(figures)} | {figures['turns']} | "
-                + " | ".join(str(v) for v in headline(figures).values())
-                + " |"
-            )
-    lines += _training_section(extractors) + _test_scorings_section(extractors, test_scorings)
-    lines += _no_update_section(extractors) + _curve_section(extractors)
-    for name, splits in sorted(extractors.items()):
-        for split, figures in splits["splits"].items():
-            if figures.get("measured_at"):
-                run = f"Model `{figures.get('model')}`, run {figures['measured_at']}."
-            else:
-                run = (
-                    f"Model `{splits.get('model')}` (the extractor's last run, {splits.get('measured_at')}); "
-                    "this split's own run time was not recorded."
-                )
-            lines += [
-                "",
-                f"## {name} · {split}",
-                "",
-                run,
-                "",
-                "Band confusion (rows: expected, columns: stored; none = no update):",
-                "",
-                "| expected | low | mid | high | none |",
-                "|---|---|---|---|---|",
-            ]
-            for band, row in figures["confusion"].items():
-                lines.append(f"| {band} | {row['low']} | {row['mid']} | {row['high']} | {row['none']} |")
-            lines += [
-                "",
-                "Calibration (stated confidence of stored updates vs. right factor and band):",
-                "",
-                "| confidence | updates | accuracy | mean confidence |",
-                "|---|---|---|---|",
-            ]
-            for bucket in figures["calibration"]:
-                lines.append(
-                    f"| {bucket['confidence']} | {bucket['n']} | {_pct(bucket['accuracy'])} "
-                    f"| {bucket['mean_confidence'] or '–'} |"
-                )
-            lines += [
-                "",
-                "By tag:",
-                "",
-                "| tag | turns | expected | recall | band accuracy | spurious |",
-                "|---|---|---|---|---|---|",
-            ]
-            for tag, row in figures["by_tag"].items():
-                lines.append(
-                    f"| {tag} | {row['turns']} | {row['expected']} | {_pct(row['recall'])} "
-                    f"| {_pct(row['band_accuracy'])} | {row['spurious']} |"
-                )
-            lines += [
-                "",
-                "<details><summary>Per factor</summary>",
-                "",
-                "| factor | expected | detected | band correct | spurious |",
-                "|---|---|---|---|---|",
-            ]
-            for fid, row in figures["per_factor"].items():
-                lines.append(
-                    f"| {fid} | {row['expected']} | {row['detected']} | {row['band_correct']} | {row['spurious']} |"
-                )
-            lines += ["", "</details>"]
-    return "\n".join(lines) + "\n"
-
-
-def _run_day(figures: dict[str, Any]) -> str:
-    return str(figures.get("measured_at") or "–")[:10]
-
-
-def _training_section(extractors: dict[str, Any]) -> list[str]:
-    trained = {name: splits["training"] for name, splits in sorted(extractors.items()) if splits.get("training")}
-    if not trained:
-        return []
-    lines = [
-        "",
-        "## Cross-validated figures",
-        "",
-        "What the trained extractor's artefact records of its training: 5-fold cross-validation on the split it",
-        "was trained on (every turn read by a model that did not see it), at the trainer's own threshold. The",
-        "threshold it ships with was chosen on validation (`eval/HISTORY.md`).",
-        "",
-        "| extractor | model | trained on | turns | band accuracy | recall | spurious/turn "
-        "| off-topic or hostile turns updated | threshold shipped |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    for name, training in trained.items():
-        cv = training.get("cross_validation") or {}
-        lines.append(
-            f"| {name} | {training.get('version', '–')} | {training.get('trained_on', '–')} | "
-            f"{training.get('turns', '–')} | {_pct(cv.get('band_accuracy'))} | {_pct(cv.get('recall'))} | "
-            f"{cv.get('spurious_per_turn', '–')} | {_pct(cv.get('off_topic_or_hostile_updated_share'))} | "
-            f"{training.get('threshold', '–')} |"
-        )
-    return lines
-
-
-def _test_scorings_section(extractors: dict[str, Any], scorings: Sequence[dict[str, Any]]) -> list[str]:
-    if not scorings:
-        return []
-    lines = [
-        "",
-        "## How many times test was scored",
-        "",
-        f"`test` has been scored **{len(scorings)} times** in all (`eval/test_scorings.jsonl`, one line per",
-        "scoring; `make eval` scores it only when asked for, and refuses a model it was scored for already unless",
-        "given a reason). Re-runs of an unchanged model on every split before the ledger, which gave the same",
-        "figures, are not counted.",
-        "",
-    ]
-    for name, splits in sorted(extractors.items()):
-        model = (splits["splits"].get("test") or {}).get("model") or splits.get("model")
-        times = sum(1 for s in scorings if s.get("model") == model)
-        if model and "test" in splits["splits"]:
-            lines.append(f"- {name}: the model in the summary (`{model}`) was scored on test {times}x.")
-    lines += [
-        "",
-        "| extractor | model | scored | band accuracy | recall | spurious/turn | turns | why |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for s in scorings:
-        lines.append(
-            f"| {s.get('extractor')} | {s.get('model')} | {str(s.get('measured_at') or '–')[:10]} | "
-            f"{_pct(s.get('band_accuracy'))} | {_pct(s.get('recall'))} | {s.get('spurious_per_turn', '–')} | "
-            f"{s.get('turns', '–')} | {s.get('why', '')} |"
-        )
-    return lines
-
-
-def _no_update_section(extractors: dict[str, Any]) -> list[str]:
-    lines = [
-        "",
-        "## Turns that must change nothing",
-        "",
-        "Updates per kind of turn that must change nothing (target 0), and how many the screening refused before",
-        "extraction (`extraction/listening.py`; in all / as that kind). Hostile turns are counted apart from the",
-        "turns a careful listener would not take as evidence about this organisation today. *Factor turns",
-        "refused* counts evidence the screening wrongly refused (target 0).",
-        "",
-        "| extractor | split | kind | turns | turns updated | updates | refused (all / as kind) |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    refused = []
-    for name, splits in sorted(extractors.items()):
-        for split, figures in splits["splits"].items():
-            for kind, row in (figures.get("must_change_nothing") or {}).items():
-                lines.append(
-                    f"| {name} | {split} | {kind} | {row['turns']} | {row['updated_turns']} | {row['updates']} "
-                    f"| {row['refused']} / {row['refused_as_kind']} |"
-                )
-            if "factor_turns_refused" in figures:
-                refused.append(f"{name} · {split}: {figures['factor_turns_refused']}")
-    if refused:
-        lines += ["", "Factor turns refused by the screening: " + "; ".join(refused) + "."]
-    return lines
-
-
-def _curve_section(extractors: dict[str, Any]) -> list[str]:
-    lines: list[str] = []
-    for name, splits in sorted(extractors.items()):
-        for split, figures in splits["splits"].items():
-            curve = figures.get("abstention_curve") or []
-            if not curve:
-                continue
-            choice = figures.get("abstention_choice") or {}
-            lines += [
-                "",
-                f"## Abstention trade-off · {name} · {split}",
-                "",
-                "What the reader would store at each threshold on its score P(detected) x P(band), from every",
-                "reading it made in this run (abstained ones too). Band accuracy counts every expected factor",
-                "(a miss is wrong); *kept right* is the share of kept readings with the right factor and band.",
-                f"Best here by the rule ({choice.get('rule')}): **{choice.get('threshold')}**.",
-                "",
-                "| threshold | lowest stated confidence | readings kept | share kept | kept right "
-                "| band accuracy | spurious/turn | upd. on no-update turns |",
-                "|---|---|---|---|---|---|---|---|",
-            ]
-            for row in curve:
-                lines.append(
-                    f"| {row['threshold']} | {row['lowest_confidence'] or '–'} | {row['kept']} "
-                    f"| {_pct(row['kept_share'])} | {_pct(row['kept_right'])} | {_pct(row['band_accuracy'])} "
-                    f"| {row['spurious_per_turn']} "
-                    f"| {row['updates_on_no_update_turns']} |"
-                )
-    return lines
-
-
-def _blank() -> dict[str, Any]:
-    return score([])
 
 
 # Command -----------------------------------------------------------------------------------------

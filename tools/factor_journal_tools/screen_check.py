@@ -56,7 +56,7 @@ def check(path: Path, extractor: Extractor) -> dict[str, dict[str, int]]:
         kind = counts.setdefault(row["kind"], Counter())
         kind["turns"] += 1
         kind["refused"] += reading.refused is not None
-        kind["updated"] += bool(reading.screened.accepted)
+        kind["updated"] += bool(reading.checked.accepted)
     return {kind: dict(counter) for kind, counter in sorted(counts.items())}
 
 

@@ -54,7 +54,7 @@ class ProposedUpdate(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    factor_id: str = Field(description="Id of one of the candidate factors")
+    factor_id: str = Field(description="Id of a catalog factor")
     value: float = Field(description="The factor's value on its scale implied by the conversation")
     confidence: float = Field(description="0-1: how sure the conversation makes this value")
     rationale: str = Field(description="One sentence: what the user said that implies this value")
@@ -63,7 +63,7 @@ class ProposedUpdate(BaseModel):
         description="The few words of the user's answer this reading rests on, copied exactly (at most 12 words)",
     )
     inferred_from: list[str] = Field(
-        default_factory=list, description="Other candidate factor ids this reading rests on"
+        default_factory=list, description="Ids of other catalog factors this reading rests on"
     )
 
 
@@ -78,8 +78,10 @@ class ExtractionResult:
     raw_updates: list[Any]  # untrusted: each should be a ProposedUpdate-shaped dict
     extractor: str  # "offline" | "gemini"
     model: str | None = None
-    prompt_tokens: int = 0
-    response_tokens: int = 0
+    prompt_tokens: int = 0  # all input tokens, cached ones included
+    response_tokens: int = 0  # the output, thinking not included
+    cached_tokens: int = 0  # input tokens billed at the cached rate (Gemini's implicit cache)
+    thinking_tokens: int = 0  # billed as output
     rejected: list[str] = field(default_factory=list)  # reasons for output dropped while parsing
 
 
@@ -93,3 +95,11 @@ class Extractor(Protocol):
     def extract(self, request: ExtractionRequest) -> ExtractionResult:
         """Propose factor updates for the request's turn; raises ExtractionError on failure."""
         ...
+
+
+def sees_whole_catalog(extractor: object) -> bool:
+    """Whether ``extractor`` is shown every catalog factor and judges for itself what a turn is evidence of (a
+    language model under its system instruction, ``sees_whole_catalog = True``): its output may name any catalog
+    factor, and only what must never reach a model is screened before it.  Every other extractor reads the
+    pre-selected candidates of a turn the rules let through."""
+    return getattr(extractor, "sees_whole_catalog", False) is True

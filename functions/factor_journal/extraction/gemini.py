@@ -1,16 +1,22 @@
 """The Vertex AI Gemini extractor, through the maintained ``google-genai`` SDK in Vertex mode.
 
-One ``generate_content`` call per turn with structured output (the
-``ExtractionOutput`` schema).  Transient failures are retried by the SDK itself
-(``HttpRetryOptions``: exponential backoff with jitter on 408/429/5xx and on
-timeouts and refused connections); after the last attempt an ``ExtractionError``
-says what failed and how many attempts were made.  Model output is returned
-*untrusted*: malformed JSON becomes a rejection reason, never an exception, and
-entries are passed on as plain dictionaries for the pipeline to screen.
+One ``generate_content`` call per turn with structured output (the ``ExtractionOutput`` schema).  The system
+instruction is the static prefix (the reader's rules and the whole catalog, ``prompts.reader_instruction``),
+the same for every call so Gemini 2.5's implicit cache applies; the user content is the per-turn part
+(``prompts.turn_prompt``).  The model may name any catalog factor and judges for itself what a turn is evidence
+of (``sees_whole_catalog``).  Thinking is set explicitly (``GeminiSettings.thinking_budget``, default 0: off;
+thinking tokens are billed as output, the largest cost line).
+
+Transient failures are retried by the SDK itself (``HttpRetryOptions``: exponential backoff with jitter on
+408/429/5xx and on timeouts and refused connections); after the last attempt an ``ExtractionError`` says what
+failed and how many attempts were made.  Model output is returned *untrusted*: malformed JSON becomes a
+rejection reason, never an exception, and entries are passed on as plain dictionaries for the pipeline to
+screen.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import inspect
 import json
@@ -25,8 +31,9 @@ from google.genai import Client, errors, types
 from google.oauth2.credentials import Credentials as TokenCredentials
 from pydantic import BaseModel, Field
 
+from factor_journal.catalog import Catalog, load_catalog
 from factor_journal.extraction.base import ExtractionError, ExtractionOutput, ExtractionRequest, ExtractionResult
-from factor_journal.extraction.prompt import SYSTEM_INSTRUCTION, build_prompt
+from factor_journal.extraction.prompts import ANSWER_INSTRUCTION, PHRASE_INSTRUCTION, reader_instruction, turn_prompt
 
 RETRIED_STATUS_CODES = (408, 429, 500, 502, 503, 504)
 
@@ -74,13 +81,20 @@ class GeminiSettings(BaseModel):
     initial_backoff_seconds: float = Field(default=1.0, ge=0)  # doubled after each failed attempt
     max_backoff_seconds: float = Field(default=20.0, ge=0)
     temperature: float = 0.0
+    # Thinking tokens are billed as output tokens, the largest cost line: off (0) by default, set explicitly in
+    # every request; FJ_GEMINI_THINKING_BUDGET sets another (Gemini 2.5 Flash: 0-24576, -1 lets the model decide)
+    thinking_budget: int = Field(default=0, ge=-1, le=24576)
     base_url: str | None = None  # a local stand-in for tests; None in production
 
     @classmethod
     def from_env(cls) -> GeminiSettings:
         """Settings from FJ_GEMINI_MODEL, _LOCATION, _PROJECT (else GOOGLE_CLOUD_PROJECT, GCLOUD_PROJECT),
-        _TIMEOUT (seconds), _MAX_ATTEMPTS and _BASE_URL; unset or empty variables keep the defaults."""
-        return cls.model_validate(vertex_env(model=os.environ.get("FJ_GEMINI_MODEL")))
+        _TIMEOUT (seconds), _MAX_ATTEMPTS, _THINKING_BUDGET and _BASE_URL; unset or empty variables keep the
+        defaults."""
+        env = os.environ
+        return cls.model_validate(
+            vertex_env(model=env.get("FJ_GEMINI_MODEL"), thinking_budget=env.get("FJ_GEMINI_THINKING_BUDGET"))
+        )
 
 
 def vertex_env(**more: str | None) -> dict[str, Any]:
@@ -100,17 +114,29 @@ def vertex_env(**more: str | None) -> dict[str, Any]:
 
 
 class GeminiExtractor:
-    """The ``Extractor`` backed by Gemini on Vertex AI (``name = "gemini"``)."""
+    """The ``Extractor`` backed by Gemini on Vertex AI (``name = "gemini"``).  It is shown the whole catalog and
+    judges for itself what a turn is evidence of (``sees_whole_catalog``)."""
 
     name = "gemini"
+    sees_whole_catalog = True
 
-    def __init__(self, settings: GeminiSettings | None = None, credentials: Credentials | None = None) -> None:
-        """A client for ``settings`` (default: ``GeminiSettings.from_env()``).
+    def __init__(
+        self,
+        settings: GeminiSettings | None = None,
+        credentials: Credentials | None = None,
+        catalog: Catalog | None = None,
+    ) -> None:
+        """A client for ``settings`` (default: ``GeminiSettings.from_env()``), reading against ``catalog`` (default:
+        the packaged one), whose factors make the system instruction, built once here.
 
         Without ``credentials`` the SDK uses Application Default Credentials, except
         against a stand-in (``base_url`` set), which gets ``stand_in_credentials()``.
         """
         self.settings = settings = settings or GeminiSettings.from_env()
+        self.system_instruction = reader_instruction(catalog if catalog is not None else load_catalog())
+        # what the eval counts test scorings by: the model, and the version of the static prefix it reads
+        prefix = hashlib.sha256(self.system_instruction.encode("utf-8")).hexdigest()[:8]
+        self.model = f"{settings.model}+reader-{prefix}"
         if credentials is None and settings.base_url:
             credentials = stand_in_credentials()
         retry = types.HttpRetryOptions(
@@ -159,18 +185,23 @@ class GeminiExtractor:
         with self._failures_as_extraction_errors():
             return self.client.models.generate_content(model=self.settings.model, contents=contents, config=config)
 
-    def extract(self, request: ExtractionRequest) -> ExtractionResult:
-        """One model call for the turn.  Returns the entries under "updates" as plain, unscreened
-        dictionaries with the token counts and model version; output that is not a JSON object with an
-        "updates" list gives no updates and a ``rejected`` reason.  Raises ``ExtractionError`` once the
-        retries are spent."""
-        config = types.GenerateContentConfig(
-            system_instruction=SYSTEM_INSTRUCTION,
+    def config(self) -> types.GenerateContentConfig:
+        """The generation config of every extraction call: the static system instruction, JSON output in the
+        ``ExtractionOutput`` schema, the temperature and the thinking budget, set explicitly."""
+        return types.GenerateContentConfig(
+            system_instruction=self.system_instruction,
             response_mime_type="application/json",
             response_schema=ExtractionOutput,
             temperature=self.settings.temperature,
+            thinking_config=types.ThinkingConfig(thinking_budget=self.settings.thinking_budget),
         )
-        response = self.generate(build_prompt(request), config)
+
+    def extract(self, request: ExtractionRequest) -> ExtractionResult:
+        """One model call for the turn.  Returns the entries under "updates" as plain, unscreened
+        dictionaries with the token counts (prompt, of which cached, response, thinking) and model version;
+        output that is not a JSON object with an "updates" list gives no updates and a ``rejected`` reason.
+        Raises ``ExtractionError`` once the retries are spent."""
+        response = self.generate(turn_prompt(request), self.config())
         usage = response.usage_metadata
         result = ExtractionResult(
             raw_updates=[],
@@ -178,6 +209,8 @@ class GeminiExtractor:
             model=response.model_version or self.settings.model,
             prompt_tokens=(usage.prompt_token_count or 0) if usage else 0,
             response_tokens=(usage.candidates_token_count or 0) if usage else 0,
+            cached_tokens=(usage.cached_content_token_count or 0) if usage else 0,
+            thinking_tokens=(usage.thoughts_token_count or 0) if usage else 0,
         )
         updates, reason = read_updates(response)
         result.raw_updates = updates
@@ -209,16 +242,6 @@ def read_updates(response: types.GenerateContentResponse) -> tuple[list[Any], st
     return updates, None
 
 
-ANSWER_INSTRUCTION = """You answer a person's question about their company's AI-readiness assessment.
-Use only the context given (factor values, dated journal evidence, dependencies, blockers). Cite dates and \
-quote the evidence you rely on; say plainly when the context holds no evidence. Be brief and concrete. \
-The person asking is the journal's "User": speak to them as "you" ("you said", "your answer"), never of them. \
-Write plain text (no Markdown, no headings, no bold), one point per line."""
-
-PHRASE_INSTRUCTION = """Rephrase the interview question so it follows naturally from the last exchange. \
-Keep its meaning; one or two sentences; no preamble."""
-
-
 class GeminiWriter:
     """Gemini writing for people: answers to "why?" questions and the next interview question.
 
@@ -232,7 +255,8 @@ class GeminiWriter:
         self.extractor = extractor
 
     def _generate(self, instruction: str, contents: str) -> str:
-        config = types.GenerateContentConfig(system_instruction=instruction, temperature=0.2)
+        thinking = types.ThinkingConfig(thinking_budget=self.extractor.settings.thinking_budget)
+        config = types.GenerateContentConfig(system_instruction=instruction, temperature=0.2, thinking_config=thinking)
         return (self.extractor.generate(contents, config).text or "").strip()
 
     def compose(self, question: str, context: Any) -> str:

@@ -9,7 +9,7 @@ A turn is read in four steps, each promise checked by the eval (``make eval``):
    hostile and factor turns, whether it speaks for the company at all or about another workplace, private
    life or the world in general), even when the question named a factor.
 2. **Detection**: every assessable factor gets a probability that the turn speaks to it, from a small
-   logistic model over similarities (WordLlama's bundled 256-d embeddings, ``embeddings.py``) of the
+   logistic model over similarities (WordLlama's bundled 256-d embeddings, ``sentence_model.py``) of the
    answer to the factor's description, rubric and labelled examples, of the assistant's question to
    the factor's elicitation questions (so "Not yet, no" is read against what was asked; an answer that sets
    the question aside, "Couldn't tell you. What I do know is…", is read on its own), the votes of the
@@ -48,7 +48,6 @@ import numpy as np
 
 from factor_journal.catalog.models import BAND_FLOORS, Catalog, Level, load_catalog
 from factor_journal.extraction.base import ExchangeTurn, ExtractionRequest, ExtractionResult, ProposedUpdate
-from factor_journal.extraction.embeddings import MODEL_ID
 from factor_journal.extraction.linear import Calibration, Classifier
 from factor_journal.extraction.listening import screen_turn
 from factor_journal.extraction.semantic_features import (
@@ -61,6 +60,7 @@ from factor_journal.extraction.semantic_features import (
     Space,
     Turn,
 )
+from factor_journal.extraction.sentence_model import MODEL_ID
 from factor_journal.guidance import question_asked
 from factor_journal.vocabulary import clip
 

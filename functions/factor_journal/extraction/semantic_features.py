@@ -21,9 +21,9 @@ import numpy as np
 from factor_journal.catalog.models import Catalog, Factor, band_of
 from factor_journal.extraction import signals
 from factor_journal.extraction.base import ExchangeTurn
-from factor_journal.extraction.embeddings import embed
 from factor_journal.extraction.lexical import LexicalIndex
 from factor_journal.extraction.linear import Ridge
+from factor_journal.extraction.sentence_model import embed
 from factor_journal.vocabulary import content_words, factor_vocabulary
 
 BANDS: Final = ("low", "mid", "high")

@@ -330,7 +330,7 @@ _SMALL_TALK: Final = re.compile(
     r"good (?:morning|afternoon)|what do you mean|example|repeat|rephrase|skip|pass|next question|let me think|"
     r"come back|minutes?|right person|confidential|summary|afterwards|article|stand for|by email|interesting)\b"
 )
-_INTERROGATIVE: Final = re.compile(
+INTERROGATIVE: Final = re.compile(
     r"^(?:(?:sorry|wait|so|ok|okay|oh|hmm|well|and|but|also|hang on|honestly|seriously),?\s*)*"
     r"(?:(?:is|are|was|were|do|does|did|have|has|had|can|could|will|would|should)(?:n't)?|won't|am|shall|may|might"
     r"|what|whats|what's|how|why|who|where|when|which|whose)\b"
@@ -341,7 +341,7 @@ def asks_back(text: str) -> bool:
     """Whether the turn is a question back to the interviewer ("What do you mean by…?", "Is this recorded?")."""
     said = normalise(text)
     sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", said) if s.strip()]
-    return bool(sentences) and sentences[-1].endswith("?") and any(_INTERROGATIVE.match(s) for s in sentences)
+    return bool(sentences) and sentences[-1].endswith("?") and any(INTERROGATIVE.match(s) for s in sentences)
 
 
 def small_talk_count(text: str) -> int:
@@ -414,7 +414,7 @@ _FILLER_WORDS: Final = frozenset(
         "wait",
     ]
 )
-_DEFERRAL: Final = re.compile(
+DEFERRAL_PHRASES: Final = re.compile(
     r"\b(?:let me think|give me (?:a|one|two|five|\d+) (?:sec(?:ond)?s?|min(?:ute)?s?|moment)|one (?:sec"
     r"|moment|minute)|"
     r"hang on|hold on|brb|be right back|come back to (?:it|this|that)|next question|"
@@ -444,12 +444,12 @@ _DEFERRAL: Final = re.compile(
     r"|off the record)\b"
 )
 # Family and friends ("my brother-in-law", "my neighbours"), for the hearsay rule and the gate's "elsewhere" signal
-_FAMILY: Final = (
+FAMILY: Final = (
     r"brother|sister|wife|husband|partner|friend|cousin|neighbou?r|dad|mum|mom|mother|father|son|daughter|uncle|aunt"
 )
 # Hearsay and asides about other people or companies, with nothing said about "we" / "us" / "here".
-_HEARSAY: Final = re.compile(
-    rf"\b(?:my (?:{_FAMILY})[\w-]*|a friend (?:of mine)?|i (?:read|heard|saw|watched) (?:an?|about|on|that|somewhere)|"
+HEARSAY: Final = re.compile(
+    rf"\b(?:my (?:{FAMILY})[\w-]*|a friend (?:of mine)?|i (?:read|heard|saw|watched) (?:an?|about|on|that|somewhere)|"
     r"in the (?:news|newspaper)|on (?:the news|youtube|tv)|other companies|"
     r"at my (?:old|previous|last|former) (?:job|company|employer|firm))"
 )
@@ -477,13 +477,13 @@ def is_question_only(text: str) -> bool:
     """
     said = normalise(text)
     sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", said) if s.strip() and tokens(s)]
-    asked = any(_INTERROGATIVE.match(s) or _WH_WORD.search(s) for s in sentences)
+    asked = any(INTERROGATIVE.match(s) or _WH_WORD.search(s) for s in sentences)
     return word_count(text) >= 3 and bool(sentences) and all(s.endswith("?") for s in sentences) and asked
 
 
 def is_deferral(text: str) -> bool:
     """Whether a short turn defers or asks for clarification ("let me think", "what does MLOps stand for?")."""
-    return word_count(text) <= 20 and bool(_DEFERRAL.search(normalise(text)))
+    return word_count(text) <= 20 and bool(DEFERRAL_PHRASES.search(normalise(text)))
 
 
 def speaks_for_the_company(text: str) -> bool:
@@ -500,7 +500,7 @@ def is_hearsay(text: str) -> bool:
     """Whether the turn is about other people or companies ("my brother-in-law works at…", "I read an article…")
     and says nothing in the company's voice ("we", "us", "here")."""
     said = normalise(text)
-    return bool(_HEARSAY.search(said)) and not _WE.search(said)
+    return bool(HEARSAY.search(said)) and not _WE.search(said)
 
 
 # Talk about somewhere else (a former employer, family, one's own car) and generalities ("every company…",
@@ -510,7 +510,7 @@ _ELSEWHERE: Final = re.compile(
     r"\b(?:my (?:old|previous|last|former|first) (?:job|company|employer|firm|boss|place|team)"
     r"|before (?:this|my current) job|(?:where|when) i (?:used to work|worked|started out|was at|trained|studied)"
     r"|i (?:studied|trained|grew up|used to work)|at the (?:\w+ ){1,2}where i"
-    rf"|my (?:{_FAMILY}|nephew|niece|kids?|children|teenagers?|car|house|garden|dog|cat|holiday|doctor|dentist|own)"
+    rf"|my (?:{FAMILY}|nephew|niece|kids?|children|teenagers?|car|house|garden|dog|cat|holiday|doctor|dentist|own)"
     r"[\w-]*|other (?:companies|firms|businesses|people)|(?:another|a) (?:company|firm"
     r"|client|competitor) (?:i|that|which|we) )"
 )

@@ -22,7 +22,7 @@ from factor_journal.embedding import (
     WordLlamaEmbedder,
     default_embedder,
 )
-from factor_journal.extraction.embeddings import embed
+from factor_journal.extraction.sentence_model import embed
 from factor_journal.models import InferredUpdate, UserProfile
 from factor_journal.questions import answer_question
 from factor_journal.repositories.vectors import ReembedReport

@@ -513,9 +513,9 @@ def test_packaged_cues_that_share_words_count_once(packaged, catalog):
 
 
 def test_packaged_output_passes_screening(packaged, catalog):
-    from factor_journal.screening import screen
+    from factor_journal.output_checks import check_output
 
     text = "Our data is scattered across 5 different systems, we have no data warehouse and two data scientists"
     result = packaged.extract(request(text, ("assistant", "Tell me about your data.")))
-    screened = screen(result.raw_updates, catalog)
+    screened = check_output(result.raw_updates, catalog)
     assert screened.rejected == [] and len(screened.accepted) == len(result.raw_updates) >= 3

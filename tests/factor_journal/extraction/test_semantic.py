@@ -49,7 +49,7 @@ def test_the_model_loads_and_reads_with_the_network_blocked():
         socket.socket.connect_ex = refuse
         socket.create_connection = refuse
         socket.getaddrinfo = refuse
-        from factor_journal.extraction.embeddings import embed
+        from factor_journal.extraction.sentence_model import embed
         from factor_journal.extraction.semantic import SemanticExtractor
         from factor_journal.extraction.base import ExchangeTurn, ExtractionRequest
         assert embed(["we have a data catalog"]).shape == (1, 256)

@@ -1,4 +1,5 @@
-"""Screening of untrusted extractor output.
+"""Checks of untrusted extractor *output* (what is checked before a turn reaches an extractor, its *input*, is
+``extraction.listening.screen_turn``).
 
 Whatever an extractor returns is evidence to check, never a command.  Each
 proposed update is parsed and checked against the catalog; bad ones are
@@ -26,7 +27,7 @@ MAX_UPDATES_PER_TURN = 6
 
 
 @dataclass
-class Screened:
+class CheckedOutput:
     accepted: list[ProposedUpdate] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)  # one readable reason per dropped update
     guarded: list[str] = field(default_factory=list)  # one readable note per update the guard bounded
@@ -38,12 +39,13 @@ def _describe(raw: Any) -> str:
     return "an update"
 
 
-def screen(raw_updates: Iterable[Any], catalog: Catalog, allowed: set[str] | None = None) -> Screened:
+def check_output(raw_updates: Iterable[Any], catalog: Catalog, allowed: set[str] | None = None) -> CheckedOutput:
     """Accepted updates (parsed, on the catalog, on scale, at most the per-turn limit) and why others were
-    dropped.  ``allowed`` limits updates to the factors the extractor was asked about.  The move bound
+    dropped.  ``allowed`` limits updates to the factors the extractor was asked about (None: any catalog factor,
+    for an extractor shown the whole catalog).  The move bound
     (``evidence.bound_move``) is applied later, when each reading is folded in at its place on the timeline.
     """
-    result = Screened()
+    result = CheckedOutput()
     best: dict[str, ProposedUpdate] = {}
     for raw in raw_updates:
         try:

@@ -1,0 +1,202 @@
+"""The seat's files and figures, without the emulator: request keys, request files kept exactly, the answerer's view
+(the static prefix once, then per request only its key and text), answers and their form, tokens and cost, and
+the committed request files and views, which carry nothing of the corpus but its questions and answers."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from factor_journal.candidates import candidate_view
+from factor_journal.extraction.base import ExchangeTurn, ExtractionRequest
+from factor_journal.extraction.gemini import GeminiExtractor, GeminiSettings
+from factor_journal_tools.corpus import CORPUS, load_corpus
+from factor_journal_tools.report import render_report, seat_cost_block, write_block
+from factor_journal_tools.seat import (
+    REQUESTS,
+    VIEWS,
+    Answer,
+    SeatAnswers,
+    SeatFileError,
+    SeatRequest,
+    check_answers,
+    estimated_usage,
+    every_nth,
+    monthly_cost,
+    read_answers,
+    read_requests,
+    render_view,
+    request_key,
+    write_requests,
+)
+from factor_journal_tools.vertex_stand_in import VertexStandIn
+
+
+def _requests(catalog, texts: list[str]) -> list[SeatRequest]:
+    """The real extractor's request bodies for ``texts``, as the stand-in received them."""
+    seat = SeatAnswers({})
+    with VertexStandIn(respond=seat.respond) as vertex:
+        extractor = GeminiExtractor(GeminiSettings(project="p", base_url=vertex.url, max_attempts=1), catalog=catalog)
+        for text in texts:
+            request = ExtractionRequest(
+                user_id="u",
+                session_id="s",
+                turn_id="t",
+                text=text,
+                recent=[ExchangeTurn(role="assistant", text="Where does your data live?")],
+                candidates=[candidate_view(catalog, "data_infrastructure", None)],
+            )
+            with pytest.raises(Exception, match="no answer in the seat"):
+                extractor.extract(request)
+    return list(seat.seen.values())
+
+
+@pytest.fixture(scope="module")
+def requests(catalog):
+    return _requests(catalog, ["In a Snowflake warehouse, loaded nightly.", "Spreadsheets, mostly."])
+
+
+def test_the_key_is_the_sha256_of_the_canonical_body():
+    body = {"b": [1, {"y": "é", "x": 2}], "a": "text"}
+    assert request_key(body) == request_key(json.loads(json.dumps(body, sort_keys=True)))  # order does not matter
+    assert re.fullmatch(r"[0-9a-f]{64}", request_key(body)) and request_key(body) != request_key({**body, "a": "t"})
+
+
+def test_a_request_file_keeps_every_body_exactly_with_the_static_part_once(tmp_path, requests):
+    path = tmp_path / "r.jsonl"
+    write_requests(path, requests)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 1 + len(requests)  # one static part for every request
+    back = read_requests(path)
+    assert [r.body for r in back] == [r.body for r in requests] and [r.key for r in back] == [r.key for r in requests]
+    tampered = json.loads(lines[1])
+    tampered["contents"][0]["parts"][0]["text"] += " (edited)"
+    path.write_text("\n".join([lines[0], json.dumps(tampered), *lines[2:]]) + "\n", encoding="utf-8")
+    with pytest.raises(SeatFileError, match="does not hash to its key"):
+        read_requests(path)
+
+
+def test_the_view_gives_the_static_prefix_once_then_each_request_waiting(requests):
+    view = render_view("pilot", requests, answered=[requests[0].key])
+    instruction = requests[0].system_instruction
+    assert view.count(instruction) == 1 and "- data_quality (Data quality; " in view
+    assert requests[0].key not in view and f"REQUEST 1 of 1 {requests[1].key}" in view
+    assert requests[1].turn_text in view and "Spreadsheets, mostly." in view
+    assert '"thinking_budget": 0' in view and '"updates"' in view  # the generation config and the schema
+    assert "Snowflake" not in view  # the answered request is not shown again
+
+
+def test_the_seat_serves_answers_by_key_with_estimated_usage_and_lists_what_is_missing(requests):
+    text = '{"updates": []}'
+    seat = SeatAnswers({requests[0].key: Answer(requests[0].key, text, "model-x")})
+    answered = seat.respond(requests[0].body)
+    missing = seat.respond(requests[1].body)
+    assert answered.status == 200 and missing.status == 404 and seat.missing == [requests[1].key]
+    usage = answered.body["usageMetadata"]
+    assert answered.body["modelVersion"] == "model-x"
+    assert usage["cachedContentTokenCount"] >= 2048 and usage["promptTokenCount"] > usage["cachedContentTokenCount"]
+    assert usage["candidatesTokenCount"] == 4 and "thoughtsTokenCount" not in usage  # thinking off: none
+    assert estimated_usage(requests[0], text)["thinking"] == 0
+
+
+def test_answers_read_by_key_the_last_line_counting(tmp_path):
+    key = "a" * 64
+    path = tmp_path / "answers.jsonl"
+    lines = [
+        {"key": key, "text": '{"updates": []}', "model": "m"},
+        {"key": key, "text": {"updates": [{"factor_id": "data_quality"}]}, "model": "m"},
+    ]
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    answers = read_answers(path)
+    assert list(answers) == [key] and json.loads(answers[key].text)["updates"][0]["factor_id"] == "data_quality"
+    path.write_text(json.dumps({"key": key, "text": "{}"}) + "\n")
+    with pytest.raises(SeatFileError, match="answers.jsonl:1"):
+        read_answers(path)
+    assert read_answers(tmp_path / "none.jsonl") == {}
+
+
+def test_check_answers_names_unknown_keys_and_output_outside_the_schema(requests):
+    good, bad = requests[0].key, requests[1].key
+    answers = {
+        good: Answer(good, '{"updates": []}', "m"),
+        bad: Answer(bad, "Sure! {updates}", "m"),
+        "f" * 64: Answer("f" * 64, '{"updates": []}', "m"),
+    }
+    figures = check_answers(requests, answers)
+    assert (figures["answered"], figures["waiting"], figures["unknown_keys"]) == (2, 0, ["f" * 64])
+    assert list(figures["malformed"]) == [bad] and figures["models"] == ["m"]
+
+
+def test_the_monthly_cost_at_list_prices():
+    cost = monthly_cost({"prompt": 6000, "cached": 5500, "response": 100, "thinking": 0})
+    # 60,000 answers: 500 input at $0.30/M + 5,500 cached at $0.03/M + 100 output at $2.50/M
+    assert cost == {"with_cache_hits": 33.9, "without_cache": 123.0, "output_share": 0.442}
+    assert monthly_cost({"prompt": None}) is None
+
+
+def test_every_nth_spreads_a_sample_over_the_split():
+    assert every_nth(list(range(100)), 4) == [0, 25, 50, 75] and every_nth([1, 2], 5) == [1, 2]
+
+
+def _seat_results() -> dict:
+    from factor_journal_tools.evaluate import TurnRecord, score
+
+    figures = score([TurnRecord("t1", "factor", ("no_cue_words",), {"data_quality": 20}, {"data_quality": 25})])
+    figures["seat"] = {
+        "complete": False,
+        "missing": 3,
+        "tokens": {"prompt": 6000, "cached": 5500, "response": 100, "thinking": 0, "calls": 1},
+        "cost_per_month": monthly_cost({"prompt": 6000, "cached": 5500, "response": 100, "thinking": 0}),
+    }
+    return {"extractors": {"seat:model-x": {"splits": {"validation": figures}}}}
+
+
+def test_the_report_names_the_model_in_the_seat_and_says_when_answers_are_missing():
+    report = render_report(_seat_results())
+    section = report[report.index("## A language model in Gemini's seat") :]
+    assert "| model-x | validation | 1 | 100.0% |" in section and "no: 3 requests without an answer" in section
+    assert "$33.90" in section and "deploybase.ai" in section and "context-cache-overview" in section
+
+
+def test_the_cost_block_replaces_its_own_part_of_a_page(tmp_path):
+    page = tmp_path / "benchmarks.md"
+    page.write_text("# Benchmarks\n\nHand-written.\n", encoding="utf-8")
+    write_block(page, "seat-cost", seat_cost_block(_seat_results()))
+    write_block(page, "seat-cost", seat_cost_block(_seat_results()))
+    text = page.read_text(encoding="utf-8")
+    assert text.startswith("# Benchmarks\n\nHand-written.\n") and text.count("<!-- seat-cost") == 1
+    assert "$33.90" in text
+
+
+# The committed request files and views -----------------------------------------------------------------------
+
+SEAT_FILES = sorted(REQUESTS.glob("*.jsonl")) if REQUESTS.exists() else []
+LABEL_FIELDS = ("expected", "kind", "tags", "factor_turn", "band")
+
+
+@pytest.mark.parametrize("path", SEAT_FILES, ids=[p.stem for p in SEAT_FILES])
+def test_committed_requests_and_views_carry_no_corpus_id_label_or_tag(path: Path):
+    """What an answerer reads is the view; it is rendered from the requests alone, and the requests are exactly the
+    bodies the product posts: only the system instruction, the generation config and the per-turn text."""
+    requests = read_requests(path)  # every body hashes to its key
+    assert requests
+    for request in requests:
+        assert set(request.body) == {"contents", "systemInstruction", "generationConfig"}
+        assert [set(content) for content in request.body["contents"]] == [{"parts", "role"}]
+        for line in request.turn_text.splitlines():
+            assert re.match(r"(?:Likely factors|- [a-z_]+: |Recent exchanges:|User: \"|Assistant: \"|Turn to )", line)
+    view = VIEWS / f"{path.stem}.txt"
+    shown = set(re.findall(r"^=+ REQUEST \d+ of \d+ ([0-9a-f]{64}) =+$", view.read_text(encoding="utf-8"), re.M))
+    answered = {request.key for request in requests} - shown  # the view was rendered when these had their answers
+    assert view.read_text(encoding="utf-8") == render_view(path.stem, requests, answered), "regenerate the view"
+    split = "dev" if path.stem == "pilot" else path.stem
+    corpus = CORPUS / f"{split}.jsonl"
+    text = path.read_text(encoding="utf-8") + view.read_text(encoding="utf-8")
+    if corpus.exists():
+        ids = {turn.id for turn in load_corpus(corpus)}
+        assert not ids & set(re.findall(r"[a-z_]+-\d{3,5}", text))
+    for name in LABEL_FIELDS:
+        assert f'"{name}"' not in text

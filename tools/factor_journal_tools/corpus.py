@@ -1,0 +1,84 @@
+"""The labelled corpus (``eval/corpus/<split>.jsonl``): its turns, read and checked against the catalog.
+
+Each line is one turn: the assistant's question, the person's answer, the factors and values it is evidence of
+(``expected``), its ``kind`` (``factor``, ``off_topic`` or ``hostile``) and ``tags``.  Read by ``make eval``, the
+training and the seat's tools (which never put any of it but the question and the answer into a request).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from factor_journal.catalog.models import Catalog, load_catalog
+
+REPO = Path(__file__).resolve().parents[2]
+CORPUS = REPO / "eval" / "corpus"
+SPLITS = ("dev", "validation", "test")  # train on dev; validate model choices on validation; only score test
+KINDS = ("factor", "off_topic", "hostile")
+
+
+class CorpusError(ValueError):
+    """A corpus file is unreadable or a record is invalid against the catalog."""
+
+
+@dataclass(frozen=True)
+class CorpusTurn:
+    id: str
+    question: str
+    answer: str
+    expected: dict[str, float]
+    kind: str
+    tags: tuple[str, ...] = ()
+
+
+def load_corpus(path: Path, catalog: Catalog | None = None) -> list[CorpusTurn]:
+    """The split's turns, each checked against the catalog; ``CorpusError`` names every bad line."""
+    catalog = catalog if catalog is not None else load_catalog()
+    turns, problems, seen = [], [], set()
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as error:
+        raise CorpusError(f"cannot read {path}: {error}") from error
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = f"{path.name}:{number}"
+        try:
+            record = json.loads(line)
+            turn = CorpusTurn(
+                id=str(record["id"]),
+                question=str(record.get("question") or ""),
+                answer=str(record["answer"]),
+                expected={str(e["factor_id"]): float(e["value"]) for e in record.get("expected") or []},
+                kind=str(record["kind"]),
+                tags=tuple(record.get("tags") or ()),
+            )
+        except (ValueError, KeyError, TypeError) as error:
+            problems.append(f"{where}: not a corpus record ({error})")
+            continue
+        if turn.id in seen:
+            problems.append(f"{where}: duplicate id {turn.id!r}")
+        seen.add(turn.id)
+        if not turn.answer.strip():
+            problems.append(f"{where}: empty answer")
+        if turn.kind not in KINDS:
+            problems.append(f"{where}: kind {turn.kind!r} is not one of {KINDS}")
+        if turn.kind != "factor" and turn.expected:
+            problems.append(f"{where}: a {turn.kind} turn must expect no update")
+        if turn.kind == "factor" and not turn.expected:
+            problems.append(f"{where}: a factor turn must expect at least one factor")
+        for fid, value in turn.expected.items():
+            if not catalog.has_factor(fid) or catalog.factor(fid).is_composite:
+                problems.append(f"{where}: {fid!r} is not an assessable catalog factor")
+            elif not catalog.factor(fid).scale.contains(value):
+                problems.append(f"{where}: {fid!r} value {value} is off its scale")
+        turns.append(turn)
+    if problems:
+        raise CorpusError("; ".join(problems[:20]) + (f" (+{len(problems) - 20} more)" if len(problems) > 20 else ""))
+    return turns
+
+
+def available_splits() -> list[str]:
+    return [split for split in SPLITS if (CORPUS / f"{split}.jsonl").exists()]

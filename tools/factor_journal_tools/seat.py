@@ -1,0 +1,350 @@
+"""A language model in Gemini's seat: the product's exact requests, answered offline, replayed through it.
+
+Vertex AI cannot be reached from where the project is developed, so the Gemini path is measured with another
+language model answering ``GeminiExtractor``'s exact requests (``seat_run`` runs them; ``make seat-requests``,
+``make seat-replay``).  This module holds what is pure:
+
+* **requests**, each keyed by the sha256 of its canonical JSON body (``request_key``): what the SDK posts to
+  ``generateContent`` (system instruction, contents, generation config with the response schema).  A request file
+  (``eval/seat/requests/<split>.jsonl``) stores each body exactly, the static part (everything but the contents,
+  the same for every request) once;
+* the **view** an answerer reads (``eval/seat/views/<split>.txt``): the system instruction, schema and
+  generation config once, then per request only its key and its per-turn text.  Nothing else: no corpus id,
+  label, expected value, kind or tag is in a request, so none is in the view (``tests/.../test_seat.py``);
+* **answers** (``eval/seat/answers/<split>.jsonl``, one ``{"key", "text", "model"}`` a line: the model's raw
+  JSON output and the model that gave it), served back by key (``SeatAnswers``) with **estimated** token usage;
+* **cost** at list prices, with the page each price came from.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from factor_journal.extraction.prompts import estimate_tokens
+from factor_journal_tools.corpus import REPO
+from factor_journal_tools.vertex_stand_in import Step, error, model_response
+
+SEAT = REPO / "eval" / "seat"
+REQUESTS = SEAT / "requests"
+VIEWS = SEAT / "views"
+ANSWERS = SEAT / "answers"
+BRIEF = SEAT / "BRIEF.md"
+
+
+def canonical(body: dict[str, Any]) -> str:
+    """A request body as canonical JSON: keys sorted, no spaces, UTF-8 as is.  Pure."""
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def request_key(body: dict[str, Any]) -> str:
+    """The sha256 (hex) of the canonical request body: a request's name, and its answer's.  Pure."""
+    return hashlib.sha256(canonical(body).encode("utf-8")).hexdigest()
+
+
+def _texts(content: dict[str, Any]) -> str:
+    return "".join(str(part.get("text", "")) for part in content.get("parts", []) if isinstance(part, dict))
+
+
+@dataclass(frozen=True)
+class SeatRequest:
+    """One ``generateContent`` request body, as posted, with its key."""
+
+    key: str
+    body: dict[str, Any]
+
+    @classmethod
+    def of(cls, body: dict[str, Any]) -> SeatRequest:
+        return cls(request_key(body), body)
+
+    @property
+    def static(self) -> dict[str, Any]:
+        """Everything but the contents: system instruction and generation config (the same for every call)."""
+        return {name: value for name, value in self.body.items() if name != "contents"}
+
+    @property
+    def turn_text(self) -> str:
+        """The per-turn part: the text of the contents (one user content)."""
+        return "\n".join(_texts(content) for content in self.body.get("contents", []))
+
+    @property
+    def system_instruction(self) -> str:
+        return _texts(self.body.get("systemInstruction") or {})
+
+    @property
+    def generation_config(self) -> dict[str, Any]:
+        return dict(self.body.get("generationConfig") or {})
+
+
+class SeatFileError(ValueError):
+    """A request or answer file does not read; the message names the file and line."""
+
+
+def write_requests(path: Path, requests: Iterable[SeatRequest]) -> None:
+    """The request file: one line per distinct static part (``{"static_key", "static"}``), then one per request
+    (``{"key", "static_key", "contents"}``), in order; every body is kept exactly (``read_requests``)."""
+    statics: dict[str, dict[str, Any]] = {}
+    lines = []
+    for request in requests:
+        static_key = request_key(request.static)
+        if static_key not in statics:
+            statics[static_key] = request.static
+        lines.append({"key": request.key, "static_key": static_key, "contents": request.body.get("contents", [])})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as out:
+        for static_key, static in statics.items():
+            out.write(json.dumps({"static_key": static_key, "static": static}, ensure_ascii=False) + "\n")
+        for line in lines:
+            out.write(json.dumps(line, ensure_ascii=False) + "\n")
+
+
+def read_requests(path: Path) -> list[SeatRequest]:
+    """The requests of a request file, each body rebuilt exactly; ``SeatFileError`` when a line does not read or
+    a rebuilt body does not hash to its key."""
+    statics: dict[str, dict[str, Any]] = {}
+    requests = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            if "static" in record:
+                statics[record["static_key"]] = record["static"]
+                continue
+            body = {**statics[record["static_key"]], "contents": record["contents"]}
+        except (ValueError, KeyError, TypeError) as problem:
+            raise SeatFileError(f"{path.name}:{number}: not a request line ({problem})") from problem
+        if request_key(body) != record["key"]:
+            raise SeatFileError(f"{path.name}:{number}: the request does not hash to its key {record['key']}")
+        requests.append(SeatRequest(record["key"], body))
+    return requests
+
+
+# The view ----------------------------------------------------------------------------------------------------
+
+VIEW_RULE = "=" * 12
+
+
+def render_view(split: str, requests: Sequence[SeatRequest], answered: Iterable[str] = ()) -> str:
+    """What an answerer reads: the static part once (system instruction, response schema, generation config),
+    then each request not answered yet as its key and its per-turn text, in order.  Pure."""
+    done = set(answered)
+    waiting = [r for r in dict((r.key, r) for r in requests).values() if r.key not in done]
+    number_of = {request.key: number for number, request in enumerate(waiting, 1)}
+    lines = [
+        f"Requests in Gemini's seat: {split} ({len(waiting)} to answer"
+        + (f"; {len(requests) - len(waiting)} answered already" if len(waiting) < len(requests) else "")
+        + ")",
+        "How to answer: eval/seat/BRIEF.md. Each request is the system instruction below plus its own text.",
+        "",
+    ]
+    statics: dict[str, list[SeatRequest]] = {}
+    for request in waiting:
+        statics.setdefault(request_key(request.static), []).append(request)
+    for number, group in enumerate(statics.values(), 1):
+        first = group[0]
+        config = first.generation_config
+        schema = config.pop("responseSchema", None) or config.pop("responseJsonSchema", None)
+        name = f" {number} of {len(statics)}" if len(statics) > 1 else ""
+        lines += [
+            f"{VIEW_RULE} SYSTEM INSTRUCTION{name} (the same for every request below) {VIEW_RULE}",
+            first.system_instruction,
+            "",
+            f"{VIEW_RULE} RESPONSE SCHEMA (answer with JSON matching it) {VIEW_RULE}",
+            json.dumps(schema, indent=1, sort_keys=True),
+            "",
+            f"{VIEW_RULE} GENERATION CONFIG {VIEW_RULE}",
+            json.dumps(config, sort_keys=True),
+            "",
+        ]
+        for request in group:
+            heading = f"REQUEST {number_of[request.key]} of {len(waiting)} {request.key}"
+            lines += [f"{VIEW_RULE} {heading} {VIEW_RULE}", request.turn_text, ""]
+    lines.append(f"{VIEW_RULE} END ({len(waiting)} requests) {VIEW_RULE}")
+    return "\n".join(lines) + "\n"
+
+
+# Answers -----------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Answer:
+    key: str
+    text: str  # the model's raw output, served as it is
+    model: str  # the model that gave it
+
+
+def read_answers(path: Path) -> dict[str, Answer]:
+    """The answers of an answers file by key (a later line for the same key replaces an earlier one); {} when
+    there is no file.  ``text`` may also be given as a JSON object (it is then served as its JSON).
+    ``SeatFileError`` names a line that does not read."""
+    if not path.exists():
+        return {}
+    answers: dict[str, Answer] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            key, text, model = record["key"], record["text"], record["model"]
+        except (ValueError, KeyError, TypeError) as problem:
+            raise SeatFileError(f"{path.name}:{number}: not an answer line ({problem})") from problem
+        if not (isinstance(key, str) and len(key) == 64 and isinstance(model, str) and model.strip()):
+            raise SeatFileError(f"{path.name}:{number}: an answer needs the request's key and the model's name")
+        if not isinstance(text, str):
+            text = json.dumps(text, ensure_ascii=False)
+        answers[key] = Answer(key, text, model.strip())
+    return answers
+
+
+def check_answers(requests: Sequence[SeatRequest], answers: dict[str, Answer]) -> dict[str, Any]:
+    """The form of a split's answers against its requests: how many are answered and still waiting, answers to no
+    request of the split, and answers whose text is not JSON in the response schema (``ExtractionOutput``), each
+    with its key.  Reads no label.  Pure."""
+    from pydantic import ValidationError
+
+    from factor_journal.extraction.base import ExtractionOutput
+
+    keys = {request.key for request in requests}
+    malformed = {}
+    for key, answer in answers.items():
+        try:
+            ExtractionOutput.model_validate_json(answer.text)
+        except ValidationError as problem:
+            malformed[key] = str(problem.errors()[0].get("msg"))
+    return {
+        "requests": len(keys),
+        "answered": len(keys & set(answers)),
+        "waiting": len(keys - set(answers)),
+        "unknown_keys": sorted(set(answers) - keys),
+        "malformed": malformed,
+        "models": sorted({answer.model for answer in answers.values()}),
+    }
+
+
+# Tokens and cost ---------------------------------------------------------------------------------------------
+
+# Vertex AI caches a prompt prefix only from this many tokens on (context caching overview, cited below)
+CACHE_MIN_TOKENS = 2048
+
+
+def estimated_usage(request: SeatRequest, output_text: str) -> dict[str, int]:
+    """Tokens an answer would have cost on Gemini, *estimated* at ~4 characters per token
+    (``prompts.estimate_tokens``): input = system instruction + response schema + per-turn text; cached = the
+    static part (system instruction + schema) when it is long enough to be cached, assuming a cache hit;
+    response = the output's JSON; thinking = 0 with the budget at 0 (the budget is in the request), else
+    unknown (-1).  Pure."""
+    config = request.generation_config
+    schema = json.dumps(config.get("responseSchema") or config.get("responseJsonSchema") or {})
+    static = estimate_tokens(request.system_instruction + schema)
+    thinking = config.get("thinkingConfig") or {}
+    budget = thinking.get("thinking_budget", thinking.get("thinkingBudget"))
+    return {
+        "prompt": static + estimate_tokens(request.turn_text),
+        "cached": static if static >= CACHE_MIN_TOKENS else 0,
+        "response": estimate_tokens(output_text),
+        "thinking": 0 if budget == 0 else -1,
+    }
+
+
+@dataclass
+class SeatAnswers:
+    """The ``respond`` of a ``VertexStandIn``: answers each request by its key from ``answers``, with estimated
+    usage and the answering model as the model version; a request without an answer gets HTTP 404 (the extractor
+    fails the turn at once, and the run excludes it) and is listed in ``missing``.  ``seen`` keeps every request
+    in the order it came (thread-safe)."""
+
+    answers: dict[str, Answer]
+    seen: dict[str, SeatRequest] = field(default_factory=dict)
+    log: list[str] = field(default_factory=list)  # every request's key, in order, repeats included
+    missing: list[str] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def respond(self, body: dict[str, Any]) -> Step:
+        request = SeatRequest.of(body)
+        with self.lock:
+            self.seen.setdefault(request.key, request)
+            self.log.append(request.key)
+            answer = self.answers.get(request.key)
+            if answer is None:
+                if request.key not in self.missing:
+                    self.missing.append(request.key)
+                return error(404, f"no answer in the seat for request {request.key}")
+        usage = estimated_usage(request, answer.text)
+        return Step(
+            body=model_response(
+                answer.text,
+                usage["prompt"],
+                usage["response"],
+                cached_tokens=usage["cached"],
+                thinking_tokens=max(usage["thinking"], 0),
+                model_version=answer.model,
+            )
+        )
+
+
+# List prices, per 1M tokens, Gemini 2.5 Flash on Vertex AI (standard, not batch; prompts up to 200k tokens).
+# Each with the page it came from and when it was read (through the search tool's stored copies; the
+# official pricing page, cloud.google.com/vertex-ai/generative-ai/pricing, was not among them: check it).
+PRICES: dict[str, dict[str, Any]] = {
+    "input": {
+        "usd_per_million": 0.30,
+        "source": "https://deploybase.ai/articles/google-vertex-ai-pricing-complete-cost-breakdown "
+        '("Gemini 2.5 Flash costs $0.30/million input tokens, $2.50/million output tokens"; page dated '
+        "2025-04-17, read 2026-12-06)",
+    },
+    "output": {
+        "usd_per_million": 2.50,
+        "source": "the same page; thinking tokens are billed as output (Gemini API pricing, 'Output price "
+        "(including thinking tokens)')",
+    },
+    "cached_input": {
+        "usd_per_million": 0.03,
+        "source": "https://docs.cloud.google.com/vertex-ai/generative-ai/docs/context-cache/context-cache-overview "
+        '("Implicit caching provides a 90% discount on cached tokens compared to standard input tokens"; '
+        '"Caching requests must contain a minimum of 2,048 tokens"; read 2026-12-06): 10% of $0.30. An older '
+        "copy of the same page said 75% ($0.075)",
+    },
+}
+PEOPLE = 1000
+ANSWERS_PER_PERSON_A_MONTH = 60
+
+
+def monthly_cost(tokens: dict[str, Any]) -> dict[str, float] | None:
+    """US dollars a month for ``PEOPLE`` people giving ``ANSWERS_PER_PERSON_A_MONTH`` answers each, at ``PRICES``,
+    from mean tokens per answer (``prompt`` (all input), ``cached``, ``response``, ``thinking``): with the cache
+    hits the usage reports, and with none.  None without usage.  Pure."""
+    if tokens.get("prompt") is None:
+        return None
+    calls = PEOPLE * ANSWERS_PER_PERSON_A_MONTH
+    price = {name: row["usd_per_million"] / 1e6 for name, row in PRICES.items()}
+    output = (tokens.get("response") or 0) + max(tokens.get("thinking") or 0, 0)
+    cached = tokens.get("cached") or 0
+    with_cache = (tokens["prompt"] - cached) * price["input"] + cached * price["cached_input"]
+    return {
+        "with_cache_hits": round(calls * (with_cache + output * price["output"]), 2),
+        "without_cache": round(calls * (tokens["prompt"] * price["input"] + output * price["output"]), 2),
+        "output_share": round(output * price["output"] / (with_cache + output * price["output"]), 3),
+    }
+
+
+# Which turns -------------------------------------------------------------------------------------------------
+
+PILOT_SIZE = 40  # dev turns in the pilot, every len(dev) // 40-th
+SAMPLE_EVERY = 10  # the replay test's sample of validation: every 10th turn
+
+
+def every_nth(items: Sequence[Any], count: int) -> list[Any]:
+    """``count`` items spread evenly over ``items``, in order (all of them when there are fewer).  Pure."""
+    step = max(1, len(items) // max(count, 1))
+    return list(items[::step][:count])
+
+
+def replay_sample(turns: Sequence[Any]) -> list[Any]:
+    """The replay test's sample of validation: every ``SAMPLE_EVERY``-th turn.  Pure."""
+    return every_nth(turns, max(1, len(turns) // SAMPLE_EVERY))
