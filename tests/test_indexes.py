@@ -70,9 +70,11 @@ def test_the_audit_covers_nearest_neighbour_queries():
     assert missing_indexes({other_dimension}) != []
     unfiltered = QueryShape("journal_vectors", True, frozenset(), (), ("embedding", 256))
     assert missing_indexes({unfiltered}) != []  # a search over everyone's vectors has no index: it is never run
+    answers = {QueryShape("answer_vectors", True, shape.equalities, (), ("embedding", d)) for d in (256, 768)}
+    assert missing_indexes(answers) == []  # the search over a person's answers, as over their journal
 
 
-def test_the_search_of_a_persons_journal_is_recorded_and_served(small_store, make_user):
+def test_the_search_of_a_persons_journal_and_answers_is_recorded_and_served(small_store, make_user):
     from factor_journal.embedding import WordLlamaEmbedder
 
     user = make_user(small_store)
@@ -80,12 +82,15 @@ def test_the_search_of_a_persons_journal_is_recorded_and_served(small_store, mak
     recorder = QueryRecorder()
     recorder.install()
     try:
-        small_store.changes.vectors.nearest(user, embedder.embed_query("late figures"), embedder.model_id, 5)
+        query = embedder.embed_query("late figures")
+        small_store.vectors.nearest(user, query, embedder.model_id, 5)
+        small_store.vectors.answers.nearest(user, query, embedder.model_id, 5)
     finally:
         recorder.uninstall()
-    [shape] = recorder.shapes
-    assert shape.vector == ("embedding", 256) and shape.collection_group
-    assert shape.equalities == frozenset({"user_id", "embedding_model"})
+    assert {shape.collection for shape in recorder.shapes} == {"journal_vectors", "answer_vectors"}
+    for shape in recorder.shapes:
+        assert shape.vector == ("embedding", 256) and shape.collection_group
+        assert shape.equalities == frozenset({"user_id", "embedding_model"})
     assert missing_indexes(recorder.shapes) == []
 
 

@@ -19,6 +19,7 @@ from factor_journal.questions.context import (
     DEFAULT_BUDGET_TOKENS,
     Citation,
     QuestionContext,
+    UnassessedAnswer,
     assessment_now,
     citations,
     gather_context,
@@ -37,7 +38,10 @@ FOUND_BY_TEXT = {
     "recent": "what changed in the time the question asks about (it names no factor: every factor updated since)",
     "none": "nothing: the question names no factor and nothing close to it was found",
     "nearby": "a search of your own journal by meaning for what you said nearest to it, recorded under another factor",
+    "answers": "a search by meaning of every answer you gave, understood or not",
 }
+NOT_ASSESSED = "not part of the assessment yet"
+"""The mark of an answer cited as the person's words because it fed no journal entry."""
 STATUS_WORDS = {"unassessed": "not assessed", "user_provided": "yours"}
 """A factor's status as the person reads it on every page ("yours", not "user provided": ``dashboard/labels.py``)."""
 
@@ -84,6 +88,7 @@ class Answer(BaseModel):
     intent: QuestionIntent
     composer: str
     found_by: FoundBy = "names"
+    unassessed_answers: list[UnassessedAnswer] = Field(default_factory=list)  # cited as the person's words
 
 
 class AnswerComposer(Protocol):
@@ -169,11 +174,11 @@ class OfflineComposer:
                     rests = ", ".join(str(context.dependencies[d]["name"]) for d in dependents)
                     lines.append(_line("sentence", f"It rests on {rests}."))
         if intent.question_type == "standing":
-            return lines + _where_to_start(context)
+            return lines + _where_to_start(context) + _unassessed(context)
         if intent.question_type == "what_said" or context.found_by in ("journal", "nearest"):
             lines.extend(_own_words(context))
-            if intent.question_type == "what_said" and lines:
-                return lines
+            if intent.question_type == "what_said" and (lines or context.unassessed_answers):
+                return lines + _unassessed(context)
         for item in context.factors.values():
             if intent.question_type in ("why_value", "status", "what_changed") or item.latest_change:
                 status = STATUS_WORDS.get(item.status, item.status.replace("_", " "))
@@ -196,7 +201,7 @@ class OfflineComposer:
                 lines.append(_line("sentence", f"Low factors it depends on: {named}."))
         if not lines and context.found_by != "recent":  # (nothing changed in the time asked about: said so after)
             lines.append(_line("sentence", "I could not tell which factor or capability the question is about."))
-        return lines
+        return lines + _unassessed(context)
 
 
 def _standing(context: QuestionContext) -> list[AnswerLine]:
@@ -302,6 +307,19 @@ def _nearby(context: QuestionContext) -> list[AnswerLine]:
     return lines
 
 
+def _unassessed(context: QuestionContext) -> list[AnswerLine]:
+    """What the person said close to the question that fed no journal entry: their words with the date, each
+    marked as not part of the assessment yet."""
+    if not context.unassessed_answers:
+        return []
+    lines = [
+        _line("sentence", "What you said that is not part of the assessment yet (found among your answers by meaning):")
+    ]
+    for answer in context.unassessed_answers:
+        lines.append(_line("point", f"{_date(answer.date)}: “{answer.said}” ({NOT_ASSESSED})"))
+    return lines
+
+
 def _from_when(intent: QuestionIntent) -> list[AnswerLine]:
     """For a question about what changed: from when the answer counts ("since your last visit, which ended …")."""
     if not intent.about_a_time:
@@ -317,10 +335,11 @@ def _from_when(intent: QuestionIntent) -> list[AnswerLine]:
 
 def _composed(composer: AnswerComposer, question: str, context: QuestionContext) -> list[AnswerLine]:
     """The composer's answer laid out: the offline composer's lines as they are, a model's plain text one sentence
-    line per line it wrote."""
+    line per line it wrote, then the answers not part of the assessment yet, each with its mark."""
     if isinstance(composer, OfflineComposer):
         return composer.compose_lines(question, context)
-    return [_line("sentence", line) for line in composer.compose(question, context).splitlines() if line.strip()]
+    written = [_line("sentence", line) for line in composer.compose(question, context).splitlines() if line.strip()]
+    return written + _unassessed(context)
 
 
 def _closing(context: QuestionContext, evidence: Sequence[Citation]) -> list[AnswerLine]:
@@ -329,6 +348,14 @@ def _closing(context: QuestionContext, evidence: Sequence[Citation]) -> list[Ans
     lines = []
     if not evidence and context.intent.about_a_time:
         lines.append(_line("sentence", "Nothing was recorded since then."))
+    elif not evidence and context.unassessed_answers:
+        lines.append(
+            _line(
+                "sentence",
+                "There is no journal evidence for this yet: nothing understood from what you said speaks to it, and "
+                f"the words above are {NOT_ASSESSED}.",
+            )
+        )
     elif not evidence:
         lines.append(
             _line(
@@ -339,6 +366,8 @@ def _closing(context: QuestionContext, evidence: Sequence[Citation]) -> list[Ans
     found = FOUND_BY_TEXT[context.found_by]
     if context.nearby_under_other_factors:
         found += f" and, as nothing is recorded under it yet, {FOUND_BY_TEXT['nearby']}"
+    if context.unassessed_answers:
+        found += f"; and {FOUND_BY_TEXT['answers']}"
     lines.append(_line("sentence", f"Found by: {found}."))
     return lines
 
@@ -377,4 +406,5 @@ def answer_question(
         intent=found.intent,
         composer=composer.name,
         found_by=found.found_by,
+        unassessed_answers=context.unassessed_answers,
     )
