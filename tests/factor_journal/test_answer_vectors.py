@@ -72,7 +72,12 @@ def test_an_answer_nothing_was_understood_from_is_cited_in_other_words_and_erase
     missed = answer(store, user, session, MISSED, said_at)
     assert ExtractionOutcome.of(store.ledger.data(TurnRef(user, session, missed))).status == "no_update"  # type: ignore[union-attr]
     vector = answer_vectors(store, user)[answer_id_of(session, missed)]
-    assert vector["status"] == "no_update" and vector["entries"] == {} and vector["user_id"] == user
+    assert (vector["status"], vector["entries"], vector["understood"], vector["user_id"]) == (
+        "no_update",
+        {},
+        False,
+        user,
+    )
     assert vector["said_digest"] == text_digest(MISSED) and vector["embedding_model"] == "wordllama-l2_supercat-256"
 
     asked = answer_question(store, user, "Why does it take our controller days to get the month closed?")
@@ -109,6 +114,7 @@ def test_every_analysed_answer_carries_its_vector_written_with_its_outcome(store
     stored = answer_vectors(store, user)
     entry = store.history(user, "ml_expertise").entries[0]
     assert stored[answer_id_of(session, understood)]["entries"] == {entry.entry_id: "ml_expertise"}
+    assert stored[answer_id_of(session, understood)]["understood"] is True
     refused = stored[answer_id_of(session, deferred)]
     assert (refused["status"], refused["screened"], refused["entries"]) == ("no_update", "deferral", {})
     assert ExtractionOutcome.of(store.ledger.data(TurnRef(user, session, over))).status == "rate_limited"  # type: ignore[union-attr]

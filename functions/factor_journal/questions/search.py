@@ -189,16 +189,17 @@ def semantic_factors(
 ) -> ByMeaning:
     """The second chance for a question that names no factor.  First the catalog's factors ranked against the
     question; then what the person said nearest to it (``find_nearest`` pre-filtered to the person and the running
-    model), in their journal and among all their answers (for a question about their own words, an answer that fed
-    entries counts as a hit on those entries, ``with_answers``: its words whole, where an entry's excerpt keeps 240
-    characters); the factors of the entries found, each weighed with the catalog's likelihood
-    (``choose_factors``).  When the journal holds
-    nothing close, the catalog's likeliest factor if the detector finds it likely (found by ``catalog``); else,
-    when the question would otherwise be answered with the whole assessment (``rather_than_nothing``), the
-    person's entries nearest to it down to ``WEAK_SIMILARITY`` whose factor the catalog ranks among its
-    ``CORROBORATING_RANKS`` likeliest (two weak readings that agree are more likely about the question than the
-    assessment as a whole; found by ``nearest``, shown with their similarity); else nothing (``none``).  Whatever
-    was found, the answers close to the question that fed no entry (``unread_answers``)."""
+    model), in their journal and among their answers: those that fed no entry, or for a question about their own
+    words all of them, an answer that fed entries counting as a hit on those entries (``with_answers``: its words
+    whole, where an entry's excerpt keeps 240 characters); the factors of the entries found, each weighed with the
+    catalog's likelihood (``choose_factors``).  When the journal holds nothing close, the catalog's likeliest
+    factor if the detector finds it likely (found by ``catalog``); else, when the question would otherwise be
+    answered with the whole assessment (``rather_than_nothing``), the person's entries nearest to it down to
+    ``WEAK_SIMILARITY`` whose factor the catalog ranks among its ``CORROBORATING_RANKS`` likeliest (two weak
+    readings that agree are more likely about the question than the assessment as a whole; found by ``nearest``,
+    shown with their similarity); else nothing (``none``).  Whatever was found, the answers close to the question
+    that fed no entry (``unread_answers``), when they are close to it and about as close as what was understood
+    nearest to it or closer (a near tie: a loosely related answer is not cited beside a close entry)."""
     topic = question_topic(question)
     ranked, floor = rank_catalog(store.catalog, topic)
     likelihood = dict(ranked)
@@ -208,12 +209,16 @@ def semantic_factors(
         try:
             query = embedder.embed_query(topic)
             hits = store.vectors.nearest(user_id, query, embedder.model_id, SEARCH_LIMIT)
-            answers = store.vectors.answers.nearest(user_id, query, embedder.model_id, SEARCH_LIMIT)
+            # "what did I say about …": every answer, its words whole counting for the entries it fed; otherwise
+            # only the answers that fed none (the others are found through their entries)
+            limit = SEARCH_LIMIT if own_words else MATCHES_PER_FACTOR
+            answers = store.vectors.answers.nearest(user_id, query, embedder.model_id, limit, unread_only=not own_words)
         except EmbeddingError as error:
             log.warning("journal search unavailable (%s): the catalog's ranking only", error)
-    if own_words:  # "what did I say about …": the answers' words, whole, count for the entries they fed
+    if own_words:
         hits = with_answers(hits, answers)
-    unread = unread_answers(store, user_id, answers)
+    closest = max((hit.similarity for hit in hits), default=0.0)  # what was understood nearest to the question
+    unread = unread_answers(store, user_id, answers, max(MIN_SIMILARITY, closest - NEAR_TIE))
     pairs = [(hit.factor_id, hit.similarity) for hit in hits]
     cited, found = _entries_found(store, user_id, hits, choose_factors(pairs, likelihood, own_words=own_words))
     if cited:

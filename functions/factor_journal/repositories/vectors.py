@@ -96,28 +96,33 @@ def is_current(document: dict[str, Any] | None, embedder: Embedder, said: str) -
 
 
 def nearest_documents(
-    client: firestore.Client, group: str, user_id: str, query_vector: Sequence[float], model_id: str, limit: int
+    client: firestore.Client,
+    group: str,
+    user_id: str,
+    query_vector: Sequence[float],
+    model_id: str,
+    limit: int,
+    where: Mapping[str, Any] | None = None,
 ) -> list[tuple[str, dict[str, Any], float]]:
     """The person's ``limit`` vector documents of the collection group ``group`` nearest to ``query_vector`` among
-    those of ``model_id`` (id, data, cosine distance): a collection-group query pre-filtered to the person and the
-    model, then the nearest-neighbour search, served by the group's vector index.  Every hit is checked to be the
-    person's (``ForeignHitError``: a broken pre-filter fails loudly instead of leaking another person's words)."""
+    those of ``model_id`` (and with the field values ``where``) as (id, data, cosine distance): a collection-group
+    query pre-filtered to the person, the model and ``where``, then the nearest-neighbour search, served by the
+    group's vector index.  Every hit is checked to be the person's (``ForeignHitError``: a broken pre-filter fails
+    loudly instead of leaking another person's words)."""
     if not isinstance(user_id, str) or not user_id or "/" in user_id:
         raise InvalidInputError(f"user id must be a non-empty string without '/', got {user_id!r}")
-    query = (
-        client.collection_group(group)
-        .where(filter=FieldFilter("user_id", "==", user_id))
-        .where(filter=FieldFilter(MODEL_FIELD, "==", model_id))
-        .find_nearest(
-            vector_field=VECTOR_FIELD,
-            query_vector=Vector(list(query_vector)),
-            limit=limit,
-            distance_measure=DistanceMeasure.COSINE,
-            distance_result_field=DISTANCE_FIELD,
-        )
+    query = client.collection_group(group).where(filter=FieldFilter("user_id", "==", user_id))
+    for name, value in {MODEL_FIELD: model_id, **(where or {})}.items():
+        query = query.where(filter=FieldFilter(name, "==", value))
+    vector_query = query.find_nearest(
+        vector_field=VECTOR_FIELD,
+        query_vector=Vector(list(query_vector)),
+        limit=limit,
+        distance_measure=DistanceMeasure.COSINE,
+        distance_result_field=DISTANCE_FIELD,
     )
     found = []
-    for snapshot in query.stream():  # type: ignore[call-arg]  # the SDK's stub types find_nearest's result oddly
+    for snapshot in vector_query.stream():  # type: ignore[call-arg]  # the SDK's stub types find_nearest's result oddly
         data = snapshot.to_dict() or {}
         owner = snapshot.reference.parent.parent
         if data.get("user_id") != user_id or owner is None or owner.id != user_id:
@@ -335,6 +340,7 @@ def _write_chunk(
 # The answers people gave ------------------------------------------------------------------------------------
 
 
+UNDERSTOOD_FIELD = "understood"  # whether the answer fed journal entries: the pre-filter of a search for the others
 ANSWERED = frozenset({TurnStatus.processed, TurnStatus.no_update})
 """The answers that carry a vector: every one analysed, whatever became of it (read into entries, nothing
 understood, refused by the screen); not an invalid turn, nor one over the rate limit until it is analysed."""
@@ -369,6 +375,7 @@ class Answered:
             "status": self.status,
             "screened": self.screened,
             "entries": dict(self.entries),
+            UNDERSTOOD_FIELD: bool(self.entries),
             VECTOR_FIELD: Vector(list(vector)),
             MODEL_FIELD: embedder.model_id,
             "embedding_dimensions": embedder.dimensions,
@@ -400,7 +407,8 @@ class AnswerVectors(Repository):
 
         user_id, session_id, turn_id, said_at         whose answer, where and when (user_id: the pre-filter)
         status, screened                              what became of it: processed or no_update, the screen's kind
-        entries                                       the journal entries it fed {entry_id: factor_id}; {}: none
+        entries, understood                           the journal entries it fed {entry_id: factor_id} ({}:
+                                                      none), and whether it fed any (a search's pre-filter)
         embedding, embedding_model, embedding_dimensions, said_digest     as a journal entry's vector
 
     What is embedded is the person's words alone (``embedding.answer_said``), whole; the words stay in the turn."""
@@ -417,9 +425,13 @@ class AnswerVectors(Repository):
         ref = self.paths.answer_vector(answer.user_id, answer_id_of(answer.session_id, answer.turn_id))
         transaction.set(ref, answer.document(vector, embedder, said))
 
-    def nearest(self, user_id: str, query_vector: Sequence[float], model_id: str, limit: int) -> list[AnswerHit]:
-        """The person's ``limit`` answers nearest to ``query_vector`` among the vectors of ``model_id``, nearest
-        first (``nearest_documents``: pre-filtered to the person and the model)."""
+    def nearest(
+        self, user_id: str, query_vector: Sequence[float], model_id: str, limit: int, *, unread_only: bool = False
+    ) -> list[AnswerHit]:
+        """The person's ``limit`` answers nearest to ``query_vector`` among the vectors of ``model_id`` (only those
+        that fed no journal entry, ``unread_only``), nearest first (``nearest_documents``: pre-filtered to the
+        person, the model and, for ``unread_only``, ``understood == False``)."""
+        where = {UNDERSTOOD_FIELD: False} if unread_only else None
         hits = [
             AnswerHit(
                 answer_id=id_,
@@ -430,7 +442,7 @@ class AnswerVectors(Repository):
                 distance=distance,
             )
             for id_, data, distance in nearest_documents(
-                self.client, ANSWER_VECTORS, user_id, query_vector, model_id, limit
+                self.client, ANSWER_VECTORS, user_id, query_vector, model_id, limit, where
             )
         ]
         return sorted(hits, key=lambda hit: (hit.distance, hit.answer_id))
@@ -491,11 +503,14 @@ class AnswerVectors(Repository):
         for answer_id, (answer, said) in answers.items():
             report.answers += 1
             existing = stored.get(answer_id)
-            recorded = {k: existing.get(k) for k in ("status", "screened", "entries")} if existing else None
+            recorded = (
+                {k: existing.get(k) for k in ("status", "screened", "entries", UNDERSTOOD_FIELD)} if existing else None
+            )
             if is_current(existing, embedder, said) and recorded == {
                 "status": answer.status,
                 "screened": answer.screened,
                 "entries": dict(answer.entries),
+                UNDERSTOOD_FIELD: bool(answer.entries),
             }:
                 report.current += 1
                 continue
