@@ -268,17 +268,16 @@ def _own_words(context: QuestionContext) -> list[AnswerLine]:
     if not matched:
         return []
     lines = [_line("sentence", "From what you said (found in your journal by meaning):")]
-    for citation in matched:
-        words = citation.said or citation.rationale
-        lines.append(
-            _line(
-                "point",
-                f"{_date(citation.date)}: “{words}” (read as ",
-                (citation.factor_name,),
-                f", {citation.change})",
-            )
-        )
-    return lines
+    return lines + [_said_point(citation, "read as") for citation in matched]
+
+
+def _said_point(citation: Citation, filed: str) -> AnswerLine:
+    """A point quoting what the person said, dated, with the factor it was ``filed`` ("read as", "recorded under")
+    and its change."""
+    words = citation.said or citation.rationale
+    return _line(
+        "point", f"{_date(citation.date)}: “{words}” ({filed} ", (citation.factor_name,), f", {citation.change})"
+    )
 
 
 def _nearby(context: QuestionContext) -> list[AnswerLine]:
@@ -295,16 +294,7 @@ def _nearby(context: QuestionContext) -> list[AnswerLine]:
             "(found in your journal by meaning):",
         )
     ]
-    for citation in nearby:
-        lines.append(
-            _line(
-                "point",
-                f"{_date(citation.date)}: “{citation.said or citation.rationale}” (recorded under ",
-                (citation.factor_name,),
-                f", {citation.change})",
-            )
-        )
-    return lines
+    return lines + [_said_point(citation, "recorded under") for citation in nearby]
 
 
 def _unassessed(context: QuestionContext) -> list[AnswerLine]:

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
-from typing import Any, Protocol
+from typing import Any
 
 from google.cloud import firestore
 from google.cloud.firestore_v1.base_query import FieldFilter
@@ -132,11 +132,11 @@ def nearest_documents(
 
 
 @dataclass
-class AnswersReembedded:
-    """What ``reembed`` found and did for answers: ``stale`` counts vectors of another model, text or record of what
-    became of the answer, ``missing`` answers with none, ``orphans`` vectors whose answer is gone."""
+class Reembedded:
+    """What ``reembed`` found and did for one kind of vector: ``stale`` counts vectors of another model or text (or,
+    for an answer, another record of what became of it), ``missing`` the ones there should be and are not,
+    ``orphans`` vectors whose entry or answer is gone."""
 
-    answers: int = 0
     current: int = 0
     stale: int = 0
     missing: int = 0
@@ -150,25 +150,25 @@ class AnswersReembedded:
 
 
 @dataclass
-class ReembedReport:
-    """What ``reembed`` found and did; ``stale`` counts vectors of another model or text, ``missing`` entries
-    that carry words but had no vector, ``orphans`` vectors whose entry is gone; ``answers`` the same for the
-    vectors of people's answers."""
+class AnswersReembedded(Reembedded):
+    """``Reembedded`` for the vectors of people's answers, and how many answers carry one."""
+
+    answers: int = 0
+
+
+@dataclass
+class ReembedReport(Reembedded):
+    """What ``reembed`` found and did: for journal entries (``entries``: those that carry words), and for
+    people's answers (``answers``)."""
 
     people: int = 0
     entries: int = 0
-    current: int = 0
-    stale: int = 0
-    missing: int = 0
-    orphans: int = 0
-    written: int = 0
-    removed: int = 0
     models: dict[str, int] = field(default_factory=dict)
     answers: AnswersReembedded = field(default_factory=AnswersReembedded)
 
     @property
     def needs_work(self) -> int:
-        return self.stale + self.missing + self.orphans + self.answers.needs_work
+        return super().needs_work + self.answers.needs_work
 
 
 Pending = tuple[firestore.DocumentReference, str, Callable[[Sequence[float]], dict[str, Any]]]
@@ -289,11 +289,6 @@ class JournalVectors(Repository):
         self.answers.reembed_user(user_id, embedder, report.answers, journal, dry_run=dry_run, chunk=chunk)
 
 
-class Counts(Protocol):
-    written: int
-    removed: int
-
-
 def bring_current(
     repository: Repository,
     user_id: str,
@@ -301,7 +296,7 @@ def bring_current(
     orphans: Sequence[firestore.DocumentReference],
     embedder: Embedder,
     chunk: int,
-    counts: Counts,
+    counts: Reembedded,
 ) -> None:
     """Write the ``todo`` vectors (embedded a chunk at a time, before its transaction) and delete the ``orphans``,
     a chunk per transaction that reads the person's profile first (a person erased meanwhile gets nothing written
