@@ -114,7 +114,7 @@ def _excerpt(asked: str, said: str, at: datetime) -> str:
     )
 
 
-def _seed(store: FactorJournalStore, user: str) -> None:
+def seed_journal(store: FactorJournalStore, user: str) -> None:
     """1,000 entries: the held-out dozen and 988 everyday answers, six readings per transaction."""
     rng = random.Random(33)
     factors = [f.id for f in store.catalog.assessable_factors]
@@ -147,7 +147,7 @@ def _seed(store: FactorJournalStore, user: str) -> None:
         store.record_inferences(user, batch)
 
 
-def _ask(store: FactorJournalStore, user: str) -> dict[str, Any]:
+def ask_rounds(store: FactorJournalStore, user: str) -> dict[str, Any]:
     answer_question(store, user, "How are the figures for the board going?")  # warm-up: loads the models
     latencies, reads, cited, found = [], [], 0, {}
     for round_ in range(ROUNDS):
@@ -253,11 +253,11 @@ def run() -> dict[str, Any]:
     user = f"bench-ask-{uuid.uuid4().hex[:8]}"
     store.register_user(UserProfile(user_id=user))
     started = time.perf_counter()
-    _seed(store, user)
+    seed_journal(store, user)
     seeded = time.perf_counter() - started
     vectors = sum(1 for _ in store.paths.vectors(user).select([]).stream())
     results: dict[str, Any] = {"journal_entries": ENTRIES, "vectors": vectors, "seed_seconds": round(seeded, 1)}
-    results["ask_with_fallback"] = _ask(store, user)
+    results["ask_with_fallback"] = ask_rounds(store, user)
     results["per_entry_vector"] = _sizes(store, user) | _writes(store, user)
     ask, per = results["ask_with_fallback"], results["per_entry_vector"]
     print(

@@ -11,7 +11,9 @@ on the next interaction.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 
@@ -31,10 +33,13 @@ __all__ = [
     "Subject",
     "Viewer",
     "access",
+    "answer_address",
+    "answer_anchor",
     "current_subject",
     "expired_link",
     "fresh",
     "open_fresh_page",
+    "open_linked_answer",
     "open_page",
     "renew_expired_link",
     "renewal_said",
@@ -60,6 +65,7 @@ _PER_VIEWER_KEYS = (
     "conversation_visit",
     "conversation_notice",
     "conversation_announced",
+    "conversation_focus",
     "ask_announced",
     "review_limit",
     "review_drawn",
@@ -202,6 +208,37 @@ def conversation_session(subject: Subject) -> str:
     chosen = _session_to_continue(subject) or store().start_session(subject.user_id)
     st.session_state["conversation_session"] = chosen
     return chosen
+
+
+ANSWER_PARAMS = ("session", "answer")  # an in-app link to one answer on the conversation page: its session and turn
+_PLAIN_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")  # a session's or turn's id as the store makes them
+
+
+def answer_address(session_id: str, turn_id: str) -> dict[str, str]:
+    """The query parameters of an in-app link to one answer on the conversation page (``open_linked_answer``)."""
+    return dict(zip(ANSWER_PARAMS, (session_id, turn_id), strict=True))
+
+
+def answer_anchor(turn_id: str) -> str:
+    """The anchor of an answer on the conversation page: a section id (``links.is_section_id``) from its turn id."""
+    return "answer-" + hashlib.sha256(turn_id.encode()).hexdigest()[:16]
+
+
+def open_linked_answer(subject: Subject) -> str | None:
+    """The answer a page linked to (``answer_address``), as the conversation page opens: when its session is the
+    person's, that session is the one the conversation shows and continues, and the page scrolls to the answer
+    (``scroll_to_section``); the parameters leave the address.  The answer's turn id, kept for the visit (the page
+    marks it), or None."""
+    session, turn = (st.query_params.get(name) for name in ANSWER_PARAMS)
+    for name in ANSWER_PARAMS:
+        if name in st.query_params:
+            del st.query_params[name]
+    linked = all(isinstance(value, str) and _PLAIN_ID.fullmatch(value) for value in (session, turn))
+    if linked and store().session_data(subject.user_id, str(session)) is not None:
+        st.session_state.update(
+            conversation_session=session, conversation_focus=turn, scroll_to=answer_anchor(str(turn))
+        )
+    return st.session_state.get("conversation_focus")
 
 
 def _session_to_continue(subject: Subject) -> str | None:

@@ -70,9 +70,16 @@ def test_the_audit_covers_nearest_neighbour_queries():
     assert missing_indexes({other_dimension}) != []
     unfiltered = QueryShape("journal_vectors", True, frozenset(), (), ("embedding", 256))
     assert missing_indexes({unfiltered}) != []  # a search over everyone's vectors has no index: it is never run
+    unread = shape.equalities | {"understood"}  # the search over a person's answers that fed no entry
+    answers = {
+        QueryShape("answer_vectors", True, e, (), ("embedding", d))
+        for e in (shape.equalities, unread)
+        for d in (256, 768)
+    }
+    assert missing_indexes(answers) == []  # the search over a person's answers, as over their journal
 
 
-def test_the_search_of_a_persons_journal_is_recorded_and_served(small_store, make_user):
+def test_the_search_of_a_persons_journal_and_answers_is_recorded_and_served(small_store, make_user):
     from factor_journal.embedding import WordLlamaEmbedder
 
     user = make_user(small_store)
@@ -80,12 +87,20 @@ def test_the_search_of_a_persons_journal_is_recorded_and_served(small_store, mak
     recorder = QueryRecorder()
     recorder.install()
     try:
-        small_store.changes.vectors.nearest(user, embedder.embed_query("late figures"), embedder.model_id, 5)
+        query = embedder.embed_query("late figures")
+        small_store.vectors.nearest(user, query, embedder.model_id, 5)
+        small_store.vectors.answers.nearest(user, query, embedder.model_id, 5)
+        small_store.vectors.answers.nearest(user, query, embedder.model_id, 3, unread_only=True)
     finally:
         recorder.uninstall()
-    [shape] = recorder.shapes
-    assert shape.vector == ("embedding", 256) and shape.collection_group
-    assert shape.equalities == frozenset({"user_id", "embedding_model"})
+    assert {(shape.collection, len(shape.equalities)) for shape in recorder.shapes} == {
+        ("journal_vectors", 2),
+        ("answer_vectors", 2),
+        ("answer_vectors", 3),  # pre-filtered to the answers that fed no entry too
+    }
+    for shape in recorder.shapes:
+        assert shape.vector == ("embedding", 256) and shape.collection_group
+        assert {"user_id", "embedding_model"} <= shape.equalities
     assert missing_indexes(recorder.shapes) == []
 
 

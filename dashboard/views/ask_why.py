@@ -9,6 +9,8 @@ from dashboard.safe_text import announce, md, quote
 from factor_journal.conversation import excerpt_as_read
 from factor_journal.extraction.base import ExtractionError
 from factor_journal.questions import AnswerLine, answer_question
+from factor_journal.questions.composing import NOT_ASSESSED
+from factor_journal.questions.context import UnassessedAnswer
 
 EXAMPLES = [
     "What should we fix first?",
@@ -68,6 +70,8 @@ def render() -> None:
         st.session_state["ask_announced"] = question
         first = answer.lines[0].plain if answer.lines else answer.text
         announce(f"Answer: {labels.in_plain_words(first, names)}")
+    if answer.unassessed_answers:
+        _unassessed(answer.unassessed_answers)
     if answer.citations:
         st.header("Evidence", anchor=False)
         for citation in answer.citations:
@@ -77,6 +81,22 @@ def render() -> None:
                 quote(labels.in_plain_words(citation.rationale, names))
                 if citation.excerpt:
                     quote(excerpt_as_read(citation.excerpt))
+
+
+def _unassessed(answers: list[UnassessedAnswer]) -> None:
+    """The person's words that fed no journal entry, each with its date and mark, and beside it the way to the
+    answer in the conversation (where the person can say what it was about)."""
+    st.header(f"Your words, {NOT_ASSESSED}", anchor=False)
+    for said in answers:
+        with st.container(border=True):
+            st.markdown(f"**{said.date:%d %b %Y}** · {NOT_ASSESSED} · found by meaning")
+            quote(said.said)
+            st.page_link(
+                "screens/conversation.py",
+                label=f"Show this answer of {said.date:%d %b %Y} in the conversation",
+                icon=":material/forum:",
+                query_params=context.answer_address(said.session_id, said.turn_id),
+            )
 
 
 _LIST_INDENT = {"point": "", "detail": "  "}

@@ -66,7 +66,9 @@ def _watch_until_analysed(user_id: str, session_id: str, turn_ids: tuple[str, ..
 def _shown(turns: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
     """The turns on the page: the last SHOWN_TURNS, or all once the person asked for the earlier ones (a button above
     them says how many there are)."""
-    if len(turns) <= SHOWN_TURNS or st.session_state.get("conversation_show_all"):
+    hidden = {turn_id for turn_id, _ in turns[:-SHOWN_TURNS]}
+    linked = st.session_state.get("conversation_focus") in hidden  # an answer another page linked to is shown
+    if len(turns) <= SHOWN_TURNS or st.session_state.get("conversation_show_all") or linked:
         return turns
     earlier = len(turns) - SHOWN_TURNS
     st.button(
@@ -92,6 +94,8 @@ def _show(turns: list[tuple[str, dict]], summary: AssessmentSummary | None, *, c
             quote(data["text"])
             if data.get("role") == "assistant":
                 continue
+            if turn_id == st.session_state.get("conversation_focus"):
+                _linked_here(turn_id)
             outcome = turn_outcome(data)
             status = outcome.status if outcome else None
             if outcome is not None and outcome.readings:
@@ -104,6 +108,13 @@ def _show(turns: list[tuple[str, dict]], summary: AssessmentSummary | None, *, c
                 next_attempt = outcome.next_attempt_at if outcome else None
                 st.caption(labels.turn_status_message(status, next_attempt))
     return shown
+
+
+def _linked_here(turn_id: str) -> None:
+    """The answer another page linked to (Ask why, citing words not part of the assessment yet): its anchor, which
+    the page scrolls to, and a word that this is the one."""
+    st.html(f'<span id="{context.answer_anchor(turn_id)}"></span>')
+    st.caption("↑ The answer you opened from Ask why.")
 
 
 def _announce_what_was_understood(turns: list[tuple[str, dict]], summary: AssessmentSummary | None) -> None:
@@ -243,6 +254,7 @@ def render() -> None:
     if subject.read_only:
         st.info("Conversations are only continued by the person themselves.")
         return
+    context.open_linked_answer(subject)  # before the session is chosen: a link to an answer names its session
     notice = st.session_state.pop("conversation_notice", None)
     if notice:
         st.toast(notice, icon=":material/check:")

@@ -9,11 +9,12 @@ recover                              retry the turns whose retry time has come (
 export --user U [--out FILE]         everything held about a person, as JSON (stdout or FILE)
 erase --user U --yes                 erase everything held about a person (resumable: run it again
                                      to finish an interrupted erasure); prints document counts only
-reembed [--user U] [--after U] [--check]   bring every journal entry's vector to the running embedding model
-                                     (FJ_EMBEDDER): embeds entries whose vector is missing, of another model
-                                     or dimension, or of another text, removes vectors whose entry is gone;
-                                     idempotent and resumable (a second run writes nothing; --after resumes
-                                     after a user id); --check only counts and exits 1 if anything is stale
+reembed [--user U] [--after U] [--check]   bring every journal entry's and answer's vector to the running embedding
+                                     model (FJ_EMBEDDER): embeds entries and answers whose vector is missing, of
+                                     another model or dimension, or of another text, removes vectors whose entry
+                                     or answer is gone; idempotent and resumable (a second run writes nothing;
+                                     --after resumes after a user id); --check only counts and exits 1 if
+                                     anything is stale
 """
 
 from __future__ import annotations
@@ -99,7 +100,7 @@ def _main(argv: Sequence[str] | None) -> int:
     erase = commands.add_parser("erase", help="erase everything held about a person (resumable)")
     erase.add_argument("--user", required=True)
     erase.add_argument("--yes", action="store_true", help="confirm: this cannot be undone")
-    reembed_ = commands.add_parser("reembed", help="bring journal vectors to the running embedding model")
+    reembed_ = commands.add_parser("reembed", help="bring journal and answer vectors to the running embedding model")
     reembed_.add_argument("--user", help="one person (default: everyone)")
     reembed_.add_argument("--after", help="resume: only people whose id sorts after this one")
     reembed_.add_argument("--check", action="store_true", help="only count stale, missing and orphan vectors")
@@ -166,10 +167,13 @@ def _reembed(args: argparse.Namespace) -> int:
         if report.people % 100 == 0:
             print(f"... {report.people} people, through {user_id} (resume with --after {user_id})", file=sys.stderr)
     models = ", ".join(f"{model}: {count}" for model, count in sorted(report.models.items())) or "none"
+    answers = report.answers
     print(
         f"model {embedder.model_id}: {report.people} people, {report.entries} entries with words; "
         f"{report.current} current, {report.stale} stale, {report.missing} missing, {report.orphans} orphaned; "
-        f"{report.written} written, {report.removed} removed (vectors found before: {models})"
+        f"{report.written} written, {report.removed} removed (vectors found before: {models}); "
+        f"answers: {answers.answers} ({answers.current} current, {answers.stale} stale, {answers.missing} missing, "
+        f"{answers.orphans} orphaned), {answers.written} answer vectors written, {answers.removed} removed"
     )
     return 1 if args.check and report.needs_work else 0
 

@@ -94,6 +94,13 @@ def entry_said(entry: JournalEntry) -> str | None:
     return text or None
 
 
+def answer_said(text: str) -> str | None:
+    """What an answer's vector embeds (``repositories.answer_vectors``): the person's words as they gave them, whole
+    up to ``SAID_LIMIT`` (not the excerpt's line of an entry, cut at 240 characters); None when there are none."""
+    said = (text or "").strip()[:SAID_LIMIT]
+    return said or None
+
+
 def text_digest(text: str) -> str:
     """A short digest of an embedded text (stored with the vector: a changed text is embedded again)."""
     return hashlib.sha256(text.encode()).hexdigest()[:16]

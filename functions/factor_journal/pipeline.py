@@ -256,6 +256,7 @@ class TurnProcessor:
             session_id=session_id,
             turn_id=turn.turn_id,
             observed_at=turn.created_at,
+            answer=turn.text,  # its vector is written with the outcome, whatever the turn was understood to say
             details=AnalysisDetails(
                 extractor=result.extractor,
                 model=result.model,

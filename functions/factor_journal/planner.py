@@ -54,6 +54,7 @@ class TurnContext:
     turn_id: str
     observed_at: datetime
     details: AnalysisDetails = field(default_factory=AnalysisDetails)
+    answer: str = ""  # the person's words in the turn: embedded before the change, the vector written with its outcome
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ facades it owns (``tests/test_one_door.py`` keeps it so):
   due and unclaimed turns), over ``People``, which also keeps profiles and sessions;
 * ``changes`` — ``FactorChanges``: read → plan (``factor_journal.planner``) → write, one transaction per change;
 * ``journal`` — ``JournalReads``: the summary, factor states, history pages, as-of states;
-* ``vectors`` — the embeddings of journal entries (written by ``changes``): search and re-embedding;
+* ``vectors`` — the embeddings of journal entries and (``vectors.answers``) of every answer: search, re-embedding;
 * ``organisations`` — organisation documents, roll-up shards, daily figures;
 * ``mail`` and ``links`` — queued reminder mail, who is due one, opt-outs; link records;
 * ``personal_data`` — a person's export and erasure;
@@ -182,7 +182,7 @@ class FactorJournalStore:
 
     @property
     def vectors(self) -> JournalVectors:
-        """The embeddings of journal entries (search, re-embedding): the ones ``changes`` writes with each entry."""
+        """The embeddings of journal entries and answers (search, re-embedding), as ``changes`` writes them."""
         return self.changes.vectors
 
     @property

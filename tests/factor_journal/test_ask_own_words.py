@@ -24,7 +24,7 @@ from factor_journal.models import EntryKind, InferredUpdate, UserProfile
 from factor_journal.questions import analyse_intent, answer_question
 from factor_journal.repositories.paths import VECTORS
 from factor_journal.repositories.vectors import ReembedReport
-from factor_journal.store import FactorJournalStore
+from factor_journal.store import FactorJournalStore, TurnContext
 
 HELD_OUT = json.loads((Path(__file__).parents[1] / "fixtures" / "ask_own_words.json").read_text())
 VALUES = {"low": 25.0, "mid": 55.0}
@@ -37,9 +37,9 @@ def semantic_rationale(said: str, asked: str) -> str:
 
 
 def seed(store: FactorJournalStore, items: list[dict], user: str | None = None) -> tuple[str, dict[str, str]]:
-    """A person whose conversation holds ``items`` (asked, said, expected): each answer is a turn, recorded as
-    the pipeline records an extractor's reading of it (its excerpt, session, turn and time) as the expected
-    factor; returns (user id, entry id by what was said)."""
+    """A person whose conversation holds ``items`` (asked, said, expected): each answer is a turn, settled as the
+    pipeline settles it with an extractor's reading of it as the expected factor (its excerpt, session, turn and
+    time; the turn's outcome and the answer's vector); returns (user id, entry id by what was said)."""
     user = user or f"u-{uuid.uuid4().hex[:12]}"
     store.register_user(UserProfile(user_id=user))
     session = store.start_session(user)
@@ -65,7 +65,8 @@ def seed(store: FactorJournalStore, items: list[dict], user: str | None = None) 
             turn_id=turn,
             observed_at=said_at,
         )
-        change = store.record_inferences(user, [update], idempotency_key=f"{session}/{turn}", weigh=True)
+        settled = TurnContext(session_id=session, turn_id=turn, observed_at=said_at, answer=item["said"])
+        change = store.record_inferences(user, [update], turn=settled, idempotency_key=f"{session}/{turn}", weigh=True)
         [entry] = [e for e in change.entries if e.factor_id == item["expected"]]  # (a composite may be derived too)
         entries[item["said"]] = entry.entry_id
     return user, entries
@@ -290,6 +291,7 @@ def test_reembed_over_everyone_pages_through_people_and_resumes_after_one(databa
     for user in vectors.user_ids(after=people[0], page=1):
         vectors.reembed_user(user, WordLlamaEmbedder(), report)
     assert (report.people, report.missing, report.written) == (2, 2, 2)
+    assert (report.answers.missing, report.answers.written) == (2, 2)  # their answers' vectors too
     assert vectors_of(database, people[0]) == {} and len(vectors_of(database, people[2])) == 1
 
 

@@ -119,3 +119,27 @@ def test_an_answer_speaks_of_the_persons_own_value_as_the_pages_do():
     lines = OfflineComposer().compose_lines("Why?", QuestionContext(intent=intent, factors={"data_quality": item}))
     assert "(confidence 95%, yours)" in lines[0].plain and "user provided" not in lines[0].plain
     assert lines[1].phrases[-1].text == change.rationale  # its own phrase: it starts "User …"
+
+
+def test_words_that_fed_no_entry_are_cited_with_their_date_and_mark_and_never_said_to_be_unsaid():
+    from factor_journal.questions.composing import NOT_ASSESSED, _closing
+    from factor_journal.questions.context import UnassessedAnswer
+
+    said = "Every month our controller spends two days making the two reports agree."
+    unread = UnassessedAnswer(
+        date=datetime(2026, 3, 9, tzinfo=UTC), said=said, session_id="s1", turn_id="t1", similarity=0.41
+    )
+    context = QuestionContext(
+        intent=QuestionIntent(question_type="why_value"), found_by="none", unassessed_answers=[unread]
+    )
+    lines = OfflineComposer().compose_lines("Why does the month take so long to close?", context)
+    assert lines[0].plain == "I could not tell which factor or capability the question is about."
+    assert lines[-1].kind == "point" and lines[-1].plain == f"09 Mar 2026: “{said}” ({NOT_ASSESSED})"
+    closing = " ".join(line.plain for line in _closing(context, []))
+    assert f"the words above are {NOT_ASSESSED}" in closing and "so far speaks to it" not in closing
+    assert "every answer you gave, understood or not" in closing
+    own_words = context.model_copy(update={"intent": QuestionIntent(question_type="what_said")})
+    assert [line.kind for line in OfflineComposer().compose_lines("What did I say about it?", own_words)] == [
+        "sentence",
+        "point",
+    ]  # what they said, and nothing about a factor it names none of

@@ -31,3 +31,25 @@ def test_what_was_said_speaks_of_a_factor_in_the_catalogs_own_words(catalog):
     assert speaks_of(catalog, "budget_commitment", said)  # "budget approved"
     assert not speaks_of(catalog, "budget_commitment", "We approved the new supplier last week.")
     assert not speaks_of(catalog, "data_security", "The secretary opens it in the case-management software.")
+
+
+def test_an_answer_that_fed_entries_counts_as_a_hit_on_them_at_its_closest():
+    from datetime import UTC, datetime
+
+    from factor_journal.questions.search import with_answers
+    from factor_journal.repositories.vectors import AnswerHit, VectorHit
+
+    said = datetime(2026, 3, 9, tzinfo=UTC)
+    hits = [VectorHit("e1", "data_quality", 0.5), VectorHit("e2", "staff_capacity", 0.6)]
+    answers = [
+        AnswerHit("a1", "s", "t1", said, {"e1": "data_quality", "e3": "sensor_data"}, 0.3),  # closer than e1's own
+        AnswerHit("a2", "s", "t2", said, {"e2": "staff_capacity"}, 0.9),  # farther than e2's own: e2 stays at 0.6
+        AnswerHit("a3", "s", "t3", said, {}, 0.1),  # fed nothing: never a hit on an entry
+    ]
+    merged = with_answers(hits, answers)
+    assert [(h.entry_id, h.factor_id, h.distance) for h in merged] == [
+        ("e1", "data_quality", 0.3),
+        ("e3", "sensor_data", 0.3),
+        ("e2", "staff_capacity", 0.6),
+    ]
+    assert with_answers(hits, []) == hits

@@ -78,6 +78,8 @@ def _seed(db: firestore.Client, world: World) -> None:
         batch.set(db.document(f"{user}/factors/{FACTOR}/journal/{ids['entry']}"), {"new_value": 20})
         vector = {"user_id": uid, "entry_id": ids["entry"], "embedding": Vector([0.6, 0.8]), "embedding_model": "m"}
         batch.set(db.document(f"{user}/journal_vectors/{ids['entry']}"), vector)
+        answer = {"user_id": uid, "turn_id": ids["turn"], "embedding": Vector([0.8, 0.6]), "embedding_model": "m"}
+        batch.set(db.document(f"{user}/answer_vectors/{ids['answer']}"), answer)
         batch.set(db.document(f"{user}/conversations/{ids['session']}"), {"session_id": ids["session"]})
         turn = {"role": "assistant", "text": "How is your data quality?", "created_at": created}
         batch.set(db.document(f"{user}/conversations/{ids['session']}/turns/{ids['turn']}"), turn)
@@ -93,7 +95,9 @@ def _world(trigger_client: firestore.Client) -> World:
         people = dict(zip(PEOPLE, pool.map(sign_up, PEOPLE), strict=True))
     suffix = uuid.uuid4().hex[:10]
     orgs = {"A": f"org-a-{suffix}", "B": f"org-b-{suffix}"}
-    ids = {key: f"{key}-{uuid.uuid4().hex[:10]}" for key in ("session", "turn", "entry", "link", "mail", "misc")}
+    ids = {
+        key: f"{key}-{uuid.uuid4().hex[:10]}" for key in ("session", "turn", "entry", "answer", "link", "mail", "misc")
+    }
     ids |= {"day": DAY, "other_day": OTHER_DAY, "factor": FACTOR, "other_factor": OTHER_FACTOR}
     world = World(people=people, orgs=orgs, ids=ids)
     _seed(trigger_client, world)

@@ -166,7 +166,7 @@ class World:
         """``template`` with ``{owner}`` (that person's uid), ``{<person>}`` uids and the seeded ids.
 
         ``{org_a}``/``{org_b}``, ``{day}``, ``{other_day}``, ``{factor}``, ``{other_factor}``,
-        ``{session}``, ``{turn}``, ``{entry}``, ``{link}``, ``{mail}``, ``{misc}``, and ``{fresh}``
+        ``{session}``, ``{turn}``, ``{entry}``, ``{answer}``, ``{link}``, ``{mail}``, ``{misc}``, and ``{fresh}``
         (a new uuid on every call).
         """
         values = {name: self.uid(name) for name in self.people}

@@ -73,16 +73,17 @@ def test_every_owner_reads_their_own(world: World, template: str) -> None:
 
 
 def test_nobody_reads_the_embeddings_of_what_was_said(world: World) -> None:
-    """A journal entry's vector is server-only: not even the person whose words it embeds reads it (their
-    journal entry, beside it, they do read), nor lists them."""
+    """A journal entry's vector and an answer's are server-only: not even the person whose words they embed reads
+    them (their journal entry and their turn, beside them, they do read), nor lists them."""
     for owner in ("alice", "amir", "bob"):
-        vector = world.path("users/{owner}/journal_vectors/{entry}", owner=owner)
         entry = world.path("users/{owner}/factors/{factor}/journal/{entry}", owner=owner)
         assert outcome(world[owner].read(entry)) == ALLOWED
-        for reader in (owner, "mona", "signed-out"):
-            assert outcome(world[reader].read(vector)) == DENIED, f"{reader} reading {vector}"
-        listing = world.path("users/{owner}/journal_vectors", owner=owner)
-        assert outcome(world[owner].list(listing)) == DENIED, f"{owner} listing {listing}"
+        for collection, document in (("journal_vectors", "{entry}"), ("answer_vectors", "{answer}")):
+            vector = world.path(f"users/{{owner}}/{collection}/{document}", owner=owner)
+            for reader in (owner, "mona", "signed-out"):
+                assert outcome(world[reader].read(vector)) == DENIED, f"{reader} reading {vector}"
+            listing = world.path(f"users/{{owner}}/{collection}", owner=owner)
+            assert outcome(world[owner].list(listing)) == DENIED, f"{owner} listing {listing}"
 
 
 # --- Clients never write what the functions own -----------------------------------------------
@@ -115,6 +116,7 @@ TARGETS = [
     ),
     Target("session", "users/{owner}/conversations/{session}", "users/{owner}/conversations/{fresh}"),
     Target("journal vector", "users/{owner}/journal_vectors/{entry}", "users/{owner}/journal_vectors/{fresh}"),
+    Target("answer vector", "users/{owner}/answer_vectors/{answer}", "users/{owner}/answer_vectors/{fresh}"),
     Target("organisation", "organisations/{org_a}", "organisations/org-{fresh}"),
     Target("roll-up shard", "organisations/{org_a}/rollup/shard-00", "organisations/{org_a}/rollup/shard-01"),
     Target("daily figures", "organisations/{org_a}/daily/{day}", "organisations/{org_a}/daily/{other_day}"),

@@ -20,6 +20,7 @@ from factor_journal.questions.context import (
     DEFAULT_BUDGET_TOKENS,
     Citation,
     QuestionContext,
+    UnassessedAnswer,
     assessment_now,
     citations,
     gather_context,
@@ -38,8 +39,10 @@ FOUND_BY_TEXT = {
     "recent": "what changed in the time the question asks about (it names no factor: every factor updated since)",
     "none": "nothing: the question names no factor and nothing close to it was found",
     "nearby": "a search of your own journal by meaning for what you said nearest to it, recorded under another factor",
+    "answers": "a search by meaning of every answer you gave, understood or not",
 }
-"""A factor's status as the person reads it on every page ("yours", not "user provided": ``dashboard/labels.py``)."""
+NOT_ASSESSED = "not part of the assessment yet"
+"""The mark of an answer cited as the person's words because it fed no journal entry."""
 
 
 class Phrase(BaseModel):
@@ -84,6 +87,7 @@ class Answer(BaseModel):
     intent: QuestionIntent
     composer: str
     found_by: FoundBy = "names"
+    unassessed_answers: list[UnassessedAnswer] = Field(default_factory=list)  # cited as the person's words
 
 
 class AnswerComposer(Protocol):
@@ -169,11 +173,11 @@ class OfflineComposer:
                     rests = ", ".join(str(context.dependencies[d]["name"]) for d in dependents)
                     lines.append(_line("sentence", f"It rests on {rests}."))
         if intent.question_type == "standing":
-            return lines + _where_to_start(context)
+            return lines + _where_to_start(context) + _unassessed(context)
         if intent.question_type == "what_said" or context.found_by in ("journal", "nearest"):
             lines.extend(_own_words(context))
-            if intent.question_type == "what_said" and lines:
-                return lines
+            if intent.question_type == "what_said" and (lines or context.unassessed_answers):
+                return lines + _unassessed(context)
         for item in context.factors.values():
             if intent.question_type in ("why_value", "status", "what_changed") or item.latest_change:
                 status = status_words(item.status)
@@ -196,7 +200,7 @@ class OfflineComposer:
                 lines.append(_line("sentence", f"Low factors it depends on: {named}."))
         if not lines and context.found_by != "recent":  # (nothing changed in the time asked about: said so after)
             lines.append(_line("sentence", "I could not tell which factor or capability the question is about."))
-        return lines
+        return lines + _unassessed(context)
 
 
 def _standing(context: QuestionContext) -> list[AnswerLine]:
@@ -263,17 +267,16 @@ def _own_words(context: QuestionContext) -> list[AnswerLine]:
     if not matched:
         return []
     lines = [_line("sentence", "From what you said (found in your journal by meaning):")]
-    for citation in matched:
-        words = citation.said or citation.rationale
-        lines.append(
-            _line(
-                "point",
-                f"{_date(citation.date)}: “{words}” (read as ",
-                (citation.factor_name,),
-                f", {citation.change})",
-            )
-        )
-    return lines
+    return lines + [_said_point(citation, "read as") for citation in matched]
+
+
+def _said_point(citation: Citation, filed: str) -> AnswerLine:
+    """A point quoting what the person said, dated, with the factor it was ``filed`` ("read as", "recorded under")
+    and its change."""
+    words = citation.said or citation.rationale
+    return _line(
+        "point", f"{_date(citation.date)}: “{words}” ({filed} ", (citation.factor_name,), f", {citation.change})"
+    )
 
 
 def _nearby(context: QuestionContext) -> list[AnswerLine]:
@@ -290,15 +293,19 @@ def _nearby(context: QuestionContext) -> list[AnswerLine]:
             "(found in your journal by meaning):",
         )
     ]
-    for citation in nearby:
-        lines.append(
-            _line(
-                "point",
-                f"{_date(citation.date)}: “{citation.said or citation.rationale}” (recorded under ",
-                (citation.factor_name,),
-                f", {citation.change})",
-            )
-        )
+    return lines + [_said_point(citation, "recorded under") for citation in nearby]
+
+
+def _unassessed(context: QuestionContext) -> list[AnswerLine]:
+    """What the person said close to the question that fed no journal entry: their words with the date, each
+    marked as not part of the assessment yet."""
+    if not context.unassessed_answers:
+        return []
+    lines = [
+        _line("sentence", "What you said that is not part of the assessment yet (found among your answers by meaning):")
+    ]
+    for answer in context.unassessed_answers:
+        lines.append(_line("point", f"{_date(answer.date)}: “{answer.said}” ({NOT_ASSESSED})"))
     return lines
 
 
@@ -317,10 +324,11 @@ def _from_when(intent: QuestionIntent) -> list[AnswerLine]:
 
 def _composed(composer: AnswerComposer, question: str, context: QuestionContext) -> list[AnswerLine]:
     """The composer's answer laid out: the offline composer's lines as they are, a model's plain text one sentence
-    line per line it wrote."""
+    line per line it wrote, then the answers not part of the assessment yet, each with its mark."""
     if isinstance(composer, OfflineComposer):
         return composer.compose_lines(question, context)
-    return [_line("sentence", line) for line in composer.compose(question, context).splitlines() if line.strip()]
+    written = [_line("sentence", line) for line in composer.compose(question, context).splitlines() if line.strip()]
+    return written + _unassessed(context)
 
 
 def _closing(context: QuestionContext, evidence: Sequence[Citation]) -> list[AnswerLine]:
@@ -329,6 +337,14 @@ def _closing(context: QuestionContext, evidence: Sequence[Citation]) -> list[Ans
     lines = []
     if not evidence and context.intent.about_a_time:
         lines.append(_line("sentence", "Nothing was recorded since then."))
+    elif not evidence and context.unassessed_answers:
+        lines.append(
+            _line(
+                "sentence",
+                "There is no journal evidence for this yet: nothing understood from what you said speaks to it, and "
+                f"the words above are {NOT_ASSESSED}.",
+            )
+        )
     elif not evidence:
         lines.append(
             _line(
@@ -339,6 +355,8 @@ def _closing(context: QuestionContext, evidence: Sequence[Citation]) -> list[Ans
     found = FOUND_BY_TEXT[context.found_by]
     if context.nearby_under_other_factors:
         found += f" and, as nothing is recorded under it yet, {FOUND_BY_TEXT['nearby']}"
+    if context.unassessed_answers:
+        found += f"; and {FOUND_BY_TEXT['answers']}"
     lines.append(_line("sentence", f"Found by: {found}."))
     return lines
 
@@ -377,4 +395,5 @@ def answer_question(
         intent=found.intent,
         composer=composer.name,
         found_by=found.found_by,
+        unassessed_answers=context.unassessed_answers,
     )

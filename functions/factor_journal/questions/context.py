@@ -3,14 +3,15 @@
 The current state, latest change, history and dependencies of the factors the question is about (found by
 ``questions.search``), in that priority order within the budget (``build_context``); for factors with nothing
 recorded under them, what the person said near them under other factors; for a question about the whole, where
-the assessment stands (``gather_context``); and the dated journal evidence the answer cites (``citations``).
+the assessment stands, and the person's answers close to the question that are not part of the assessment yet
+(``gather_context``); and the dated journal evidence the answer cites (``citations``).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from datetime import datetime
+from datetime import UTC, datetime
 
 from pydantic import BaseModel, Field
 
@@ -27,6 +28,7 @@ from factor_journal.questions.search import (
     Found,
     FoundBy,
     Matches,
+    Unread,
     resolve_embedder,
     said_nearby,
 )
@@ -56,6 +58,17 @@ class Citation(BaseModel):
     entry_id: str | None = None
     said: str = ""  # the person's own words in the entry (the analysed turn), when it has them
     similarity: float | None = None  # for an entry found by the journal search: how close to the question
+
+
+class UnassessedAnswer(BaseModel):
+    """An answer the person gave that fed no journal entry, so is not part of the assessment yet, found by meaning:
+    their words with the date, and where it was given (the conversation page shows it there)."""
+
+    date: datetime
+    said: str
+    session_id: str
+    turn_id: str
+    similarity: float
 
 
 class FactorContext(BaseModel):
@@ -94,6 +107,8 @@ class QuestionContext(BaseModel):
     # For factors with nothing recorded under them: what the person said nearest to them, recorded under other
     # factors (``said_nearby``), nearest first
     nearby_under_other_factors: list[Citation] = Field(default_factory=list)
+    # What the person said close to the question that is not part of the assessment yet, nearest first
+    unassessed_answers: list[UnassessedAnswer] = Field(default_factory=list)
     estimated_tokens: int = 0
     budget_tokens: int = DEFAULT_BUDGET_TOKENS
     truncated: bool = False
@@ -154,6 +169,18 @@ def cite_entry(graph: FactorGraph, entry: JournalEntry, similarity: float | None
         entry_id=entry.entry_id,
         said=clip(said, EXCERPT_CHARS * 2),
         similarity=None if similarity is None else round(similarity, 3),
+    )
+
+
+def cite_answer(unread: Unread) -> UnassessedAnswer:
+    """An answer that fed no entry as an answer cites it: the person's words, cut for the answer, and its date."""
+    hit = unread.hit
+    return UnassessedAnswer(
+        date=hit.said_at or datetime.now(UTC),
+        said=clip(" ".join(unread.words.split()), EXCERPT_CHARS * 2),
+        session_id=hit.session_id,
+        turn_id=hit.turn_id,
+        similarity=round(hit.similarity, 3),
     )
 
 
@@ -288,7 +315,7 @@ def gather_context(
     """The context of what was found (``build_context``): for a question about a time, only factors with an entry
     in it; for factors with nothing recorded under them, what the person said near them under other factors
     (``said_nearby``), before an answer says nothing said speaks to them; for a question about the whole, where
-    the assessment stands."""
+    the assessment stands; and the answers found close to the question that are not part of the assessment yet."""
     intent = found.intent
     context = build_context(store, user_id, intent, summary, budget_tokens, matched=found.matched)
     context.found_by = found.found_by
@@ -302,4 +329,5 @@ def gather_context(
             context.nearby_under_other_factors = [cite_entry(store.graph, entry, sim) for entry, sim in nearby]
     if intent.question_type == "standing":
         context.standing = standing_of(summary, found.in_place_of_nothing)
+    context.unassessed_answers = [cite_answer(unread) for unread in found.unread]
     return context

@@ -4,8 +4,9 @@ When the question names no factor (``find_factors``): the whole assessment for a
 in a time for a question about one, else a **second chance by meaning** (``semantic_factors``): the catalog's
 factors ranked against the question by the embedded model (the extractor's own detector), and the person's own
 journal searched by similarity (``find_nearest`` pre-filtered to the person, ``repositories.vectors``); the factors
-of the entries found are the ones the answer is about.  For factors with nothing recorded under them, what the
-person said near them under other factors (``said_nearby``).  Every answer says which path found its evidence
+of the entries found are the ones the answer is about; the person's answers are searched too, so an answer the
+reader understood nothing from is found as well (``unread_answers``).  For factors with nothing recorded under them,
+what the person said near them under other factors (``said_nearby``).  Every answer says which path found its evidence
 (``FoundBy``).
 """
 
@@ -19,7 +20,7 @@ from factor_journal.catalog import Catalog
 from factor_journal.embedding import Embedder, EmbeddingError, default_embedder, spoken_lines
 from factor_journal.models import AssessmentSummary, JournalEntry
 from factor_journal.questions.intent import QuestionIntent, about_the_whole_intent, question_topic
-from factor_journal.repositories.vectors import VectorHit
+from factor_journal.repositories.vectors import AnswerHit, VectorHit
 from factor_journal.store import FactorJournalStore
 from factor_journal.vocabulary import content_words, factor_vocabulary
 
@@ -45,14 +46,34 @@ def resolve_embedder(embedder: EmbedderChoice) -> Embedder | None:
     return default_embedder() if embedder == "default" else embedder
 
 
+class Unread(NamedTuple):
+    """An answer the person gave that fed no journal entry (not part of the assessment yet), found by meaning: the
+    search's hit (where, when, how close) and the person's words."""
+
+    hit: AnswerHit
+    words: str
+
+
+class ByMeaning(NamedTuple):
+    """What the second chance by meaning found: the factors, how, the entries found for them (with their
+    similarity), and the answers close to the question that fed no entry."""
+
+    factors: list[str]
+    found_by: FoundBy
+    matched: Matches
+    unread: list[Unread]
+
+
 class Found(NamedTuple):
     """What the answer is about: the intent with its factors, how they were found, the entries the journal search
-    found for them (with their similarity), and whether the whole assessment stands in place of nothing found."""
+    found for them (with their similarity), whether the whole assessment stands in place of nothing found, and
+    the person's answers close to the question that are not part of the assessment yet."""
 
     intent: QuestionIntent
     found_by: FoundBy
     matched: Matches
     in_place_of_nothing: bool = False
+    unread: Sequence[Unread] = ()
 
 
 def find_factors(
@@ -72,6 +93,7 @@ def find_factors(
     chosen: list[str] = []
     found_by: FoundBy = "names"
     matched: Matches = {}
+    unread: list[Unread] = []
     if intent.question_type == "standing":  # "why are we stuck?", "why can't we do anything yet?"
         intent, chosen = about_the_whole_intent(intent, summary)
         found_by = "standing"
@@ -85,7 +107,7 @@ def find_factors(
         ]
         found_by = "recent"
     elif question:
-        chosen, found_by, matched = semantic_factors(
+        chosen, found_by, matched, unread = semantic_factors(
             store,
             user_id,
             question,
@@ -101,7 +123,7 @@ def find_factors(
         found_by, in_place_of_nothing = "standing", True
     elif not chosen and intent.question_type != "standing" and found_by != "recent":
         found_by = "none"  # (about the whole, with nothing blocked: still so; nothing changed since: said so)
-    return Found(intent.model_copy(update={"factor_ids": chosen}), found_by, matched, in_place_of_nothing)
+    return Found(intent.model_copy(update={"factor_ids": chosen}), found_by, matched, in_place_of_nothing, unread)
 
 
 def rank_catalog(catalog: Catalog, question: str) -> tuple[list[tuple[str, float]], float]:
@@ -164,41 +186,79 @@ def semantic_factors(
     embedder: Embedder | None,
     own_words: bool,
     rather_than_nothing: bool = False,
-) -> tuple[list[str], FoundBy, Matches]:
-    """The second chance for a question that names no factor: (factors, how they were found, the entries the
-    journal search found for them with their similarity).  First the catalog's factors ranked against the
-    question; then the person's own entries nearest to it (``find_nearest`` pre-filtered to the person and the
-    running model); the factors of the entries found, each weighed with the catalog's likelihood
-    (``choose_factors``).  When the journal holds nothing close, the catalog's likeliest factor if the
-    detector finds it likely (found by ``catalog``); else, when the question would otherwise be answered with the
-    whole assessment (``rather_than_nothing``), the person's entries nearest to it down to ``WEAK_SIMILARITY`` whose
-    factor the catalog ranks among its ``CORROBORATING_RANKS`` likeliest (two weak readings that agree are more
-    likely about the question than the assessment as a whole; found by ``nearest``, shown with their
-    similarity); else nothing (``none``)."""
+) -> ByMeaning:
+    """The second chance for a question that names no factor.  First the catalog's factors ranked against the
+    question; then what the person said nearest to it (``find_nearest`` pre-filtered to the person and the running
+    model), in their journal and among their answers: those that fed no entry, or for a question about their own
+    words all of them, an answer that fed entries counting as a hit on those entries (``with_answers``: its words
+    whole, where an entry's excerpt keeps 240 characters); the factors of the entries found, each weighed with the
+    catalog's likelihood (``choose_factors``).  When the journal holds nothing close, the catalog's likeliest
+    factor if the detector finds it likely (found by ``catalog``); else, when the question would otherwise be
+    answered with the whole assessment (``rather_than_nothing``), the person's entries nearest to it down to
+    ``WEAK_SIMILARITY`` whose factor the catalog ranks among its ``CORROBORATING_RANKS`` likeliest (two weak
+    readings that agree are more likely about the question than the assessment as a whole; found by ``nearest``,
+    shown with their similarity); else nothing (``none``).  Whatever was found, the answers close to the question
+    that fed no entry (``unread_answers``), when they are close to it and about as close as what was understood
+    nearest to it or closer (a near tie: a loosely related answer is not cited beside a close entry)."""
     topic = question_topic(question)
     ranked, floor = rank_catalog(store.catalog, topic)
     likelihood = dict(ranked)
     hits: list[VectorHit] = []
+    answers: list[AnswerHit] = []
     if embedder is not None:
         try:
-            hits = store.vectors.nearest(user_id, embedder.embed_query(topic), embedder.model_id, SEARCH_LIMIT)
+            query = embedder.embed_query(topic)
+            hits = store.vectors.nearest(user_id, query, embedder.model_id, SEARCH_LIMIT)
+            # "what did I say about …": every answer, its words whole counting for the entries it fed; otherwise
+            # only the answers that fed none (the others are found through their entries)
+            limit = SEARCH_LIMIT if own_words else MATCHES_PER_FACTOR
+            answers = store.vectors.answers.nearest(user_id, query, embedder.model_id, limit, unread_only=not own_words)
         except EmbeddingError as error:
             log.warning("journal search unavailable (%s): the catalog's ranking only", error)
+    if own_words:
+        hits = with_answers(hits, answers)
+    closest = max((hit.similarity for hit in hits), default=0.0)  # what was understood nearest to the question
+    unread = unread_answers(store, user_id, answers, max(MIN_SIMILARITY, closest - NEAR_TIE))
     pairs = [(hit.factor_id, hit.similarity) for hit in hits]
     cited, found = _entries_found(store, user_id, hits, choose_factors(pairs, likelihood, own_words=own_words))
     if cited:
-        return cited, "journal", found
+        return ByMeaning(cited, "journal", found, unread)
     likely = [fid for fid, p in ranked[:1] if p >= floor and not store.catalog.factor(fid).is_composite]
     if likely:
-        return likely, "catalog", {}
+        return ByMeaning(likely, "catalog", {}, unread)
     if rather_than_nothing:
         corroborated = {fid for fid, _ in ranked[:CORROBORATING_RANKS]}
         weak = [(fid, similarity) for fid, similarity in pairs if fid in corroborated]
         chosen = choose_factors(weak, likelihood, own_words=own_words, min_similarity=WEAK_SIMILARITY)
         cited, found = _entries_found(store, user_id, hits, chosen)
         if cited:
-            return cited, "nearest", found
-    return [], "none", {}
+            return ByMeaning(cited, "nearest", found, unread)
+    return ByMeaning([], "none", {}, unread)
+
+
+def with_answers(hits: Sequence[VectorHit], answers: Sequence[AnswerHit]) -> list[VectorHit]:
+    """The journal search's hits with the answers that fed entries counted as hits on those entries, each entry at
+    its closest, nearest first: an answer is cited through the entries it fed.  Pure."""
+    closest: dict[str, VectorHit] = {}
+    found = [*hits, *(VectorHit(eid, fid, a.distance) for a in answers for eid, fid in a.entries.items())]
+    for hit in found:
+        if hit.entry_id not in closest or hit.distance < closest[hit.entry_id].distance:
+            closest[hit.entry_id] = hit
+    return sorted(closest.values(), key=lambda hit: (hit.distance, hit.entry_id))
+
+
+def unread_answers(
+    store: FactorJournalStore,
+    user_id: str,
+    answers: Sequence[AnswerHit],
+    min_similarity: float = MIN_SIMILARITY,
+    limit: int = MATCHES_PER_FACTOR,
+) -> list[Unread]:
+    """The answers close to the question (at least ``min_similarity``) that fed no journal entry, nearest first, at
+    most ``limit``, with the person's words (read from their turns; none read when none is close)."""
+    close = [answer for answer in answers if not answer.entries and answer.similarity >= min_similarity][:limit]
+    words = store.vectors.answers.words(user_id, close) if close else {}
+    return [Unread(answer, words[answer.answer_id]) for answer in close if answer.answer_id in words]
 
 
 def _entries_found(

@@ -29,7 +29,14 @@ from google.cloud.firestore_v1.field_path import FieldPath
 
 from factor_journal.catalog import Catalog
 from factor_journal.documents import ExtractionOutcome, SessionDocument
-from factor_journal.embedding import Embedder, EmbeddingError, default_embedder, entry_said, said_text
+from factor_journal.embedding import (
+    Embedder,
+    EmbeddingError,
+    answer_said,
+    default_embedder,
+    entry_said,
+    said_text,
+)
 from factor_journal.errors import InvalidInputError, UnknownUserError
 from factor_journal.folding import Reading
 from factor_journal.graph import FactorGraph
@@ -55,7 +62,7 @@ from factor_journal.repositories.client import CountedClient, Repository, run_tr
 from factor_journal.repositories.journal import JournalReads
 from factor_journal.repositories.locks import CommitLeases
 from factor_journal.repositories.paths import SUMMARY_FIELD, Paths
-from factor_journal.repositories.vectors import JournalVectors
+from factor_journal.repositories.vectors import Answered, JournalVectors
 from factor_journal.rollup import person_row, shard_of, snapshot_document
 
 log = logging.getLogger(__name__)
@@ -129,14 +136,18 @@ class FactorChanges(Repository):
     def embedder(self, embedder: Embedder | None) -> None:
         self._embedder = embedder
 
-    def embed_said(self, readings: Sequence[Reading], words: Sequence[str]) -> dict[str, list[float]]:
+    def embed_said(
+        self, readings: Sequence[Reading], words: Sequence[str], answer: str | None = None
+    ) -> dict[str, list[float]]:
         """The vectors of what a change's entries will say, computed before its transaction (a model call never
-        runs inside one): the readings' answers and rationales, and a person's ``words`` (a correction's
-        reason).  An embedding failure loses nothing: the entries are written without vectors (logged) and
-        ``python -m factor_journal reembed`` fills them in."""
+        runs inside one): the readings' answers and rationales, a person's ``words`` (a correction's reason) and
+        the ``answer`` of the turn it settles (``embedding.answer_said``).  An embedding failure loses nothing: the
+        entries and the answer are written without vectors (logged) and ``python -m factor_journal reembed`` fills
+        them in."""
         embedder = self.embedder
         texts = [said_text(r.update.conversation_excerpt, r.update.rationale) for r in readings]
-        texts = list(dict.fromkeys(t for t in [*texts, *(said_text("", w) for w in words)] if t))
+        texts += [said_text("", w) for w in words] + [answer or ""]
+        texts = list(dict.fromkeys(t for t in texts if t))
         if embedder is None or not texts:
             return {}
         try:
@@ -163,7 +174,8 @@ class FactorChanges(Repository):
             raise InvalidInputError(f"user id must be a non-empty string without '/', got {user_id!r}")
         touched = touched_factors(self.graph, list(factor_ids))
         paths = self.paths
-        said_vectors = self.embed_said(list(readings), words)
+        answer = answer_said(turn.answer) if turn is not None else None
+        said_vectors = self.embed_said(list(readings), words, answer)
 
         @firestore.transactional
         def run(transaction: firestore.Transaction) -> ChangeResult:
@@ -227,6 +239,8 @@ class FactorChanges(Repository):
             repaired = read.session if read is not None and read.session_damage else None
             self._write(transaction, user_id, profile, plan, inputs.now, turn, repaired)
             self._write_vectors(transaction, plan.entries, said_vectors)
+            if turn is not None and answer is not None and plan.outcome is not None:
+                self._write_answer_vector(transaction, user_id, turn, answer, plan, said_vectors)
             return ChangeResult(entries=plan.entries, summary=plan.summary, guarded=tuple(plan.guarded))
 
         if turn is None:  # a person's decision or a direct write: serialised within this process only
@@ -260,6 +274,39 @@ class FactorChanges(Repository):
                 log.warning("journal entry %s of user %s has no vector yet: run reembed", entry.entry_id, entry.user_id)
                 continue
             self.vectors.write(transaction, entry, vector, embedder, said)
+
+    def _write_answer_vector(
+        self,
+        transaction: firestore.Transaction,
+        user_id: str,
+        turn: TurnContext,
+        said: str,
+        plan: ChangeSet,
+        said_vectors: dict[str, list[float]],
+    ) -> None:
+        """The vector of the person's answer in the turn this change settles, whatever became of it (read into
+        entries, nothing understood, refused by the screen), beside its outcome in the transaction, with the
+        entries it fed (none: not part of the assessment yet)."""
+        embedder, outcome = self.embedder, plan.outcome
+        if embedder is None or outcome is None:
+            return
+        vector = said_vectors.get(said)
+        if vector is None and embedder.local:  # in-process and cheap: no I/O inside the transaction
+            vector = embedder.embed_documents([said])[0]
+        if vector is None:
+            log.warning("answer %s of user %s has no vector yet: run reembed", turn.turn_id, user_id)
+            return
+        fed = set(outcome.entry_ids)
+        answer = Answered(
+            user_id=user_id,
+            session_id=turn.session_id,
+            turn_id=turn.turn_id,
+            said_at=turn.observed_at,
+            status=str(outcome.status),
+            screened=str(outcome.screened.kind) if outcome.screened else None,
+            entries={entry.entry_id: entry.factor_id for entry in plan.entries if entry.entry_id in fed},
+        )
+        self.vectors.answers.write(transaction, answer, vector, embedder, said)
 
     def _write(
         self,

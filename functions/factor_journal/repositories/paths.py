@@ -12,6 +12,8 @@ Per user (nothing is shared between users)::
     users/{uid}/locks/commit                              the user's commit lease (short-lived)
     users/{uid}/rate/{YYYY-MM-DD}                         turn counters for the rate limit
     users/{uid}/journal_vectors/{entry_id}                an entry's embedding (server-only, see vectors.py)
+    users/{uid}/answer_vectors/{answer_id}                an answer's embedding, understood or not (server-only,
+                                                          see answer_vectors.py)
 
 Per organisation::
 
@@ -37,6 +39,7 @@ LINK_COLLECTION = "resume_links"  # resume_links/{link_id}: link records
 MAIL_COLLECTION = "mail"  # mail/{id}: the Trigger Email extension's queue
 RUNS_COLLECTION = "nightly_runs"  # nightly_runs/{run}/tasks/{key}: nightly runs and their finished tasks
 VECTORS = "journal_vectors"  # users/{uid}/journal_vectors/{entry_id}: embeddings of what was said (server-only)
+ANSWER_VECTORS = "answer_vectors"  # users/{uid}/answer_vectors/{answer_id}: embeddings of answers (server-only)
 PRIVACY_LOG = "privacy_log"  # privacy_log/{subject}: erasures, by pseudonym
 
 
@@ -87,6 +90,12 @@ class Paths:
 
     def vector(self, user_id: str, entry_id: str) -> firestore.DocumentReference:
         return self.vectors(user_id).document(entry_id)
+
+    def answer_vectors(self, user_id: str) -> firestore.CollectionReference:
+        return self.user(user_id).collection(ANSWER_VECTORS)
+
+    def answer_vector(self, user_id: str, answer_id: str) -> firestore.DocumentReference:
+        return self.answer_vectors(user_id).document(answer_id)
 
     def organisation(self, org_id: str) -> firestore.DocumentReference:
         return self.client.collection(ORGANISATIONS).document(org_id)
