@@ -19,7 +19,8 @@ sweeper, and ``reprocess``) calls.  It promises:
 * A turn that is no evidence about this organisation today (hostile, about
   another organisation, a hypothetical, a deferral, a question back, a request
   to pause) is refused before extraction, whatever the extractor, with its kind
-  and reason kept on the outcome (``extraction.listening``, ``screened``).
+  and reason kept on the outcome (``extraction.listening``, ``screened``); a person who says such an answer was
+  about them after all (``store.lift_screen``) has it read again without that screen (``documents.LIFTABLE``).
 * Untrusted extractor output is screened (``screening``); the move bound and
   evidence weighing apply when each reading is folded in.
 """
@@ -34,7 +35,17 @@ from datetime import UTC, datetime, timedelta
 from factor_journal.candidates import select_candidates
 from factor_journal.catalog import Catalog
 from factor_journal.conversation import InvalidTurnError, Turn, format_excerpt, parse_turn
-from factor_journal.documents import DONE, AnalysisDetails, ExtractionOutcome, HeardReading, ScreenedTurn, TurnStatus
+from factor_journal.documents import (
+    DONE,
+    LIFTABLE,
+    AnalysisDetails,
+    ExtractionOutcome,
+    HeardReading,
+    ScreenedTurn,
+    ScreenLift,
+    TornReading,
+    TurnStatus,
+)
 from factor_journal.errors import FactorJournalError, UnknownUserError
 from factor_journal.extraction.base import (
     CandidateFactor,
@@ -43,6 +54,7 @@ from factor_journal.extraction.base import (
     ExtractionRequest,
     ExtractionResult,
     Extractor,
+    ProposedUpdate,
 )
 from factor_journal.extraction.listening import screen_turn
 from factor_journal.extraction.quotes import quote_for
@@ -51,7 +63,7 @@ from factor_journal.models import AssessmentSummary, FactorState, InferredUpdate
 from factor_journal.planner import TurnContext
 from factor_journal.repositories.locks import CommitBusyError
 from factor_journal.repositories.people import Claim, TurnRef
-from factor_journal.screening import Screened, screen
+from factor_journal.screening import Screened, screen, screen_torn
 from factor_journal.settings import Settings, settings
 from factor_journal.store import FactorJournalStore
 
@@ -79,6 +91,7 @@ class TurnReading:
     candidates: list[CandidateFactor]
     result: ExtractionResult
     screened: Screened
+    torn: list[list[ProposedUpdate]] = field(default_factory=list)  # what the reader could not choose between
 
 
 def read_turn(
@@ -90,19 +103,26 @@ def read_turn(
 ) -> TurnReading:
     """Read one turn as the pipeline does, without Firestore (``request`` without candidates: they are chosen
     here).  A turn a careful listener would not take as evidence about this organisation today is refused
-    before any extractor reads it (no model call).  Candidates come from the conversation alone (the turn and
-    the question it answers, the last assistant turn of ``request.recent``) and the factors' states; the
-    extractor's output is screened against them."""
+    before any extractor reads it (no model call), unless its person lifted that screen
+    (``request.screen_lifted``: a reason of ``documents.LIFTABLE``).  Candidates come from the conversation alone
+    (the turn and the question it answers, the last assistant turn of ``request.recent``) and the factors' states;
+    the extractor's output (its readings, and those it could not choose between) is screened against them."""
     previous_question = next((t.text for t in reversed(request.recent) if t.role == "assistant"), "")
+    lifted = request.screen_lifted
     refused = screen_turn(request.text)
+    if refused is not None and lifted and refused.kind in LIFTABLE:
+        refused = None  # the person said it was about them
     if refused is not None:
         candidates: list[CandidateFactor] = []
         result = ExtractionResult(raw_updates=[], extractor=extractor.name, rejected=[refused.reason])
     else:
-        candidates = select_candidates(catalog, graph, request.text, previous_question, factors)
+        candidates = select_candidates(catalog, graph, request.text, previous_question, factors, lifted=lifted)
         result = extractor.extract(request.model_copy(update={"candidates": candidates}))  # the one model call
     allowed = {c.factor_id for c in candidates} if extractor.name != "offline" else None
-    return TurnReading(refused, candidates, result, screen(result.raw_updates, catalog, allowed))
+    screened = screen(result.raw_updates, catalog, allowed)
+    torn, dropped = screen_torn(result.torn, catalog, screened.accepted, allowed)
+    screened.rejected += dropped
+    return TurnReading(refused, candidates, result, screened, torn)
 
 
 class TurnProcessor:
@@ -147,11 +167,13 @@ class TurnProcessor:
             return self._settle(ref, claim, TurnStatus.invalid, f"invalid turn: {error}", "invalid_input")
         if turn.role == "assistant":
             return self._settle(ref, claim, TurnStatus.context, None, None)
+        lift = ScreenLift.of(claim.data)  # a screen its person lifted ("It was about us"): read without it
         try:
             summary = self.store.summary(user_id)
             if summary is None:  # before counting: nothing is written about a person who does not exist
                 raise UnknownUserError(user_id)
-            if self.enforce_rate_limits and claim.outcome.attempts == 1 and not force:
+            # a turn read again at its person's word (its screen lifted) was counted once already
+            if self.enforce_rate_limits and claim.outcome.attempts == 1 and not force and lift is None:
                 counted = self.store.ledger.count(ref, turn.created_at, now)
                 if counted is None:
                     return TurnOutcome("missing")  # deleted meanwhile (its person erased)
@@ -165,7 +187,7 @@ class TurnProcessor:
                     return self._settle(
                         ref, claim, TurnStatus.rate_limited, f"over the limit of {limit}", "rate_limited"
                     )
-            outcome = self._analyse(ref, turn, summary)
+            outcome = self._analyse(ref, turn, summary, lift)
         except (UnknownUserError, InvalidTurnError) as error:
             return self._settle(ref, claim, TurnStatus.invalid, str(error), "invalid_input")
         except ExtractionError as error:
@@ -204,7 +226,7 @@ class TurnProcessor:
                 ),
             )
 
-    def _analyse(self, ref: TurnRef, turn: Turn, summary: AssessmentSummary) -> TurnOutcome:
+    def _analyse(self, ref: TurnRef, turn: Turn, summary: AssessmentSummary, lift: ScreenLift | None) -> TurnOutcome:
         user_id, session_id = ref.user_id, ref.session_id
         session = self.store.session_data(user_id, session_id)
         if session is None:
@@ -217,6 +239,7 @@ class TurnProcessor:
             turn_id=turn.turn_id,
             text=turn.text,
             recent=[ExchangeTurn(role=t.role, text=t.text, created_at=t.created_at) for t in recent],
+            screen_lifted=lift is not None,
         )
         reading = read_turn(self.extractor, catalog, graph, request, summary.factors)
         refused, candidates, result, screened = reading.refused, reading.candidates, reading.result, reading.screened
@@ -249,16 +272,11 @@ class TurnProcessor:
                 response_tokens=result.response_tokens,
                 candidates=[c.factor_id for c in candidates],
                 rejected=rejected[:60],
-                readings=[
-                    HeardReading(
-                        factor_id=proposal.factor_id,
-                        value=proposal.value,
-                        confidence=proposal.confidence,
-                        quote=quote_for(turn.text, proposal.quote, catalog.factor(proposal.factor_id)),
-                    )
-                    for proposal in screened.accepted
-                ],
+                readings=[heard(catalog, turn.text, proposal) for proposal in screened.accepted],
                 screened=refused,
+                ranking=[fid for fid in result.ranking if catalog.has_factor(fid)][:8],
+                torn=[TornReading(options=[heard(catalog, turn.text, o) for o in options]) for options in reading.torn],
+                lifted=lift.kind if lift is not None else None,
             ),
         )
         change = self.store.record_inferences(
@@ -321,6 +339,16 @@ class TurnProcessor:
         )
         self.store.ledger.record_failure(ref, claim.outcome.claim_id, outcome)  # lists it when exhausted
         return TurnOutcome(str(outcome.status), error=error)
+
+
+def heard(catalog: Catalog, answer: str, proposal: ProposedUpdate) -> HeardReading:
+    """A screened reading as the say-back keeps it: its quote always the answer's own words (``quote_for``)."""
+    return HeardReading(
+        factor_id=proposal.factor_id,
+        value=proposal.value,
+        confidence=proposal.confidence,
+        quote=quote_for(answer, proposal.quote, catalog.factor(proposal.factor_id)),
+    )
 
 
 def _not_claimed(claim: Claim) -> TurnOutcome:
