@@ -69,7 +69,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("entry points: the functions' runtime and the command line", _modules("runtime cli __main__")),
     (
         "tools: eval, training, catalog check",
-        {TOOLS.name} | _modules("evaluate train catalog_check screen_check browser", TOOLS.name),
+        {TOOLS.name} | _modules("evaluate torn_margin train catalog_check screen_check browser", TOOLS.name),
     ),
 )
 

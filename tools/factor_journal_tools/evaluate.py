@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from factor_journal.catalog.models import Catalog, band_of, load_catalog
+from factor_journal_tools.torn_margin import choose_margin, torn_curve, torn_section
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO / "eval" / "corpus"
@@ -201,9 +202,11 @@ class TurnRecord:
     error: str | None = None
     extractor_ms: float | None = None
     screened: str | None = None  # the kind the pipeline refused the turn as (``turn.extraction.screened``)
+    torn: int = 0  # questions the turn's outcome asks instead of readings (``turn.extraction.torn``)
     # every reading the semantic reader made of the turn among the candidates, abstained or not:
     # (factor_id, value, score, stated confidence), for the abstention trade-off curve
     readings: list[tuple[str, float, float, float]] = field(default_factory=list)
+    read: list[Any] = field(default_factory=list)  # the same readings as the reader made them (``semantic.Reading``)
 
 
 class TimedExtractor:
@@ -215,6 +218,7 @@ class TimedExtractor:
         self.last_ms: float | None = None
         self.last_updates: list[Any] = []
         self.last_readings: list[tuple[str, float, float, float]] = []
+        self.last_read: list[Any] = []
 
     def extract(self, request: Any) -> Any:
         started = time.perf_counter()
@@ -223,10 +227,12 @@ class TimedExtractor:
         finally:
             self.last_ms = (time.perf_counter() - started) * 1000
         self.last_updates = list(result.raw_updates)
-        self.last_readings = self._readings(request)
+        self.last_read = self._read(request)
+        model: Any = getattr(getattr(self.inner, "reader", None), "model", None)  # set whenever there are readings
+        self.last_readings = [(r.factor_id, r.value, r.score, model.stated_confidence(r.score)) for r in self.last_read]
         return result
 
-    def _readings(self, request: Any) -> list[tuple[str, float, float, float]]:
+    def _read(self, request: Any) -> list[Any]:
         """Every reading of the semantic reader (abstained ones too) among the request's candidates, as the
         pipeline would screen them; none for another extractor."""
         reader = getattr(self.inner, "reader", None)
@@ -236,11 +242,7 @@ class TimedExtractor:
         if request.recent and request.recent[-1].role != "assistant":
             question = ""  # the user spoke last: no question is being answered (as the extractor reads it)
         allowed = {c.factor_id for c in request.candidates}
-        return [
-            (r.factor_id, r.value, r.score, reader.model.stated_confidence(r.score))
-            for r in reader.readings(question, request.text)
-            if r.factor_id in allowed
-        ]
+        return [r for r in reader.readings(question, request.text) if r.factor_id in allowed]
 
 
 def run_turn(store: Any, processor: Any, extractor: TimedExtractor, turn: CorpusTurn, run_id: str) -> TurnRecord:
@@ -248,7 +250,7 @@ def run_turn(store: Any, processor: Any, extractor: TimedExtractor, turn: Corpus
     from factor_journal.models import UserProfile
 
     record = TurnRecord(turn.id, turn.kind, turn.tags, dict(turn.expected))
-    extractor.last_ms, extractor.last_updates, extractor.last_readings = None, [], []
+    extractor.last_ms, extractor.last_updates, extractor.last_readings, extractor.last_read = None, [], [], []
     try:
         user_id = f"eval-{run_id}-{turn.id}"[:120]
         store.register_user(UserProfile(user_id=user_id, display_name=f"eval {turn.id}"))
@@ -260,9 +262,11 @@ def run_turn(store: Any, processor: Any, extractor: TimedExtractor, turn: Corpus
         outcome = processor.process(user_id, session, turn_id)
         record.status, record.error = outcome.status, outcome.error
         record.extractor_ms = extractor.last_ms
-        record.readings = list(extractor.last_readings)
-        screened = ((store.turn_data(user_id, session, turn_id) or {}).get("extraction") or {}).get("screened")
+        record.readings, record.read = list(extractor.last_readings), list(extractor.last_read)
+        extraction = (store.turn_data(user_id, session, turn_id) or {}).get("extraction") or {}
+        screened = extraction.get("screened")
         record.screened = screened.get("kind") if isinstance(screened, dict) else None
+        record.torn = len(extraction.get("torn") or [])
         if outcome.status in ("processed", "no_update"):
             summary = store.summary(user_id)
             stated = {u.get("factor_id"): u.get("confidence") for u in extractor.last_updates if isinstance(u, dict)}
@@ -362,6 +366,7 @@ def score(records: Iterable[TurnRecord]) -> dict[str, Any]:
     expected_total = tp + fn
     timings = [r.extractor_ms for r in records if r.extractor_ms is not None]
     curve = abstention_curve(records)
+    torn = torn_curve(records, shipped_threshold()) if any(r.read for r in records) else []
     return {
         "turns": len(records),
         "turns_by_kind": {kind: sum(1 for r in records if r.kind == kind) for kind in KINDS},
@@ -385,6 +390,9 @@ def score(records: Iterable[TurnRecord]) -> dict[str, Any]:
         "factor_turns_refused": sum(1 for r in records if r.kind == "factor" and r.screened),
         "abstention_curve": curve,
         "abstention_choice": choose_threshold(curve),
+        "torn_curve": torn,
+        "torn_choice": choose_margin(torn),
+        "torn_questions": sum(r.torn for r in records),
         "confusion": confusion,
         "per_factor": {fid: per_factor[fid] for fid in sorted(per_factor)},
         "by_tag": {
@@ -539,7 +547,7 @@ def render_report(results: dict[str, Any], test_scorings: Sequence[dict[str, Any
                 + " |"
             )
     lines += _training_section(extractors) + _test_scorings_section(extractors, test_scorings)
-    lines += _no_update_section(extractors) + _curve_section(extractors)
+    lines += _no_update_section(extractors) + _curve_section(extractors) + torn_section(extractors)
     for name, splits in sorted(extractors.items()):
         for split, figures in splits["splits"].items():
             if figures.get("measured_at"):
@@ -721,6 +729,13 @@ def _curve_section(extractors: dict[str, Any]) -> list[str]:
                     f"| {row['updates_on_no_update_turns']} |"
                 )
     return lines
+
+
+def shipped_threshold() -> float:
+    """The abstention threshold the packaged semantic model ships with."""
+    from factor_journal.extraction.semantic import load_model_artefact
+
+    return load_model_artefact().threshold
 
 
 def _blank() -> dict[str, Any]:
