@@ -12,11 +12,11 @@ when it chooses (the deployed trigger that reads a lifted answer is tested in te
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
-from test_browser import DESKTOP, PHONE, browser, press, serve_app, shoot, wait_for_text  # noqa: F401
+from test_browser import DESKTOP, PHONE, browser, press, shoot, wait_for_text  # noqa: F401
+from test_browser_sayback import untriggered_app_url  # noqa: F401 (the app on a database no trigger listens to)
 from test_unsure_page import CONTROLLER, SISTER, TORN, Unsure
 
 from factor_journal.documents import ScreenLift
@@ -28,12 +28,6 @@ from factor_journal.store import FactorJournalStore
 from waiting import wait_for
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def untriggered_app_url() -> Iterator[str]:
-    with serve_app("fj-tests") as url:
-        yield url
 
 
 def _send(driver, text: str) -> None:
@@ -65,7 +59,7 @@ def _button(driver, key: str):
 
 @pytest.mark.parametrize("width", [DESKTOP, PHONE])
 def test_three_answers_the_reader_was_unsure_about_end_as_the_persons_readings(
-    untriggered_app_url,
+    untriggered_app_url,  # noqa: F811 (a fixture, imported above)
     browser,  # noqa: F811 (a fixture, imported above)
     firestore_client,
     catalog,
