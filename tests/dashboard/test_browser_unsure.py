@@ -120,7 +120,12 @@ def test_three_answers_the_reader_was_unsure_about_end_as_the_persons_readings(
     assert store.factor(user, "data_infrastructure").inference_status == InferenceStatus.confirmed
     link = browser.find_element(By.CSS_SELECTOR, '[data-testid="stSidebarNavLink"][href$="/overview"]')
     browser.execute_script("arguments[0].click();", link)
-    body = wait_for_text(browser, "What we know")
+    wait_for_text(browser, "What we know")
+
+    def listed() -> str | None:  # the heading draws before the answers under it
+        body = browser.find_element(By.TAG_NAME, "body").text
+        return body if body.count("sure · yours") == 2 and "sure · confirmed" in body else None
+
+    body = wait_for(listed, 45, "the three answers, two yours and one confirmed")  # all three the person's own
     for name in ("Data quality", "Data governance", "Data infrastructure"):
         assert name in body
-    assert body.count("sure · yours") == 2 and "sure · confirmed" in body  # all three stand as the person's own
