@@ -30,12 +30,15 @@ def set_page(title: str | None = None) -> None:
     st.set_page_config(page_title=f"{title} · {APP_NAME}" if title else APP_NAME, page_icon=FAVICON, layout="wide")
 
 
-# The say-back buttons name their factor ("That's right: Machine learning expertise is low"): on a phone their
-# labels wrap instead of being cut with an ellipsis (Streamlit's default for a button's label).
+# The say-back buttons name their factor ("That's right: Machine learning expertise is low"), and those under an
+# answer the reader was unsure about its level in the factor's words: on a phone their labels wrap instead of being
+# cut with an ellipsis (Streamlit's default for a button's label).
 SAYBACK_BUTTONS = """
 <style>
 [class*="st-key-sayback-"] button [data-testid="stMarkdownContainer"],
-[class*="st-key-sayback-"] button [data-testid="stMarkdownContainer"] p {
+[class*="st-key-sayback-"] button [data-testid="stMarkdownContainer"] p,
+[class*="st-key-unsure-"] button [data-testid="stMarkdownContainer"],
+[class*="st-key-unsure-"] button [data-testid="stMarkdownContainer"] p {
   white-space: normal; overflow: visible; text-overflow: clip; text-align: left;
 }
 </style>

@@ -25,6 +25,13 @@ def on_turn_created(event: firestore_fn.Event[firestore_fn.DocumentSnapshot | No
     runtime.on_turn_written(event.params["uid"], event.params["session_id"], event.params["turn_id"], event.time)
 
 
+@firestore_fn.on_document_created(document="users/{uid}/conversations/{session_id}/lifts/{turn_id}")
+def on_screen_lifted(event: firestore_fn.Event[firestore_fn.DocumentSnapshot | None]) -> None:
+    """A person said an answer the screen set aside was about them after all (``store.ledger.lift_screen``, which
+    made the turn unanalysed again): analyse it, without that screen, exactly as a new turn (the sweep retries)."""
+    runtime.on_turn_written(event.params["uid"], event.params["session_id"], event.params["turn_id"], event.time)
+
+
 def from_cloud_scheduler(event: scheduler_fn.ScheduledEvent) -> bool:
     """Cloud Scheduler names its job on every call; the Functions emulator's readiness probe (a bare GET to a
     starting worker, which scheduler_fn runs like any call) does not, and must not start a run."""

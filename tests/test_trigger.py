@@ -62,3 +62,23 @@ def test_bad_turn_written_by_a_client_is_marked_invalid(live_store):
     outcome = wait_for(lambda: done(live_store, user, session, ref.id))
     assert outcome["status"] == "invalid" and "text is a dict" in outcome["error"]
     assert live_store.summary(user).overall.total_factors_assessed == 0
+
+
+def test_an_answer_set_aside_wrongly_is_read_again_by_the_deployed_trigger_once_its_person_lifts_the_screen(
+    live_store,
+):
+    from factor_journal.store import TurnRef
+
+    user = f"e2e-{uuid.uuid4().hex[:8]}"
+    live_store.register_user(UserProfile(user_id=user))
+    session = live_store.start_session(user)
+    live_store.add_turn(user, session, "assistant", "How do you keep track of your figures?")
+    turn = live_store.add_turn(user, session, "user", "My sister keeps the books for the firm in a spreadsheet.")
+    outcome = wait_for(lambda: done(live_store, user, session, turn))
+    assert outcome["status"] == "no_update" and outcome["screened"]["kind"] == "other_organisation", outcome
+
+    live_store.ledger.lift_screen(TurnRef(user, session, turn))  # "It was about us"
+    outcome = wait_for(lambda: done(live_store, user, session, turn))  # read again by on_screen_lifted
+    assert outcome["status"] in ("processed", "no_update") and outcome["screened"] is None, outcome
+    assert outcome["lifted"] == "other_organisation" and outcome["extractor"] == "semantic"
+    assert live_store.turn_data(user, session, turn)["screen_lifted"]["kind"] == "other_organisation"

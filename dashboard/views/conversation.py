@@ -20,8 +20,9 @@ import streamlit as st
 
 from dashboard import brand, context, labels
 from dashboard.safe_text import announce, md, quote
+from dashboard.views import unsure
 from factor_journal.conversation import MAX_TURN_TEXT_CHARS, turn_text_problem
-from factor_journal.documents import TurnStatus
+from factor_journal.documents import TurnStatus, told_readings
 from factor_journal.extraction.base import ExtractionError
 from factor_journal.extraction.quotes import shorten
 from factor_journal.models import AssessmentSummary, SaidIn
@@ -98,15 +99,17 @@ def _show(turns: list[tuple[str, dict]], summary: AssessmentSummary | None, *, c
                 _linked_here(turn_id)
             outcome = turn_outcome(data)
             status = outcome.status if outcome else None
-            if outcome is not None and outcome.readings:
-                lines = say_back(store.catalog, outcome.readings, factors)
+            told = told_readings(data)
+            if outcome is not None and (outcome.readings or told):
+                lines = say_back(store.catalog, outcome.readings, factors, told)
                 for line in lines:
                     _say_back_line(turn_id, line, can_act=can_act)
             elif outcome is not None and status == TurnStatus.no_update:
-                st.caption(nothing_understood(outcome.screened))
+                st.caption(nothing_understood(outcome.screened) if not outcome.torn else NOT_SURE)
             elif status_worth_saying(status, latest=turn_id == latest):
                 next_attempt = outcome.next_attempt_at if outcome else None
                 st.caption(labels.turn_status_message(status, next_attempt))
+            unsure.offer(turn_id, data, outcome, can_act=can_act)  # when the reader was unsure: the person tells
     return shown
 
 
@@ -137,11 +140,14 @@ def _understood_latest(turns: list[tuple[str, dict]], summary: AssessmentSummary
         return None
     turn_id, data = turns[answers[-1]]
     outcome = turn_outcome(data)
-    if outcome is not None and outcome.readings:
+    told = told_readings(data)
+    if outcome is not None and (outcome.readings or told):
         factors = summary.factors if summary is not None else {}
-        said = in_one_sentence(say_back(context.store().catalog, outcome.readings, factors))
+        said = in_one_sentence(say_back(context.store().catalog, outcome.readings, factors, told))
+    elif outcome is not None and outcome.status == TurnStatus.no_update and outcome.torn:
+        said = NOT_SURE  # the next question asks which
     elif outcome is not None and outcome.status == TurnStatus.no_update:
-        said = nothing_understood(outcome.screened)
+        said = nothing_understood(outcome.screened) + (f" {TELL_US}" if outcome.screened is None else "")
     else:
         return None
     asked = [data["text"] for _, data in turns[answers[-1] + 1 :] if data.get("role") == "assistant"]
@@ -155,7 +161,7 @@ def _say_back_line(turn_id: str, line: SayBackLine, *, can_act: bool) -> None:
     with st.container(border=True, key=f"sayback-{key}"):
         st.markdown(f"**{line.factor_name}**: {line.band.value} — ‘{md(shorten(line.quote))}’")
         st.caption(f"{line.band.value.capitalize()} means: {line.meaning}")
-        state = STATE_NOTES.get(line.state)
+        state = TOLD_NOTE if line.told and line.state == LineState.confirmed else STATE_NOTES.get(line.state)
         if state:
             decided = line.decided.value if line.decided else ""
             st.caption(state.format(factor=line.factor_name, band=line.band.value, decided=decided))
@@ -184,6 +190,9 @@ STATE_NOTES = {  # about the factor, whichever answer's line the person decided 
     # statement about the company
     LineState.withdrawn: "✓ You took this reading back: {factor} is not assessed yet. “That's right” brings it back.",
 }
+TOLD_NOTE = "✓ You told us: {factor} is {band}."  # what the person said the answer was about
+NOT_SURE = "We could not tell what your answer was about."
+TELL_US = "Under your answer, “This was about…” lets you say what it was about."
 DOES_NOT_APPLY = "Doesn't apply to what I said"
 
 
@@ -259,6 +268,7 @@ def render() -> None:
     if notice:
         st.toast(notice, icon=":material/check:")
         announce(notice)  # a toast is not read out: the decision is, once
+    unsure.take_address(subject.user_id)  # opened at one answer (another page's "say what it was about")
     session_id = context.conversation_session(subject)
     turns = [
         (tid, data)

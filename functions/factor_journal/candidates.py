@@ -18,18 +18,12 @@ from factor_journal.catalog import Catalog, Factor
 from factor_journal.extraction.base import CandidateFactor
 from factor_journal.graph import FactorGraph
 from factor_journal.models import FactorState
-from factor_journal.vocabulary import content_words, factor_vocabulary
+from factor_journal.vocabulary import content_words, word_score
 
 log = logging.getLogger(__name__)
 
 MAX_CANDIDATES = 8
 SEMANTIC_CANDIDATES = 4  # at least the semantic extractor's MAX_FACTORS
-
-
-def _score(factor: Factor, text: str, words: set[str]) -> float:
-    vocabulary, phrases = factor_vocabulary(factor)
-    phrase_hits = sum(1 for phrase in phrases if phrase in text)
-    return 3.0 * phrase_hits + len(vocabulary & words) * 0.5
 
 
 def describe(factor: Factor) -> str:
@@ -66,15 +60,22 @@ def select_candidates(
     states: Mapping[str, FactorState],
     last_topic: str | None = None,
     limit: int = MAX_CANDIDATES,
+    *,
+    lifted: bool = False,
 ) -> list[CandidateFactor]:
-    """At most ``limit`` candidate factors for a turn, best first, with their current state."""
+    """At most ``limit`` candidate factors for a turn, best first, with their current state; ``lifted``: the person
+    lifted the screen that had set the turn aside (the semantic ranking reads it all the same)."""
     context = f"{previous_question}\n{text}".lower()
     words = content_words(context)
     scored = sorted(
-        ((score, factor.id) for factor in catalog.assessable_factors if (score := _score(factor, context, words)) > 0),
+        (
+            (score, factor.id)
+            for factor in catalog.assessable_factors
+            if (score := word_score(factor, context, words)) > 0
+        ),
         key=lambda item: (-item[0], item[1]),
     )
-    chosen: list[str] = _semantic(catalog, text, previous_question)
+    chosen: list[str] = _semantic(catalog, text, previous_question, lifted)
     chosen += [fid for _, fid in scored if fid not in chosen][: max(limit - len(chosen), 0)]
     if last_topic and catalog.has_factor(last_topic) and last_topic not in chosen:
         chosen.append(last_topic)
@@ -84,12 +85,12 @@ def select_candidates(
     return [candidate_view(catalog, fid, states.get(fid)) for fid in chosen]
 
 
-def _semantic(catalog: Catalog, text: str, previous_question: str) -> list[str]:
+def _semantic(catalog: Catalog, text: str, previous_question: str, lifted: bool = False) -> list[str]:
     """The semantic detector's likeliest factors for the turn; [] when the embedded model is unavailable."""
     try:
         from factor_journal.extraction.semantic import rank_factors
 
-        return rank_factors(catalog, previous_question, text, SEMANTIC_CANDIDATES)
+        return rank_factors(catalog, previous_question, text, SEMANTIC_CANDIDATES, lifted=lifted)
     except Exception as error:  # candidates must never fail a turn: fall back to lexical matching
         log.warning("semantic candidate ranking unavailable (%s: %s); lexical only", type(error).__name__, error)
         return []

@@ -65,11 +65,79 @@ class ScreenKind(StrEnum):
     oversized = "oversized"  # longer than a turn may be (conversation.MAX_TURN_TEXT_CHARS): never sent to a model
 
 
+LIFTABLE = frozenset(
+    {ScreenKind.other_organisation, ScreenKind.hypothetical, ScreenKind.small_talk, ScreenKind.deferral}
+)
+"""The reasons for setting an answer aside that its person may lift ("It was about us"): never instructions to the
+system, and never a question back or a request to pause, which the conversation answers in its own way."""
+
+
 class ScreenedTurn(DocumentModel):
     """``turn.extraction.screened``: the turn was refused before any factor was read, and why."""
 
     kind: ScreenKind
     reason: str  # readable, with the words that decided it
+
+
+class ScreenLift(DocumentModel):
+    """``turn.screen_lifted``: the person said an answer the screen had set aside was about their organisation after
+    all; the screen it lifted and when.  The pipeline reads the turn again without that screen."""
+
+    kind: ScreenKind
+    reason: str
+    lifted_at: datetime
+
+    @classmethod
+    def of(cls, turn_document: dict[str, Any] | None) -> ScreenLift | None:
+        """The lift recorded on a turn document, None when there is none (or it no longer reads)."""
+        raw = (turn_document or {}).get(SCREEN_LIFTED)
+        try:
+            return cls.model_validate(raw) if isinstance(raw, dict) else None
+        except ValidationError:
+            return None
+
+
+SCREEN_LIFTED = "screen_lifted"  # the turn field of a ``ScreenLift``
+
+
+def lift_refused(turn_document: dict[str, Any] | None) -> str | None:
+    """Why the screen that set an answer aside cannot be lifted (the person said "It was about us"), None when it
+    can: the answer was analysed, set aside for a reason its person may lift (``LIFTABLE``) and not lifted yet."""
+    outcome = ExtractionOutcome.of(turn_document)
+    if ScreenLift.of(turn_document) is not None:
+        return (
+            "it was read again already, at your word"
+            if outcome is not None and outcome.is_done
+            else ("it is being read again, at your word")
+        )
+    if outcome is None or outcome.status != TurnStatus.no_update or outcome.screened is None:
+        return "it was not set aside"
+    if outcome.screened.kind not in LIFTABLE:
+        return "it was set aside for a reason that cannot be lifted"
+    return None
+
+
+TOLD = "told"  # the turn field of what its person told us it was about: factor id -> ``HeardReading``
+
+
+def told_readings(turn_document: dict[str, Any] | None) -> list[HeardReading]:
+    """What the person told us an answer was about, where nothing (or nothing sure) was understood from it
+    (``turn.told``, written with their decision), in factor id order; entries that no longer read are left out."""
+    raw = (turn_document or {}).get(TOLD)
+    told = []
+    for factor_id, document in sorted(raw.items()) if isinstance(raw, dict) else ():
+        try:
+            told.append(HeardReading.model_validate({**document, "factor_id": factor_id}))
+        except (ValidationError, TypeError):
+            continue
+    return told
+
+
+class TornReading(DocumentModel):
+    """Readings of one answer the reader could not choose between (two factors, or two bands of one factor, that
+    scored within its margin), likeliest first: none of them was stored; the person is asked which."""
+
+    options: list[HeardReading]
 
 
 class AnalysisDetails(DocumentModel):
@@ -84,6 +152,9 @@ class AnalysisDetails(DocumentModel):
     guarded: list[str] = Field(default_factory=list)
     readings: list[HeardReading] = Field(default_factory=list)  # what was understood, said back under the answer
     screened: ScreenedTurn | None = None  # refused before extraction: not evidence about this organisation today
+    ranking: list[str] = Field(default_factory=list)  # the factors the reader found the answer closest to
+    torn: list[TornReading] = Field(default_factory=list)  # what the reader could not choose between: asked
+    lifted: ScreenKind | None = None  # read with this screen lifted by the person (``ScreenLift``)
 
 
 class ExtractionOutcome(AnalysisDetails):

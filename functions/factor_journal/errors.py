@@ -96,3 +96,20 @@ class ValueChangedError(FactorJournalError):
             "look at it again before deciding"
         )
         self.factor_id, self.seen, self.now = factor_id, seen, now
+
+
+class AnswerNotFoundError(FactorJournalError, LookupError):
+    """A decision about an answer (what it was about, or to read it again) when the answer no longer exists."""
+
+    def __init__(self, turn_id: str) -> None:
+        super().__init__(f"the answer {turn_id!r} no longer exists, so nothing was saved")
+        self.turn_id = turn_id
+
+
+class NotLiftableError(FactorJournalError):
+    """A person asked to read an answer again without the screen that set it aside when it was not set aside for a
+    reason they may lift (``documents.LIFTABLE``), or is already being read again; the message says which."""
+
+    def __init__(self, turn_id: str, why: str) -> None:
+        super().__init__(f"the answer {turn_id!r} cannot be read again: {why}")
+        self.turn_id, self.why = turn_id, why

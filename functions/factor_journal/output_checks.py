@@ -24,6 +24,8 @@ from factor_journal.extraction.base import ProposedUpdate
 from factor_journal.validation import checked_reading
 
 MAX_UPDATES_PER_TURN = 6
+MAX_TORN_PER_TURN = 2  # questions a turn may ask back about what it was about
+MAX_TORN_OPTIONS = 3
 
 
 @dataclass
@@ -39,6 +41,28 @@ def _describe(raw: Any) -> str:
     return "an update"
 
 
+def _checked(raw: Any, catalog: Catalog, allowed: set[str] | None) -> tuple[ProposedUpdate | None, str | None]:
+    """One untrusted reading parsed and checked against the catalog (and ``allowed``): (update, None), or (None, why
+    it was dropped)."""
+    try:
+        update = ProposedUpdate.model_validate(raw)
+    except ValidationError as error:
+        problem = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'update'}: {e['msg']}" for e in error.errors())
+        return None, f"{_describe(raw)} malformed: {problem}"[:300]
+    known_sources = [s for s in update.inferred_from if catalog.has_factor(s)]
+    try:
+        fid, value, confidence, rationale, sources = checked_reading(
+            catalog, update.factor_id, update.value, update.confidence, update.rationale, known_sources
+        )
+    except FactorJournalError as error:
+        return None, f"{update.factor_id[:64]!r}: {error}"[:300]
+    if allowed is not None and fid not in allowed:
+        return None, f"{fid!r}: not among the factors asked about"
+    return update.model_copy(
+        update={"value": value, "confidence": confidence, "rationale": rationale, "inferred_from": sources}
+    ), None
+
+
 def check_output(raw_updates: Iterable[Any], catalog: Catalog, allowed: set[str] | None = None) -> CheckedOutput:
     """Accepted updates (parsed, on the catalog, on scale, at most the per-turn limit) and why others were
     dropped.  ``allowed`` limits updates to the factors the extractor was asked about (None: any catalog factor,
@@ -48,26 +72,11 @@ def check_output(raw_updates: Iterable[Any], catalog: Catalog, allowed: set[str]
     result = CheckedOutput()
     best: dict[str, ProposedUpdate] = {}
     for raw in raw_updates:
-        try:
-            update = ProposedUpdate.model_validate(raw)
-        except ValidationError as error:
-            problem = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'update'}: {e['msg']}" for e in error.errors())
-            result.rejected.append(f"{_describe(raw)} malformed: {problem}"[:300])
+        update, why = _checked(raw, catalog, allowed)
+        if update is None:
+            result.rejected.append(why or "an update: dropped")
             continue
-        known_sources = [s for s in update.inferred_from if catalog.has_factor(s)]
-        try:
-            fid, value, confidence, rationale, sources = checked_reading(
-                catalog, update.factor_id, update.value, update.confidence, update.rationale, known_sources
-            )
-        except FactorJournalError as error:
-            result.rejected.append(f"{update.factor_id[:64]!r}: {error}"[:300])
-            continue
-        if allowed is not None and fid not in allowed:
-            result.rejected.append(f"{fid!r}: not among the factors asked about")
-            continue
-        update = update.model_copy(
-            update={"value": value, "confidence": confidence, "rationale": rationale, "inferred_from": sources}
-        )
+        fid = update.factor_id
         if fid in best:
             result.rejected.append(f"{fid!r}: proposed twice in one turn, kept the more confident reading")
             if update.confidence <= best[fid].confidence:
@@ -81,3 +90,38 @@ def check_output(raw_updates: Iterable[Any], catalog: Catalog, allowed: set[str]
         )
     result.accepted.extend(ranked[:MAX_UPDATES_PER_TURN])
     return result
+
+
+def check_torn(
+    raw_torn: Iterable[Any], catalog: Catalog, accepted: Iterable[ProposedUpdate], allowed: set[str] | None = None
+) -> tuple[list[list[ProposedUpdate]], list[str]]:
+    """The readings an extractor could not choose between (``ExtractionResult.torn``), each option checked as an
+    update is (``check_output``), and why others were dropped.  A question keeps its distinct options (a factor in a
+    band: two options in one band of one factor are one), at most ``MAX_TORN_OPTIONS``; it is dropped when fewer
+    than two are left, or when it speaks of a factor the turn's ``accepted`` updates store (that factor is read
+    already).  At most ``MAX_TORN_PER_TURN`` questions."""
+    stored = {update.factor_id for update in accepted}
+    kept: list[list[ProposedUpdate]] = []
+    rejected: list[str] = []
+    for raw in raw_torn:
+        options: list[ProposedUpdate] = []
+        seen: set[tuple[str, str]] = set()
+        for raw_option in raw if isinstance(raw, list) else []:
+            option, why = _checked(raw_option, catalog, allowed)
+            if option is None:
+                rejected.append(f"torn: {why}")
+                continue
+            key = (option.factor_id, str(catalog.band(option.factor_id, option.value)))
+            if key not in seen:
+                seen.add(key)
+                options.append(option)
+        options = options[:MAX_TORN_OPTIONS]
+        if len(options) < 2:
+            rejected.append("torn: fewer than two distinct readings to choose between")
+        elif stored & {option.factor_id for option in options}:
+            rejected.append("torn: about a factor the turn reads already")
+        elif len(kept) >= MAX_TORN_PER_TURN:
+            rejected.append(f"torn: over the limit of {MAX_TORN_PER_TURN} questions a turn may ask")
+        else:
+            kept.append(options)
+    return kept, rejected

@@ -19,12 +19,12 @@ from typing import Any
 from pydantic import BaseModel
 
 from factor_journal.catalog import Catalog
-from factor_journal.documents import DONE, ExtractionOutcome, ScreenKind, TurnStatus, awaiting_analysis
+from factor_journal.documents import DONE, ExtractionOutcome, ScreenKind, TurnStatus, awaiting_analysis, told_readings
 from factor_journal.freshness import FactorFreshness, FreshAssessment, last_said
 from factor_journal.graph import FactorGraph
 from factor_journal.guidance import SuggestedQuestion, clarifying_question, next_best_questions
 from factor_journal.models import AssessmentSummary, CategoryProgress, EntryKind, FactorState, JournalEntry
-from factor_journal.sayback import heard_factors
+from factor_journal.sayback import TornQuestion, heard_factors, torn_questions
 from factor_journal.transitions import READING_CONFIRMED
 
 RECHECK_SHOWN = 8
@@ -293,11 +293,34 @@ class NextQuestionBounds(BaseModel):
 def time_for_next_question(turns: Sequence[Mapping[str, Any]]) -> bool:
     """Whether the assistant asks its next question now: at the start, or after the person's answer once its
     analysis has finished (whatever the outcome), so the question follows from what was understood and never
-    re-asks what the answer settled; never after its own question."""
+    re-asks what the answer settled; never after its own question, unless the person answered it under their
+    answer (``answered_in_place``)."""
     if not turns:
         return True
     last = turns[-1]
-    return last.get("role") != "assistant" and not awaiting_analysis((last.get("extraction") or {}).get("status"))
+    if last.get("role") == "assistant":
+        return answered_in_place(turns)
+    return not awaiting_analysis((last.get("extraction") or {}).get("status"))
+
+
+def torn_unanswered(catalog: Catalog, turn: Mapping[str, Any] | None) -> TornQuestion | None:
+    """The question to ask about an answer the reader could not choose about (``sayback.torn_questions``: the first
+    one), None when there is none or the person told us already what it was about."""
+    outcome = turn_outcome(turn)
+    if turn is None or outcome is None or turn.get("role") == "assistant":
+        return None
+    questions = torn_questions(catalog, outcome.torn, told_readings(dict(turn)))
+    return questions[0] if questions else None
+
+
+def answered_in_place(turns: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether the assistant's last question was the torn question about the answer before it (the question asked
+    right after such an answer, ``questions_ahead``) and the person answered it with a click under that answer
+    (``documents.told_readings``): nothing is left waiting for a typed answer."""
+    if len(turns) < 2 or turns[-1].get("role") != "assistant" or turns[-2].get("role") == "assistant":
+        return False
+    outcome = turn_outcome(turns[-2])
+    return outcome is not None and bool(outcome.torn) and bool(told_readings(dict(turns[-2])))
 
 
 def asked_to_pause(turns: Sequence[Mapping[str, Any]]) -> bool:
@@ -429,7 +452,7 @@ def next_question_bounds(turns: Sequence[Mapping[str, Any]]) -> NextQuestionBoun
     for turn in turns:
         if turn.get("role") != "assistant":  # ends on the last answer: what it spoke to is just_heard
             outcome = turn_outcome(turn)
-            just_heard = heard_factors(outcome.readings) if outcome else set()
+            just_heard = heard_factors([*(outcome.readings if outcome else []), *told_readings(dict(turn))])
             covered |= just_heard
     return NextQuestionBounds(asked=asked, just_heard=just_heard, covered=covered)
 
@@ -451,8 +474,10 @@ def questions_ahead(
     continues (oldest first, as stored).
 
     First, what the conversation asks before anything else, in its own words (``verbatim``): a question of
-    the assistant still waiting for its answer; else, when the person asked what the last question means, that
-    question explained (``to_clarify``); else a question they paused on, once due again (``to_ask_again``).
+    the assistant still waiting for its answer (not one the person answered under their answer,
+    ``answered_in_place``); else, when the reader could not choose what the last answer was about, which it was
+    (``torn_unanswered``); else, when the person asked what the last question means, that question explained
+    (``to_clarify``); else a question they paused on, once due again (``to_ask_again``).
     Then ``next_best_questions`` within the session's bounds (``next_question_bounds``): never a question the
     session asked, nor a factor it asked about or heard an answer speak to, nor one said surely enough already
     (``guidance.said_surely``) unless it is due for a re-check or flagged for one."""
@@ -482,11 +507,14 @@ def _asked_first(
     catalog: Catalog, turns: Sequence[Mapping[str, Any]], visit_started: datetime, bounds: NextQuestionBounds
 ) -> SuggestedQuestion | None:
     """What the conversation asks before any suggestion (see ``questions_ahead``), None when nothing is."""
-    waiting = turns[-1] if turns and turns[-1].get("role") == "assistant" else None
+    waiting = turns[-1] if turns and turns[-1].get("role") == "assistant" and not answered_in_place(turns) else None
+    torn = torn_unanswered(catalog, turns[-1]) if turns else None
     about: str | None
     if waiting is not None:
         about = str(waiting.get("about") or "")
         question, reason = str(waiting.get("text", "")), "asked in the conversation, waiting for your answer"
+    elif torn is not None:
+        about, question, reason = torn.options[0].factor_id, torn.question, "to tell what your last answer was about"
     elif (about := to_clarify(turns, catalog)) is not None:
         question, reason = clarifying_question(catalog, about, bounds.asked), "you asked what this question means"
     elif (again := to_ask_again(turns, visit_started)) is not None:

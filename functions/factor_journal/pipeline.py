@@ -21,8 +21,12 @@ sweeper, and ``reprocess``) calls.  It promises:
   a turn that is no evidence about this organisation today (about another
   organisation, a hypothetical, a deferral, a question back, a request to
   pause), which a language model judges for itself (``read_turn``).  The kind
-  and reason are kept on the outcome (``extraction.listening``, ``screened``).
-* Untrusted extractor output is checked (``output_checks``); the move bound and
+  and reason are kept on the outcome (``extraction.listening``, ``screened``); a
+  person who says such an answer was about them after all
+  (``store.lift_screen``) has it read again without that screen
+  (``documents.LIFTABLE``).
+* Untrusted extractor output is checked (``output_checks``); what a reader could
+  not choose between is asked, not stored; the move bound and
   evidence weighing apply when each reading is folded in.
 """
 
@@ -36,7 +40,17 @@ from datetime import UTC, datetime, timedelta
 from factor_journal.candidates import select_candidates
 from factor_journal.catalog import Catalog
 from factor_journal.conversation import InvalidTurnError, Turn, format_excerpt, parse_turn
-from factor_journal.documents import DONE, AnalysisDetails, ExtractionOutcome, HeardReading, ScreenedTurn, TurnStatus
+from factor_journal.documents import (
+    DONE,
+    LIFTABLE,
+    AnalysisDetails,
+    ExtractionOutcome,
+    HeardReading,
+    ScreenedTurn,
+    ScreenLift,
+    TornReading,
+    TurnStatus,
+)
 from factor_journal.errors import FactorJournalError, UnknownUserError
 from factor_journal.extraction.base import (
     CandidateFactor,
@@ -45,13 +59,14 @@ from factor_journal.extraction.base import (
     ExtractionRequest,
     ExtractionResult,
     Extractor,
+    ProposedUpdate,
     sees_whole_catalog,
 )
 from factor_journal.extraction.listening import screen_turn
 from factor_journal.extraction.quotes import quote_for
 from factor_journal.graph import FactorGraph
 from factor_journal.models import AssessmentSummary, FactorState, InferredUpdate
-from factor_journal.output_checks import CheckedOutput, check_output
+from factor_journal.output_checks import CheckedOutput, check_output, check_torn
 from factor_journal.planner import TurnContext
 from factor_journal.repositories.locks import CommitBusyError
 from factor_journal.repositories.people import Claim, TurnRef
@@ -85,6 +100,7 @@ class TurnReading:
     result: ExtractionResult
     checked: CheckedOutput
     set_aside: ScreenedTurn | None = None
+    torn: list[list[ProposedUpdate]] = field(default_factory=list)  # what the reader could not choose between
 
 
 def read_turn(
@@ -98,25 +114,31 @@ def read_turn(
     here).  What must never reach the extractor is refused before it (no model call): for a language model shown
     the whole catalog (``sees_whole_catalog``) only hostile, empty or oversized text, since it judges the rest
     under its system instruction; for any other extractor also a turn a careful listener would not take as
-    evidence about this organisation today.  Candidates come from the conversation alone (the turn and the
-    question it answers, the last assistant turn of ``request.recent``) and the factors' states: the ones the
-    embedded reader reads, a hint with their current values for the model.  The extractor's output is checked
-    against them, or against the whole catalog for the model."""
+    evidence about this organisation today, unless its person lifted that screen (``request.screen_lifted``: a
+    reason of ``documents.LIFTABLE``).  Candidates come from the conversation alone (the turn and the question it
+    answers, the last assistant turn of ``request.recent``) and the factors' states: the ones the embedded reader
+    reads, a hint with their current values for the model.  The extractor's output (its readings, and those it
+    could not choose between) is checked against them, or against the whole catalog for the model."""
     previous_question = next((t.text for t in reversed(request.recent) if t.role == "assistant"), "")
     by_model = sees_whole_catalog(extractor)
+    lifted = request.screen_lifted
     refused = screen_turn(request.text, judged_by_model=by_model)
+    if refused is not None and lifted and refused.kind in LIFTABLE:
+        refused = None  # the person said it was about them
     if refused is not None:
         candidates: list[CandidateFactor] = []
         result = ExtractionResult(raw_updates=[], extractor=extractor.name, rejected=[refused.reason])
     else:
-        candidates = select_candidates(catalog, graph, request.text, previous_question, factors)
+        candidates = select_candidates(catalog, graph, request.text, previous_question, factors, lifted=lifted)
         result = extractor.extract(request.model_copy(update={"candidates": candidates}))  # the one model call
     allowed = None if by_model or extractor.name == "offline" else {c.factor_id for c in candidates}
     checked = check_output(result.raw_updates, catalog, allowed)
+    torn, dropped = check_torn(result.torn, catalog, checked.accepted, allowed)
+    checked.rejected += dropped
     set_aside = refused
-    if set_aside is None and by_model and not checked.accepted:
+    if set_aside is None and by_model and not checked.accepted and not torn and not lifted:
         set_aside = screen_turn(request.text)  # why the rules would have set it aside (never kept from the model)
-    return TurnReading(refused, candidates, result, checked, set_aside)
+    return TurnReading(refused, candidates, result, checked, set_aside, torn)
 
 
 class TurnProcessor:
@@ -161,11 +183,13 @@ class TurnProcessor:
             return self._settle(ref, claim, TurnStatus.invalid, f"invalid turn: {error}", "invalid_input")
         if turn.role == "assistant":
             return self._settle(ref, claim, TurnStatus.context, None, None)
+        lift = ScreenLift.of(claim.data)  # a screen its person lifted ("It was about us"): read without it
         try:
             summary = self.store.summary(user_id)
             if summary is None:  # before counting: nothing is written about a person who does not exist
                 raise UnknownUserError(user_id)
-            if self.enforce_rate_limits and claim.outcome.attempts == 1 and not force:
+            # a turn read again at its person's word (its screen lifted) was counted once already
+            if self.enforce_rate_limits and claim.outcome.attempts == 1 and not force and lift is None:
                 counted = self.store.ledger.count(ref, turn.created_at, now)
                 if counted is None:
                     return TurnOutcome("missing")  # deleted meanwhile (its person erased)
@@ -179,7 +203,7 @@ class TurnProcessor:
                     return self._settle(
                         ref, claim, TurnStatus.rate_limited, f"over the limit of {limit}", "rate_limited"
                     )
-            outcome = self._analyse(ref, turn, summary)
+            outcome = self._analyse(ref, turn, summary, lift)
         except (UnknownUserError, InvalidTurnError) as error:
             return self._settle(ref, claim, TurnStatus.invalid, str(error), "invalid_input")
         except ExtractionError as error:
@@ -218,7 +242,7 @@ class TurnProcessor:
                 ),
             )
 
-    def _analyse(self, ref: TurnRef, turn: Turn, summary: AssessmentSummary) -> TurnOutcome:
+    def _analyse(self, ref: TurnRef, turn: Turn, summary: AssessmentSummary, lift: ScreenLift | None) -> TurnOutcome:
         user_id, session_id = ref.user_id, ref.session_id
         session = self.store.session_data(user_id, session_id)
         if session is None:
@@ -231,6 +255,7 @@ class TurnProcessor:
             turn_id=turn.turn_id,
             text=turn.text,
             recent=[ExchangeTurn(role=t.role, text=t.text, created_at=t.created_at) for t in recent],
+            screen_lifted=lift is not None,
         )
         reading = read_turn(self.extractor, catalog, graph, request, summary.factors)
         candidates, result, checked = reading.candidates, reading.result, reading.checked
@@ -264,16 +289,11 @@ class TurnProcessor:
                 response_tokens=result.response_tokens,
                 candidates=[c.factor_id for c in candidates],
                 rejected=rejected[:60],
-                readings=[
-                    HeardReading(
-                        factor_id=proposal.factor_id,
-                        value=proposal.value,
-                        confidence=proposal.confidence,
-                        quote=quote_for(turn.text, proposal.quote, catalog.factor(proposal.factor_id)),
-                    )
-                    for proposal in checked.accepted
-                ],
+                readings=[heard(catalog, turn.text, proposal) for proposal in checked.accepted],
                 screened=reading.set_aside,
+                ranking=[fid for fid in result.ranking if catalog.has_factor(fid)][:8],
+                torn=[TornReading(options=[heard(catalog, turn.text, o) for o in options]) for options in reading.torn],
+                lifted=lift.kind if lift is not None else None,
             ),
         )
         change = self.store.record_inferences(
@@ -336,6 +356,16 @@ class TurnProcessor:
         )
         self.store.ledger.record_failure(ref, claim.outcome.claim_id, outcome)  # lists it when exhausted
         return TurnOutcome(str(outcome.status), error=error)
+
+
+def heard(catalog: Catalog, answer: str, proposal: ProposedUpdate) -> HeardReading:
+    """A screened reading as the say-back keeps it: its quote always the answer's own words (``quote_for``)."""
+    return HeardReading(
+        factor_id=proposal.factor_id,
+        value=proposal.value,
+        confidence=proposal.confidence,
+        quote=quote_for(answer, proposal.quote, catalog.factor(proposal.factor_id)),
+    )
 
 
 def _not_claimed(claim: Claim) -> TurnOutcome:

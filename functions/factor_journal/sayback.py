@@ -17,15 +17,18 @@ words it about the factor, not about the line: another answer's line may be the 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
 
 from pydantic import BaseModel
 
 from factor_journal.catalog import Catalog, Level
-from factor_journal.documents import HeardReading, ScreenedTurn, ScreenKind
+from factor_journal.documents import LIFTABLE, HeardReading, ScreenedTurn, ScreenKind, ScreenLift, TornReading
 from factor_journal.evidence import agrees
+from factor_journal.guidance import in_sentence
 from factor_journal.models import USER_BACKED, FactorState
+from factor_journal.vocabulary import content_words, word_score
 
 NOTHING_UNDERSTOOD = "Noted — nothing to change in the assessment."
 
@@ -59,6 +62,7 @@ class SayBackLine(BaseModel):
     decided: Level | None = None  # the band the person's own value is in, when they decided otherwise
     choices: list[LevelChoice]  # the other levels "Not quite" offers: not the reading's (that is "That's right"),
     # nor the one the person already set
+    told: bool = False  # the person told us this, where nothing (or nothing sure) was understood from the answer
 
     @property
     def can_confirm(self) -> bool:
@@ -91,12 +95,18 @@ def _state_of(catalog: Catalog, reading: HeardReading, state: FactorState | None
 
 
 def say_back(
-    catalog: Catalog, readings: Iterable[HeardReading], factors: Mapping[str, FactorState]
+    catalog: Catalog,
+    readings: Iterable[HeardReading],
+    factors: Mapping[str, FactorState],
+    told: Iterable[HeardReading] = (),
 ) -> list[SayBackLine]:
-    """The lines to show under an answer, in the order the readings were made; readings of factors no longer in
-    the catalog are left out.  An empty list means nothing was understood (say ``NOTHING_UNDERSTOOD``)."""
+    """The lines to show under an answer, in the order the readings were made, then what the person ``told`` us it
+    was about (``documents.told_readings``; a factor already read is not said twice); readings of factors no
+    longer in the catalog are left out.  An empty list means nothing was understood (say ``NOTHING_UNDERSTOOD``)."""
     lines = []
-    for reading in readings:
+    read = [(reading, False) for reading in readings]
+    heard = {reading.factor_id for reading, _ in read}
+    for reading, by_person in [*read, *((r, True) for r in told if r.factor_id not in heard)]:
         if not catalog.has_factor(reading.factor_id):
             continue
         factor = catalog.factor(reading.factor_id)
@@ -112,6 +122,7 @@ def say_back(
                 quote=reading.quote,
                 state=state,
                 decided=decided,
+                told=by_person,
                 choices=[
                     LevelChoice(
                         level=level,
@@ -156,3 +167,132 @@ def in_one_sentence(lines: list[SayBackLine]) -> str:
 def heard_factors(readings: Iterable[HeardReading]) -> set[str]:
     """The factors an answer spoke to: what the next question must not ask again."""
     return {reading.factor_id for reading in readings}
+
+
+# When nothing, or nothing sure, was understood --------------------------------------------------------------------
+
+ABOUT_CHOICES = 4  # factors "This was about…" offers under an answer nothing was understood from
+
+
+def levels_of(catalog: Catalog, factor_id: str) -> list[LevelChoice]:
+    """A factor's three levels, low first, each with the value it stands for and the factor's words for it."""
+    factor = catalog.factor(factor_id)
+    return [
+        LevelChoice(level=level, value=catalog.level_value(factor_id, level), meaning=getattr(factor.rubric, level))
+        for level in Level
+    ]
+
+
+class AboutChoice(BaseModel):
+    """A factor an answer may have been about, with its three levels in its own words (one click each)."""
+
+    factor_id: str
+    factor_name: str
+    levels: list[LevelChoice]
+
+
+def about_choice(catalog: Catalog, factor_id: str) -> AboutChoice:
+    return AboutChoice(
+        factor_id=factor_id, factor_name=catalog.factor(factor_id).name, levels=levels_of(catalog, factor_id)
+    )
+
+
+def closest_factors(
+    catalog: Catalog, ranking: Iterable[str], answer: str, limit: int = ABOUT_CHOICES
+) -> list[AboutChoice]:
+    """The few factors an answer nothing was understood from comes closest to, for "This was about…": the reader's
+    own ranking (``AnalysisDetails.ranking``, closest first) and a search of the catalog by the answer's words
+    (``vocabulary.word_score`` of at least 1: a cue phrase, or two name or cue words), the search's best in the
+    last place when the ranking does not have it; each factor once, composites and factors no longer in the
+    catalog left out."""
+    text = " ".join(answer.lower().split())
+    words = content_words(text)
+    searched = sorted(
+        (
+            (score, factor.id)
+            for factor in catalog.assessable_factors
+            if (score := word_score(factor, text, words)) >= 1
+        ),
+        key=lambda item: (-item[0], item[1]),
+    )
+    known = [fid for fid in ranking if catalog.has_factor(fid) and not catalog.factor(fid).is_composite]
+    found = [fid for _, fid in searched if fid not in known[: limit - 1]]
+    chosen = list(dict.fromkeys([*known[: limit - 1], *found[:1], *known[limit - 1 :], *found[1:]]))
+    return [about_choice(catalog, factor_id) for factor_id in chosen[:limit]]
+
+
+def every_factor(catalog: Catalog) -> dict[str, str]:
+    """Every factor a person can say an answer was about ("Something else"), factor id -> name, by name."""
+    return {f.id: f.name for f in sorted(catalog.assessable_factors, key=lambda f: (f.name.lower(), f.id))}
+
+
+def gist(catalog: Catalog, factor_id: str) -> str:
+    """What a factor is about, as the words of a question ("who owns the data and what its terms mean"): the
+    catalog's description up to its first colon, asides in parentheses and the final full stop left out."""
+    described = re.sub(r"\s*\([^)]*\)", "", " ".join(catalog.factor(factor_id).description.split()))
+    return in_sentence(described.split(":")[0].strip().rstrip(".")) or in_sentence(catalog.factor(factor_id).name)
+
+
+class TornOption(BaseModel):
+    """One answer to a torn reading's question: the reading it stands for, and its button's words."""
+
+    factor_id: str
+    factor_name: str
+    level: Level
+    value: float
+    label: str  # names its factor (and its level when the question is about the level)
+
+
+class TornQuestion(BaseModel):
+    """What the say-back asks when the reader could not choose (``documents.TornReading``), and its answers."""
+
+    question: str
+    options: list[TornOption]
+
+
+def torn_question(catalog: Catalog, torn: TornReading) -> TornQuestion | None:
+    """The question for a torn reading, in the catalog's words: which factor ("Is this about how far … (Data
+    quality) or who owns … (Data governance)?") or, when its options are levels of one factor, which level ("For
+    Data quality, is it more “…” or “…”?", the rubric's words).  None when fewer than two of its options are left
+    in the catalog."""
+    options = [option for option in torn.options if catalog.has_factor(option.factor_id)]
+    factors = list(dict.fromkeys(option.factor_id for option in options))
+    if len(options) < 2:
+        return None
+    one_factor = len(factors) == 1
+    answers, phrases = [], []
+    for option in options:
+        factor = catalog.factor(option.factor_id)
+        level = catalog.band(factor.id, option.value)
+        if one_factor:
+            phrases.append(f"“{getattr(factor.rubric, level).strip().rstrip('.')}”")
+            label = f"{factor.name} is {level.value}"
+        else:
+            phrases.append(f"{gist(catalog, factor.id)} ({factor.name})")
+            label = f"It is about {factor.name}"
+        answers.append(
+            TornOption(factor_id=factor.id, factor_name=factor.name, level=level, value=option.value, label=label)
+        )
+    between = ", ".join(phrases[:-1]) + f" or {phrases[-1]}"
+    if one_factor:
+        question = f"For {catalog.factor(factors[0]).name}, is it more {between}?"
+    else:
+        question = f"Is this about {between}?"
+    return TornQuestion(question=question, options=answers)
+
+
+def torn_questions(catalog: Catalog, torn: Iterable[TornReading], told: Iterable[HeardReading]) -> list[TornQuestion]:
+    """The questions still to ask about an answer: none once the person told us what it was about (``told``), one
+    per torn reading otherwise."""
+    if any(True for _ in told):
+        return []
+    return [question for reading in torn if (question := torn_question(catalog, reading)) is not None]
+
+
+LIFT = "It was about us"
+
+
+def can_lift(screened: ScreenedTurn | None, lifted: ScreenLift | None) -> bool:
+    """Whether an answer set aside by the screen offers "It was about us": set aside for a reason its person may
+    lift (``documents.LIFTABLE``), and not lifted yet."""
+    return screened is not None and screened.kind in LIFTABLE and lifted is None

@@ -40,7 +40,7 @@ from typing import Any
 from factor_journal import transitions
 from factor_journal.catalog import Catalog, load_catalog
 from factor_journal.conversation import Turn
-from factor_journal.documents import ExtractionOutcome, latest_session_id
+from factor_journal.documents import ExtractionOutcome, HeardReading, ScreenLift, latest_session_id
 from factor_journal.errors import (
     InvalidInputError,
     NoConflictError,
@@ -65,7 +65,7 @@ from factor_journal.models import (
     UserProfile,
 )
 from factor_journal.planner import LAST_EXCERPT_CHARS, TurnContext, entry_id_for
-from factor_journal.repositories.changes import ChangeResult, FactorChanges
+from factor_journal.repositories.changes import ChangeResult, FactorChanges, Told
 from factor_journal.repositories.client import (
     CollectionReference,
     CountedClient,
@@ -92,7 +92,7 @@ from factor_journal.validation import assessable, checked_reading, rationale_giv
 
 EXCERPT_LIMIT = 1200  # a journal entry's excerpt: 2-3 exchanges
 
-__all__ = ["ChangeResult", "FactorJournalStore", "TurnContext", "TurnLedger", "entry_id_for"]
+__all__ = ["ChangeResult", "FactorJournalStore", "TurnContext", "TurnLedger", "TurnRef", "entry_id_for"]
 
 
 class TurnLedger:
@@ -144,6 +144,11 @@ class TurnLedger:
         """Turns created before ``until`` that no delivery ever claimed, however old, oldest first (a read per
         such turn, none for the others)."""
         return self._people.unclaimed_turns(until, limit=limit)
+
+    def lift_screen(self, ref: TurnRef) -> ScreenLift:
+        """Have an answer the screen set aside read again without that screen, at its person's word ("It was about
+        us"): recorded on the turn, which its lift request's trigger then analyses (``People.lift_screen``)."""
+        return self._people.lift_screen(ref)
 
     def data(self, ref: TurnRef) -> dict[str, Any] | None:
         """The turn document as stored (one read), or None when there is none."""
@@ -333,12 +338,17 @@ class FactorJournalStore:
         return self.record_inferences(user_id, [update]).entries[0]
 
     def _decide(
-        self, user_id: str, factor_id: str, step: Callable[[FactorState, datetime], Transition], words: str = ""
+        self,
+        user_id: str,
+        factor_id: str,
+        step: Callable[[FactorState, datetime], Transition],
+        words: str = "",
+        told: Told | None = None,
     ) -> JournalEntry:
         """Apply a person's decision; ``words`` (what they said with it) is embedded before the transaction."""
         decision = [words] if words else []
         result = self.changes.apply(
-            user_id, [factor_id], step=lambda states, now: [step(states[factor_id], now)], words=decision
+            user_id, [factor_id], step=lambda states, now: [step(states[factor_id], now)], words=decision, told=told
         )
         return result.entries[0]
 
@@ -400,10 +410,13 @@ class FactorJournalStore:
         *,
         said: SaidIn | None = None,
         seen: float | None = None,
+        told: bool = False,
     ) -> JournalEntry:
         """The user provides the value (confidence 0.95); inferences resting on it are flagged for re-check.
         ``seen``: the value the person was shown when they corrected it; when the transaction finds the factor's
-        value is no longer it (changed elsewhere since), ``ValueChangedError`` and nothing is written."""
+        value is no longer it (changed elsewhere since), ``ValueChangedError`` and nothing is written.  ``told``:
+        the person says what their answer (``said``) was about, where nothing, or nothing sure, was understood from
+        it; the answer's turn keeps it in the same transaction (``documents.told_readings``), for the say-back."""
         assessable(self.catalog, factor_id)
         checked = value_on_scale(self.catalog, factor_id, value)
         reason = rationale_given(rationale, f"the correction of {factor_id!r}")
@@ -423,7 +436,15 @@ class FactorJournalStore:
                 excerpt=where.words,
             )
 
-        return self._decide(user_id, factor_id, step, words=reason)
+        kept = None
+        if told:
+            if where.session_id is None or where.turn_id is None:
+                raise InvalidInputError("what an answer was about needs the answer (its session and turn)")
+            heard = HeardReading(
+                factor_id=factor_id, value=checked, confidence=transitions.USER_PROVIDED_CONFIDENCE, quote=where.words
+            )
+            kept = Told(where.session_id, where.turn_id, heard)
+        return self._decide(user_id, factor_id, step, words=reason, told=kept)
 
     def retract(
         self, user_id: str, factor_id: str, rationale: str, *, source: Source = Source.user, said: SaidIn | None = None

@@ -78,6 +78,13 @@ def factor_vocabulary(factor: Factor) -> tuple[frozenset[str], tuple[str, ...]]:
     return words, phrases
 
 
+def word_score(factor: Factor, text: str, words: set[str]) -> float:
+    """How much ``text`` (lower-cased, with its ``content_words``) speaks of a factor in the factor's own words:
+    3 for each of its cue phrases in the text, 0.5 for each of its name and cue words among ``words``."""
+    vocabulary, phrases = factor_vocabulary(factor)
+    return 3.0 * sum(1 for phrase in phrases if phrase in text) + 0.5 * len(vocabulary & words)
+
+
 _CLOSERS = {'"': '"', "“": "”", "(": ")"}
 
 

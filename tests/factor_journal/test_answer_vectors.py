@@ -15,6 +15,7 @@ from google.cloud import firestore
 from doubles import ReadingsByText, reading
 from factor_journal.documents import ExtractionOutcome
 from factor_journal.embedding import WordLlamaEmbedder, text_digest
+from factor_journal.models import SaidIn
 from factor_journal.pipeline import TurnProcessor
 from factor_journal.questions import answer_question
 from factor_journal.questions.composing import NOT_ASSESSED
@@ -180,3 +181,18 @@ def test_reembed_brings_the_answers_vectors_to_the_model_and_the_turns(store, ma
     again = ReembedReport()
     vectors.reembed_user(user, embedder, again)
     assert again.needs_work == 0 and again.answers.written == 0  # idempotent
+
+
+def test_an_answer_its_person_says_was_about_a_factor_is_cited_through_that_entry_no_longer_as_unread(store, make_user):
+    """Issue 45 meets issue 47: "This was about…" makes an answer part of the assessment, so its vector lists the
+    entry it fed, in the same transaction as the person's reading."""
+    user = make_user(store)
+    session = store.start_session(user)
+    missed = answer(store, user, session, MISSED, datetime.now(UTC) - timedelta(minutes=5))
+    said = SaidIn(session_id=session, turn_id=missed, words=MISSED)
+    entry = store.correct(user, "data_quality", 20, "User said what their answer was about", said=said, told=True)
+
+    vector = answer_vectors(store, user)[answer_id_of(session, missed)]
+    assert (vector["entries"], vector["understood"]) == ({entry.entry_id: "data_quality"}, True)
+    reply = answer_question(store, user, "Why does closing the month take our controller so long?")
+    assert NOT_ASSESSED not in reply.text

@@ -160,7 +160,7 @@ def test_the_demo_secret_is_the_default_only_under_the_emulators(monkeypatch):
 
 # The deployed functions whose work signs or checks a link (resume, manager or unsubscribe), and the rest.
 SIGNING_FUNCTIONS = {"unsubscribe", "nightlyOrganisations", "nightlyReminders"}
-OTHER_FUNCTIONS = {"on_turn_created", "recover_turns", "nightly_rollups_and_reminders"}
+OTHER_FUNCTIONS = {"on_turn_created", "on_screen_lifted", "recover_turns", "nightly_rollups_and_reminders"}
 
 
 def test_every_function_that_signs_or_checks_links_declares_the_secret_and_no_other_does():

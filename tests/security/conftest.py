@@ -83,6 +83,7 @@ def _seed(db: firestore.Client, world: World) -> None:
         batch.set(db.document(f"{user}/conversations/{ids['session']}"), {"session_id": ids["session"]})
         turn = {"role": "assistant", "text": "How is your data quality?", "created_at": created}
         batch.set(db.document(f"{user}/conversations/{ids['session']}/turns/{ids['turn']}"), turn)
+        batch.set(db.document(f"{user}/conversations/{ids['session']}/lifts/{ids['turn']}"), {"lifted_at": created})
     link = {"user_id": world.uid("alice"), "created_at": created}
     batch.set(db.document(f"resume_links/{ids['link']}"), link)
     batch.set(db.document(f"mail/{ids['mail']}"), {"to": ["alice@example.com"], "message": {"subject": "Hi"}})

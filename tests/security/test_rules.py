@@ -117,6 +117,11 @@ TARGETS = [
     Target("session", "users/{owner}/conversations/{session}", "users/{owner}/conversations/{fresh}"),
     Target("journal vector", "users/{owner}/journal_vectors/{entry}", "users/{owner}/journal_vectors/{fresh}"),
     Target("answer vector", "users/{owner}/answer_vectors/{answer}", "users/{owner}/answer_vectors/{fresh}"),
+    Target(
+        "lift request",
+        "users/{owner}/conversations/{session}/lifts/{turn}",
+        "users/{owner}/conversations/{session}/lifts/{fresh}",
+    ),
     Target("organisation", "organisations/{org_a}", "organisations/org-{fresh}"),
     Target("roll-up shard", "organisations/{org_a}/rollup/shard-00", "organisations/{org_a}/rollup/shard-01"),
     Target("daily figures", "organisations/{org_a}/daily/{day}", "organisations/{org_a}/daily/{other_day}"),
@@ -455,7 +460,12 @@ def test_moves_take_effect_on_the_next_request(fresh_world: World, trigger_clien
 
 # --- Link records, mail, anything unlisted ------------------------------------------------------
 
-CLOSED = {"resume link": "resume_links/{link}", "mail": "mail/{mail}", "unlisted": "unlisted/{misc}"}
+CLOSED = {
+    "resume link": "resume_links/{link}",
+    "mail": "mail/{mail}",
+    "unlisted": "unlisted/{misc}",
+    "lift request": "users/{alice}/conversations/{session}/lifts/{turn}",  # server-only, the owner's too
+}
 
 
 @pytest.mark.parametrize("reader", ["alice", "mona", "bob", "max", "newcomer", "signed-out"])

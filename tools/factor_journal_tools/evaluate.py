@@ -39,6 +39,7 @@ from factor_journal.catalog.models import band_of, load_catalog
 from factor_journal.extraction.base import sees_whole_catalog
 from factor_journal_tools.corpus import CORPUS, KINDS, REPO, SPLITS, CorpusTurn, available_splits, load_corpus
 from factor_journal_tools.report import headline, render_report
+from factor_journal_tools.torn_margin import choose_margin, torn_curve
 
 DEFAULT_SPLITS = ("dev", "validation")  # test only when asked for, once per model version (TEST_LEDGER)
 RESULTS = REPO / "eval" / "results.json"
@@ -140,6 +141,8 @@ class TurnRecord:
     # every reading the semantic reader made of the turn among the candidates, abstained or not:
     # (factor_id, value, score, stated confidence), for the abstention trade-off curve
     readings: list[tuple[str, float, float, float]] = field(default_factory=list)
+    read: list[Any] = field(default_factory=list)  # the same readings as the reader made them (``semantic.Reading``)
+    torn: int = 0  # questions the turn's outcome asks instead of readings (``turn.extraction.torn``)
 
     @property
     def refused(self) -> bool:
@@ -163,6 +166,7 @@ class TimedExtractor:
         self.last_ms: float | None = None
         self.last_updates: list[Any] = []
         self.last_readings: list[tuple[str, float, float, float]] = []
+        self.last_read: list[Any] = []
         self.last_offered: set[str] | None = None
         self.last_candidates: list[str] = []  # the pre-selected candidates (a hint for a model shown the catalog)
         self.last_usage: tuple[int, int, int, int] | None = None
@@ -176,11 +180,13 @@ class TimedExtractor:
         finally:
             self.last_ms = (time.perf_counter() - started) * 1000
         self.last_updates = list(result.raw_updates)
-        self.last_readings = self._readings(request)
+        self.last_read = self._read(request)
+        model: Any = getattr(getattr(self.inner, "reader", None), "model", None)  # set whenever there are readings
+        self.last_readings = [(r.factor_id, r.value, r.score, model.stated_confidence(r.score)) for r in self.last_read]
         self.last_usage = (result.prompt_tokens, result.cached_tokens, result.response_tokens, result.thinking_tokens)
         return result
 
-    def _readings(self, request: Any) -> list[tuple[str, float, float, float]]:
+    def _read(self, request: Any) -> list[Any]:
         """Every reading of the semantic reader (abstained ones too) among the request's candidates, as the
         pipeline would screen them; none for another extractor."""
         reader = getattr(self.inner, "reader", None)
@@ -190,11 +196,7 @@ class TimedExtractor:
         if request.recent and request.recent[-1].role != "assistant":
             question = ""  # the user spoke last: no question is being answered (as the extractor reads it)
         allowed = {c.factor_id for c in request.candidates}
-        return [
-            (r.factor_id, r.value, r.score, reader.model.stated_confidence(r.score))
-            for r in reader.readings(question, request.text)
-            if r.factor_id in allowed
-        ]
+        return [r for r in reader.readings(question, request.text) if r.factor_id in allowed]
 
 
 def run_turn(store: Any, processor: Any, extractor: TimedExtractor, turn: CorpusTurn, run_id: str) -> TurnRecord:
@@ -214,15 +216,17 @@ def run_turn(store: Any, processor: Any, extractor: TimedExtractor, turn: Corpus
         outcome = processor.process(user_id, session, turn_id)
         record.status, record.error = outcome.status, outcome.error
         record.extractor_ms = extractor.last_ms
-        record.readings = list(extractor.last_readings)
+        record.readings, record.read = list(extractor.last_readings), list(extractor.last_read)
         record.reached_reader, record.usage = extractor.last_ms is not None, extractor.last_usage
         offered = extractor.last_offered
         if not record.reached_reader or offered is not None:
             record.not_offered = tuple(
                 f for f in turn.expected if not record.reached_reader or f not in (offered or ())
             )
-        screened = ((store.turn_data(user_id, session, turn_id) or {}).get("extraction") or {}).get("screened")
+        extraction = (store.turn_data(user_id, session, turn_id) or {}).get("extraction") or {}
+        screened = extraction.get("screened")
         record.screened = screened.get("kind") if isinstance(screened, dict) else None
+        record.torn = len(extraction.get("torn") or [])
         if outcome.status in ("processed", "no_update"):
             summary = store.summary(user_id)
             stated = {u.get("factor_id"): u.get("confidence") for u in extractor.last_updates if isinstance(u, dict)}
@@ -267,6 +271,13 @@ def _percentile(samples: Sequence[float], q: int) -> float | None:
 
 def _ratio(a: float, b: float) -> float | None:
     return round(a / b, 4) if b else None
+
+
+def shipped_threshold() -> float:
+    """The abstention threshold the packaged semantic model ships with."""
+    from factor_journal.extraction.semantic import load_model_artefact
+
+    return load_model_artefact().threshold
 
 
 def score(records: Iterable[TurnRecord]) -> dict[str, Any]:
@@ -323,6 +334,7 @@ def score(records: Iterable[TurnRecord]) -> dict[str, Any]:
     expected_total = tp + fn
     timings = [r.extractor_ms for r in records if r.extractor_ms is not None]
     curve = abstention_curve(records)
+    torn = torn_curve(records, shipped_threshold()) if any(r.read for r in records) else []
     return {
         "turns": len(records),
         "turns_by_kind": {kind: sum(1 for r in records if r.kind == kind) for kind in KINDS},
@@ -348,6 +360,9 @@ def score(records: Iterable[TurnRecord]) -> dict[str, Any]:
         "tokens": mean_tokens(records),
         "abstention_curve": curve,
         "abstention_choice": choose_threshold(curve),
+        "torn_curve": torn,
+        "torn_choice": choose_margin(torn),
+        "torn_questions": sum(r.torn for r in records),
         "confusion": confusion,
         "per_factor": {fid: per_factor[fid] for fid in sorted(per_factor)},
         "by_tag": {

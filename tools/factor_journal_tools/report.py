@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from factor_journal_tools.seat import ANSWERS_PER_PERSON_A_MONTH, PEOPLE, PRICES
+from factor_journal_tools.torn_margin import torn_section
 
 
 def _pct(value: float | None) -> str:
@@ -76,7 +77,8 @@ def render_report(results: dict[str, Any], test_scorings: Sequence[dict[str, Any
                 + " |"
             )
     lines += _training_section(extractors) + _test_scorings_section(extractors, test_scorings)
-    lines += seat_section(results) + _no_update_section(extractors) + _curve_section(extractors)
+    lines += seat_section(results) + _no_update_section(extractors)
+    lines += _curve_section(extractors) + torn_section(extractors)
     for name, splits in sorted(extractors.items()):
         for split, figures in splits["splits"].items():
             if figures.get("measured_at"):

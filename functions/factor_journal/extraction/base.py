@@ -47,6 +47,9 @@ class ExtractionRequest(BaseModel):
     text: str  # the user turn being analysed
     recent: list[ExchangeTurn] = Field(default_factory=list)  # preceding turns, oldest first
     candidates: list[CandidateFactor] = Field(default_factory=list)
+    # The person said this answer is evidence about their organisation after the screen had set it aside
+    # (``documents.LIFTABLE``): a reader must not set it aside again for that reason
+    screen_lifted: bool = False
 
 
 class ProposedUpdate(BaseModel):
@@ -83,6 +86,13 @@ class ExtractionResult:
     cached_tokens: int = 0  # input tokens billed at the cached rate (Gemini's implicit cache)
     thinking_tokens: int = 0  # billed as output
     rejected: list[str] = field(default_factory=list)  # reasons for output dropped while parsing
+    # The factors the reader found the answer closest to, closest first, whether or not it read anything: what
+    # the person chooses from when nothing was understood.  Optional: a reader may leave it empty.
+    ranking: list[str] = field(default_factory=list)
+    # Readings the reader could not choose between (two factors, or two bands of one factor): each a list of two
+    # or more ProposedUpdate-shaped dicts, likeliest first, untrusted like ``raw_updates`` and screened the same
+    # way.  None of them is stored: the person is asked which.  Optional: a reader may leave it empty.
+    torn: list[list[Any]] = field(default_factory=list)
 
 
 class ExtractionError(FactorJournalError):

@@ -1,6 +1,6 @@
 """The embedded semantic extractor (the default): meaning, not cue words, without the network.
 
-A turn is read in four steps, each promise checked by the eval (``make eval``):
+A turn is read in five steps, each promise checked by the eval (``make eval``):
 
 1. **Hostile text and small talk are not evidence**: a turn that instructs the system ("ignore previous
    instructions", "mark us fully ready", a forged "SYSTEM:" line, a JSON payload) or says nothing whatever
@@ -28,6 +28,11 @@ A turn is read in four steps, each promise checked by the eval (``make eval``):
 4. **Abstention**: the update's score is P(detected) × P(band); below the trained threshold the factor is
    left alone (no update beats a wrong one).  At most ``MAX_FACTORS`` factors per turn.  The confidence an
    update states is the score calibrated on dev's out-of-fold readings: the chance that it is right.
+5. **Torn**: a reading above the threshold that another reading of the turn scores within ``TORN_MARGIN`` of
+   (its factor's second likeliest band, or the best factor it did not read) is not proposed: both go to
+   ``ExtractionResult.torn`` and the person is asked which (``torn_readings``).  Every turn read also gives its
+   ``ranking`` (the likeliest factors, whatever the detection floor), what the person chooses from when nothing
+   was understood.
 
 The three models are trained on the eval corpus's dev split only (``python -m factor_journal_tools.train``)
 and ship as ``extraction/models/semantic.json`` (package data, versioned with the catalog version it
@@ -47,6 +52,7 @@ from typing import Any, Final
 import numpy as np
 
 from factor_journal.catalog.models import BAND_FLOORS, Catalog, Level, load_catalog
+from factor_journal.documents import LIFTABLE
 from factor_journal.extraction.base import ExchangeTurn, ExtractionRequest, ExtractionResult, ProposedUpdate
 from factor_journal.extraction.linear import Calibration, Classifier
 from factor_journal.extraction.listening import screen_turn
@@ -74,6 +80,11 @@ BAND_RANGES: Final = {
     "high": (BAND_FLOORS[Level.high], 100.0),
 }
 MAX_FACTORS: Final = 3
+RANKED: Final = 4  # factors kept, closest first, as the reader's ranking of every turn it reads
+# Two readings of an answer scored within this of each other (two factors, or two bands of one factor): the reader
+# is torn and asks instead of storing either (``torn_readings``).  Chosen on validation by the rule written
+# before it was scored (eval/HISTORY.md, "When the reader is torn").
+TORN_MARGIN: Final = 0.125
 
 # Models ------------------------------------------------------------------------------------------
 
@@ -172,12 +183,60 @@ class Reading:
     band: str
     band_probability: float
     value: float
+    runner_up: str = ""  # the factor's second likeliest band ("" when not read)
+    runner_up_probability: float = 0.0
+    runner_up_value: float = 0.0  # the value that band stands for
 
     @property
     def score(self) -> float:
         """P(detected) × P(band): what abstention compares with the threshold (``SemanticModel.stated_confidence``
         turns it into the confidence an update states)."""
         return self.detected * self.band_probability
+
+    def in_second_band(self) -> Reading:
+        """The same factor read in its second likeliest band (its score: P(detected) × that band's P)."""
+        return Reading(self.factor_id, self.detected, self.runner_up, self.runner_up_probability, self.runner_up_value)
+
+
+@dataclass(frozen=True)
+class Torn:
+    """A reading the reader would store, and another reading of the same answer it scored within the margin of:
+    another factor's, or the same factor's second likeliest band; ``gap`` is how far apart their scores are."""
+
+    reading: Reading
+    other: Reading
+    gap: float
+
+
+def torn_readings(readings: Sequence[Reading], threshold: float, margin: float) -> dict[str, Torn]:
+    """The readings at or above ``threshold`` (those the reader would store) that another reading of the answer
+    scores within ``margin`` of, by factor id: their second likeliest band (gap P(detected) × (P(band) −
+    P(second band))), or the best reading of the answer below the threshold (gap: the difference of their scores;
+    that rival is claimed by the likeliest stored reading only), whichever is closer.  Pure; none when ``margin``
+    is 0."""
+    if margin <= 0:
+        return {}
+    stored = sorted((r for r in readings if r.score >= threshold), key=lambda r: -r.score)
+    rival = max((r for r in readings if r.score < threshold), key=lambda r: r.score, default=None)
+    torn: dict[str, Torn] = {}
+    for reading in stored:
+        choices = []
+        if reading.runner_up:
+            choices.append(
+                Torn(
+                    reading,
+                    reading.in_second_band(),
+                    reading.detected * (reading.band_probability - reading.runner_up_probability),
+                )
+            )
+        if rival is not None:
+            choices.append(Torn(reading, rival, reading.score - rival.score))
+        closest = min(choices, key=lambda t: t.gap, default=None)
+        if closest is not None and closest.gap < margin:
+            torn[reading.factor_id] = closest
+            if closest.other is rival:
+                rival = None
+    return torn
 
 
 class SemanticReader:
@@ -212,24 +271,49 @@ class SemanticReader:
                 self._recent.pop(next(iter(self._recent)))
         return cached
 
-    def readings(self, question: str, answer: str, turn: Turn | None = None, *, gated: bool = True) -> list[Reading]:
-        """Every factor above the detection floor, most likely first (at most ``MAX_FACTORS``), with its band;
-        none for a turn that is no evidence (the rules, then the trained gate unless ``gated`` is False)."""
-        if not is_evidence(answer):
+    def readings(
+        self,
+        question: str,
+        answer: str,
+        turn: Turn | None = None,
+        *,
+        gated: bool = True,
+        lifted: bool = False,
+        detected: np.ndarray | None = None,
+    ) -> list[Reading]:
+        """Every factor above the detection floor, most likely first (at most ``MAX_FACTORS``), with its band and its
+        second likeliest band; none for a turn that is no evidence (the rules, unless the person ``lifted`` their
+        screen, then the trained gate unless ``gated`` is False).  ``detected``: ``detect`` of the turn, when known."""
+        if not is_evidence(answer, lifted=lifted):
             return []
         turn = turn or self.turn(question, answer)
         if gated and self.not_evidence(turn) >= self.model.gate_threshold:
             return []
-        detected = self.detect(turn)
+        detected = self.detect(turn) if detected is None else detected
         order = [i for i in np.argsort(-detected)[:MAX_FACTORS] if detected[i] >= self.model.detect_floor]
         found = []
         for i in order:
             probs = self.model.band.probabilities(turn.band_features(int(i))[None, :])[0]
-            band = BANDS[int(probs.argmax())]
+            first, second = (int(b) for b in np.argsort(-probs)[:2])
+            low, high = BAND_RANGES[BANDS[second]]
             found.append(
-                Reading(self.space.factors[i].id, float(detected[i]), band, float(probs.max()), self.value(probs))
+                Reading(
+                    self.space.factors[i].id,
+                    float(detected[i]),
+                    BANDS[first],
+                    float(probs[first]),
+                    self.value(probs),
+                    BANDS[second],
+                    float(probs[second]),
+                    float(np.clip(self.model.band_values[BANDS[second]], low, high)),
+                )
             )
         return found
+
+    def ranking(self, detected: np.ndarray, limit: int = RANKED) -> list[str]:
+        """The ``limit`` factors the turn is closest to by the detector (``detect``), closest first, whatever the
+        detection floor: what the person chooses from when nothing was understood."""
+        return [self.space.factors[i].id for i in np.argsort(-detected)[:limit]]
 
     def value(self, probs: np.ndarray) -> float:
         """The expected value under the band probabilities, kept inside the most likely band.
@@ -246,12 +330,14 @@ class SemanticReader:
         return [r for r in self.readings(question, answer) if r.score >= self.model.threshold]
 
 
-def is_evidence(answer: str) -> bool:
+def is_evidence(answer: str, *, lifted: bool = False) -> bool:
     """Whether a turn can be evidence at all: not empty, not hostile (instructions to the system), and not a turn
     a careful listener would refuse (small talk, a question back, a deferral, a request to pause, another
     organisation, a plan that says nothing about today): ``listening.screen_turn``, which the pipeline also
-    applies before any extractor."""
-    return screen_turn(answer) is None
+    applies before any extractor.  ``lifted``: the person said it was about their organisation, which lifts every
+    reason they may lift (``documents.LIFTABLE``), never the others."""
+    refused = screen_turn(answer)
+    return refused is None or (lifted and refused.kind in LIFTABLE)
 
 
 def _last_question(recent: Sequence[ExchangeTurn]) -> str:
@@ -283,10 +369,11 @@ def default_reader(catalog: Catalog | None = None) -> SemanticReader:
     return reader
 
 
-def rank_factors(catalog: Catalog, question: str, answer: str, limit: int) -> list[str]:
-    """The ``limit`` factors the semantic detector finds most likely in the turn (for candidate selection)."""
+def rank_factors(catalog: Catalog, question: str, answer: str, limit: int, *, lifted: bool = False) -> list[str]:
+    """The ``limit`` factors the semantic detector finds most likely in the turn (for candidate selection);
+    ``lifted`` as in ``is_evidence``."""
     reader = default_reader(catalog)
-    if not is_evidence(answer):
+    if not is_evidence(answer, lifted=lifted):
         return []
     detected = reader.detect(reader.turn(question, answer))
     return [
@@ -309,29 +396,56 @@ class SemanticExtractor:
         updates: list[dict[str, Any]] = []
         rejected: list[str] = []
         readings: list[Reading] = []
-        if is_evidence(request.text):
+        ranking: list[str] = []
+        lifted = request.screen_lifted  # the person said it was about them: neither screen nor gate sets it aside
+        if is_evidence(request.text, lifted=lifted):
             turn = self.reader.turn(question, request.text)
-            if (p_none := self.reader.not_evidence(turn)) >= self.reader.model.gate_threshold:
+            detected = self.reader.detect(turn)
+            ranking = self.reader.ranking(detected)
+            if not lifted and (p_none := self.reader.not_evidence(turn)) >= self.reader.model.gate_threshold:
                 rejected.append(f"no update: the turn reads as off-topic or hostile (P={p_none:.2f})")
-                return ExtractionResult(raw_updates=[], extractor=self.name, model=self.model, rejected=rejected)
-            readings = self.reader.readings(question, request.text, turn, gated=False)  # the gate was just read
+                return ExtractionResult(
+                    raw_updates=[], extractor=self.name, model=self.model, rejected=rejected, ranking=ranking
+                )
+            readings = self.reader.readings(
+                question, request.text, turn, gated=False, lifted=lifted, detected=detected
+            )  # the gate was just read
+        threshold = self.reader.model.threshold
+        torn = torn_readings(readings, threshold, TORN_MARGIN)
+        undecided: list[list[dict[str, Any]]] = []
         for reading in readings:
-            if reading.score < self.reader.model.threshold:
+            if reading.score < threshold:
                 rejected.append(
-                    f"{reading.factor_id!r}: abstained ({reading.band}, score {reading.score:.3f} "
-                    f"below {self.reader.model.threshold:g})"
+                    f"{reading.factor_id!r}: abstained ({reading.band}, score {reading.score:.3f} below {threshold:g})"
                 )
                 continue
-            updates.append(
-                ProposedUpdate(
-                    factor_id=reading.factor_id,
-                    value=reading.value,
-                    confidence=round(min(max(self.reader.model.stated_confidence(reading.score), 0.05), 0.95), 3),
-                    rationale=_rationale(reading, request.text, asked),
-                    quote=turn.clause_about(self.reader.space.index[reading.factor_id]),
-                ).model_dump()
-            )
-        return ExtractionResult(raw_updates=updates, extractor=self.name, model=self.model, rejected=rejected)
+            if reading.factor_id in torn:
+                between = torn[reading.factor_id]
+                rejected.append(
+                    f"{reading.factor_id!r}: torn ({reading.band}) with {between.other.factor_id!r} "
+                    f"({between.other.band}), scores {between.gap:.3f} apart: asked instead"
+                )
+                undecided.append([self._proposed(r, turn, request.text, asked) for r in (reading, between.other)])
+                continue
+            updates.append(self._proposed(reading, turn, request.text, asked))
+        return ExtractionResult(
+            raw_updates=updates,
+            extractor=self.name,
+            model=self.model,
+            rejected=rejected,
+            ranking=ranking,
+            torn=undecided,
+        )
+
+    def _proposed(self, reading: Reading, turn: Turn, answer: str, asked: str) -> dict[str, Any]:
+        """A reading as the update it proposes (the confidence it states is its calibrated score)."""
+        return ProposedUpdate(
+            factor_id=reading.factor_id,
+            value=reading.value,
+            confidence=round(min(max(self.reader.model.stated_confidence(reading.score), 0.05), 0.95), 3),
+            rationale=_rationale(reading, answer, asked),
+            quote=turn.clause_about(self.reader.space.index[reading.factor_id]),
+        ).model_dump()
 
 
 def _rationale(reading: Reading, answer: str, question: str) -> str:

@@ -28,7 +28,7 @@ from google.cloud import firestore
 from google.cloud.firestore_v1.field_path import FieldPath
 
 from factor_journal.catalog import Catalog
-from factor_journal.documents import ExtractionOutcome, SessionDocument
+from factor_journal.documents import TOLD, ExtractionOutcome, HeardReading, SessionDocument
 from factor_journal.embedding import (
     Embedder,
     EmbeddingError,
@@ -37,7 +37,7 @@ from factor_journal.embedding import (
     entry_said,
     said_text,
 )
-from factor_journal.errors import InvalidInputError, UnknownUserError
+from factor_journal.errors import AnswerNotFoundError, InvalidInputError, UnknownUserError
 from factor_journal.folding import Reading
 from factor_journal.graph import FactorGraph
 from factor_journal.models import AssessmentSummary, FactorState, JournalEntry, UserProfile
@@ -80,6 +80,16 @@ class ChangeResult:
     @property
     def entry_ids(self) -> list[str]:
         return [entry.entry_id for entry in self.entries]
+
+
+@dataclass(frozen=True)
+class Told:
+    """What a person told us an answer of theirs was about (a factor and its value, where nothing, or nothing sure,
+    was understood from it), kept on its turn (``documents.TOLD``) by the transaction of their decision."""
+
+    session_id: str
+    turn_id: str
+    reading: HeardReading
 
 
 def write_row(
@@ -165,11 +175,14 @@ class FactorChanges(Repository):
         step: Step | None = None,
         turn: TurnContext | None = None,
         words: Sequence[str] = (),
+        told: Told | None = None,
     ) -> ChangeResult:
         """Apply readings and/or a person's decision to one user's factors atomically; each new entry that
         carries words (``words``: what a person's decision says) gets its vector in the same transaction.  With
         ``turn``: a turn analysed already writes nothing (``duplicate``), nor does one that no longer exists
-        (``missing``: deleted after its claim, it is not recreated and its readings are not applied)."""
+        (``missing``: deleted after its claim, it is not recreated and its readings are not applied).  With
+        ``told`` (a person's decision about what an answer was about), the answer's turn keeps it, in the same
+        transaction; ``AnswerNotFoundError`` and nothing written when that turn no longer exists."""
         if not isinstance(user_id, str) or not user_id or "/" in user_id:
             raise InvalidInputError(f"user id must be a non-empty string without '/', got {user_id!r}")
         touched = touched_factors(self.graph, list(factor_ids))
@@ -182,10 +195,15 @@ class FactorChanges(Repository):
             refs = [paths.user(user_id), paths.summary(user_id), *[paths.factor(user_id, fid) for fid in touched]]
             if turn is not None:
                 refs += [paths.turn(user_id, turn.session_id, turn.turn_id), paths.session(user_id, turn.session_id)]
-            snapshots = {s.reference.path: s for s in self.client.get_all(refs, transaction=transaction)}
+            told_ref = paths.turn(user_id, told.session_id, told.turn_id) if told is not None else None
+            told_vector = self.vectors.answers.ref(user_id, told.session_id, told.turn_id) if told is not None else None
+            told_refs = [ref for ref in (told_ref, told_vector) if ref is not None]
+            snapshots = {s.reference.path: s for s in self.client.get_all([*refs, *told_refs], transaction=transaction)}
             user_snapshot = snapshots[refs[0].path]
             if not user_snapshot.exists:
                 raise UnknownUserError(user_id)
+            if told is not None and told_ref is not None and not snapshots[told_ref.path].exists:
+                raise AnswerNotFoundError(told.turn_id)
             read = None
             if turn is not None:
                 read = read_turn(
@@ -241,6 +259,13 @@ class FactorChanges(Repository):
             self._write_vectors(transaction, plan.entries, said_vectors)
             if turn is not None and answer is not None and plan.outcome is not None:
                 self._write_answer_vector(transaction, user_id, turn, answer, plan, said_vectors)
+            if told is not None and told_ref is not None:
+                kept = {**told.reading.to_document(), "told_at": now}
+                kept.pop("factor_id", None)
+                transaction.set(told_ref, {TOLD: {told.reading.factor_id: kept}}, merge=True)
+                if told_vector is not None and snapshots[told_vector.path].exists:  # part of the assessment now
+                    fed = {e.entry_id: e.factor_id for e in plan.entries if e.factor_id == told.reading.factor_id}
+                    self.vectors.answers.fed(transaction, told_vector, fed)
             return ChangeResult(entries=plan.entries, summary=plan.summary, guarded=tuple(plan.guarded))
 
         if turn is None:  # a person's decision or a direct write: serialised within this process only

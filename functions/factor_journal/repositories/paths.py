@@ -8,6 +8,7 @@ Per user (nothing is shared between users)::
     users/{uid}/metadata/assessment                       {"assessment_summary": ...}
     users/{uid}/conversations/{session_id}                session ("where were we")
     users/{uid}/conversations/{session_id}/turns/{tid}    turn (+ its extraction outcome)
+    users/{uid}/conversations/{session_id}/lifts/{tid}    a request to read a turn again, its screen lifted
     users/{uid}/snapshots/{YYYY-MM-DD}                    daily snapshot of the summary
     users/{uid}/locks/commit                              the user's commit lease (short-lived)
     users/{uid}/rate/{YYYY-MM-DD}                         turn counters for the rate limit
@@ -33,6 +34,7 @@ ORGANISATIONS = "organisations"
 SUMMARY_DOCUMENT = ("metadata", "assessment")
 SUMMARY_FIELD = "assessment_summary"
 TURNS = "turns"
+LIFTS = "lifts"  # users/{uid}/conversations/{sid}/lifts/{tid}: created to have the turn read again (a trigger)
 # A person's turn carries this mark (true) from its creation until its first claim: the recovery sweep's query
 AWAITING_ANALYSIS = "awaiting_analysis"
 LINK_COLLECTION = "resume_links"  # resume_links/{link_id}: link records
@@ -75,6 +77,10 @@ class Paths:
 
     def turn(self, user_id: str, session_id: str, turn_id: str) -> firestore.DocumentReference:
         return self.turns(user_id, session_id).document(turn_id)
+
+    def lift(self, user_id: str, session_id: str, turn_id: str) -> firestore.DocumentReference:
+        """The request to read a turn again with its screen lifted: its creation triggers the reading."""
+        return self.session(user_id, session_id).collection(LIFTS).document(turn_id)
 
     def snapshot(self, user_id: str, day: str) -> firestore.DocumentReference:
         return self.user(user_id).collection("snapshots").document(day)

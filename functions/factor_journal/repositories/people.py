@@ -31,7 +31,9 @@ from google.cloud.firestore_v1.field_path import FieldPath
 from factor_journal.catalog import Catalog
 from factor_journal.conversation import InvalidTurnError, Turn, parse_turn
 from factor_journal.documents import (
+    SCREEN_LIFTED,
     ExtractionOutcome,
+    ScreenLift,
     SessionDocument,
     TurnStatus,
     awaiting_analysis,
@@ -39,8 +41,15 @@ from factor_journal.documents import (
     claim_refused_by,
     failure_recorded,
     latest_session_id,
+    lift_refused,
 )
-from factor_journal.errors import FactorJournalError, UnknownOrganisationError, UnknownUserError
+from factor_journal.errors import (
+    AnswerNotFoundError,
+    FactorJournalError,
+    NotLiftableError,
+    UnknownOrganisationError,
+    UnknownUserError,
+)
 from factor_journal.graph import FactorGraph
 from factor_journal.models import SERVER_MANAGED_PROFILE_FIELDS, UserProfile
 from factor_journal.repositories.changes import drop_row, roster_changed, write_row
@@ -370,6 +379,36 @@ class People(Repository):
                 continue
             return Claim(won=True, outcome=outcome, data=data)
         raise CommitBusyError(f"turn {ref.key!r} kept changing while it was being claimed")
+
+    def lift_screen(self, ref: TurnRef, now: datetime | None = None) -> ScreenLift:
+        """The person says an answer the screen set aside was about their organisation after all: in one transaction,
+        record the lift on the turn (``screen_lifted``: the screen, when), clear its analysis so it is unanalysed
+        again (``awaiting_analysis``: the recovery sweep finds it if no delivery does), and create its lift request
+        (``lifts/{turn_id}``), whose trigger reads it again without that screen.  ``AnswerNotFoundError`` when the
+        turn is gone, ``NotLiftableError`` when it may not be lifted (``lift_refused``); nothing is written then."""
+        turn_ref = self.paths.turn(ref.user_id, ref.session_id, ref.turn_id)
+        moment = now or datetime.now(UTC)
+
+        @firestore.transactional
+        def run(transaction: firestore.Transaction) -> ScreenLift:
+            snapshot = turn_ref.get(transaction=transaction)
+            if not snapshot.exists:
+                raise AnswerNotFoundError(ref.turn_id)
+            data = snapshot.to_dict() or {}
+            why = lift_refused(data)
+            if why is not None:
+                raise NotLiftableError(ref.turn_id, why)
+            screened = ExtractionOutcome.of(data).screened  # type: ignore[union-attr]  # lift_refused checked it
+            assert screened is not None
+            lift = ScreenLift(kind=screened.kind, reason=screened.reason, lifted_at=moment)
+            transaction.update(
+                turn_ref,
+                {SCREEN_LIFTED: lift.to_document(), "extraction": firestore.DELETE_FIELD, AWAITING_ANALYSIS: True},
+            )
+            transaction.set(self.paths.lift(ref.user_id, ref.session_id, ref.turn_id), {"lifted_at": moment})
+            return lift
+
+        return run_transaction(self.client, run, timeout=self.contention_timeout)
 
     def settle_turn(self, ref: TurnRef, outcome: ExtractionOutcome) -> None:
         """Record a turn's final outcome that involves no factor change (invalid, rate limited, context); a turn

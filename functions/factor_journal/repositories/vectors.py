@@ -408,6 +408,19 @@ class AnswerVectors(Repository):
 
     What is embedded is the person's words alone (``embedding.answer_said``), whole; the words stay in the turn."""
 
+    def ref(self, user_id: str, session_id: str, turn_id: str) -> firestore.DocumentReference:
+        """Where the vector of the answer in ``turn_id`` of ``session_id`` is kept."""
+        return self.paths.answer_vector(user_id, answer_id_of(session_id, turn_id))
+
+    def fed(
+        self, transaction: firestore.Transaction, ref: firestore.DocumentReference, entries: dict[str, str]
+    ) -> None:
+        """In ``transaction``: the answer whose vector is at ``ref`` (which exists) fed ``entries`` too (entry id ->
+        factor id), as when its person says what it was about; it is then cited through them, no longer as "not
+        part of the assessment yet"."""
+        if entries:
+            transaction.set(ref, {"entries": entries, UNDERSTOOD_FIELD: True}, merge=True)
+
     def write(
         self,
         transaction: firestore.Transaction,
@@ -417,7 +430,7 @@ class AnswerVectors(Repository):
         said: str,
     ) -> None:
         """Write ``answer``'s vector in ``transaction`` (the one that settles its turn)."""
-        ref = self.paths.answer_vector(answer.user_id, answer_id_of(answer.session_id, answer.turn_id))
+        ref = self.ref(answer.user_id, answer.session_id, answer.turn_id)
         transaction.set(ref, answer.document(vector, embedder, said))
 
     def nearest(
