@@ -100,23 +100,31 @@ def browser() -> Iterator[object]:
 
 
 def wait_for_text(driver, needle: str, timeout: float = 45.0) -> str:
+    """The page's text once it holds ``needle`` (polled); an AssertionError with what the page said otherwise."""
     from selenium.webdriver.common.by import By
 
     deadline = time.monotonic() + timeout
     body = ""
     while time.monotonic() < deadline:
-        body = driver.find_element(By.TAG_NAME, "body").text
+        body = _text_of(driver.find_elements(By.TAG_NAME, "body"))
         if needle in body:
             return body
         time.sleep(0.5)
     raise AssertionError(f"{needle!r} did not appear; the page said:\n{body[:2000]}")
 
 
-def press(driver, find: Callable[[], Any], what: str, timeout: float = 20.0) -> None:
-    """Click what ``find()`` returns, as a person taps what they see: once it is drawn, scrolled to the middle
-    of the screen (not left under the fixed answer box or a notice at the bottom, where WebDriver scrolls it),
-    and tried again while it is being redrawn or still covered; an AssertionError naming ``what`` after ``timeout``.
-    """
+def _text_of(found: list) -> str:
+    """The text of the first of ``found`` ("" when there is none, or it was redrawn as it was read)."""
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    try:
+        return found[0].text if found else ""
+    except StaleElementReferenceException:
+        return ""
+
+
+def _not_yet() -> tuple[type[Exception], ...]:
+    """What a browser step waits out: the element is not drawn yet, being redrawn, covered or not usable yet."""
     from selenium.common.exceptions import (
         ElementClickInterceptedException,
         ElementNotInteractableException,
@@ -124,25 +132,78 @@ def press(driver, find: Callable[[], Any], what: str, timeout: float = 20.0) -> 
         StaleElementReferenceException,
     )
 
-    not_yet = (
+    return (
         ElementClickInterceptedException,
         ElementNotInteractableException,
         NoSuchElementException,
         StaleElementReferenceException,
     )
 
+
+Locator = str | Callable[[], Any]
+"""A CSS selector, or a function returning the element (None while there is none)."""
+
+
+def _usable(driver, locate: Locator, shown: bool = True) -> Any:
+    """The element ``locate`` finds if it is there, enabled and (``shown``) displayed now; None otherwise."""
+    from selenium.webdriver.common.by import By
+
+    try:
+        found = next(iter(driver.find_elements(By.CSS_SELECTOR, locate)), None) if isinstance(locate, str) else locate()
+        if found is None or not found.is_enabled() or (shown and not found.is_displayed()):
+            return None
+        return found
+    except _not_yet():
+        return None
+
+
+def element(driver, locate: Locator, what: str, timeout: float = 20.0, *, shown: bool = True) -> Any:
+    """The element ``locate`` finds, once it is present and can be used (enabled, and displayed unless ``shown`` is
+    False: an element a script clicks, such as a link in the menu a phone keeps closed), looked up again while it is
+    not drawn yet or being redrawn; an AssertionError naming ``what`` after ``timeout``.
+
+    Every browser step that acts on an element finds it here (or through ``press`` and ``type_into``, which wait the
+    same way): a bare ``find_element`` right after waiting on something else fails whenever the page draws that
+    element a moment later (``tests/test_browser_steps.py`` refuses one)."""
+    return wait_for(lambda: _usable(driver, locate, shown), timeout, what)
+
+
+def press(driver, find: Locator, what: str, timeout: float = 20.0) -> None:
+    """Click what ``find`` locates (as ``element`` does), as a person taps what they see: once it is drawn and
+    usable, scrolled to the middle of the screen (not left under the fixed answer box or a notice at the bottom,
+    where WebDriver scrolls it), and tried again while it is being redrawn or still covered; an AssertionError
+    naming ``what`` after ``timeout``."""
+
     def click() -> bool:
+        found = _usable(driver, find)
+        if found is None:
+            return False
         try:
-            element = find()
-            if not element:
-                return False
-            driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
-            element.click()
-        except not_yet:
+            driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", found)
+            found.click()
+        except _not_yet():
             return False
         return True
 
     wait_for(click, timeout, what)
+
+
+def type_into(driver, find: Locator, text: str, what: str, timeout: float = 20.0) -> None:
+    """Type ``text`` into what ``find`` locates (as ``element`` does) once it is drawn and usable, looked up again
+    if it is redrawn before the keys reach it (a stale element takes no key, so nothing is typed twice); an
+    AssertionError naming ``what`` after ``timeout``."""
+
+    def typed() -> bool:
+        found = _usable(driver, find)
+        if found is None:
+            return False
+        try:
+            found.send_keys(text)
+        except _not_yet():
+            return False
+        return True
+
+    wait_for(typed, timeout, what)
 
 
 DESKTOP, LAPTOP, PHONE = 1400, 1024, 390
@@ -170,9 +231,9 @@ def go_to(driver, label: str) -> None:
         ]
 
     if not links():
-        press(driver, lambda: driver.find_element(By.CSS_SELECTOR, '[data-testid="stExpandSidebarButton"]'), "the menu")
+        press(driver, '[data-testid="stExpandSidebarButton"]', "the menu")
         time.sleep(0.8)
-    press(driver, lambda: next((e for e in links() if e.text.strip().splitlines()[-1] == label), None), label)
+    press(driver, lambda: next((e for e in links() if (e.text.strip().splitlines() or [""])[-1] == label), None), label)
 
 
 def shoot(driver, name: str, width: int, tmp_path: Path) -> None:
@@ -447,9 +508,9 @@ def test_review_in_a_browser_shows_a_value_changed_elsewhere_and_saves_nothing_o
             ),
         )
 
-    def slider() -> str | None:
-        thumbs = browser.find_elements(By.CSS_SELECTOR, '.st-key-value-data_quality input[type="range"]')
-        return thumbs[0].get_attribute("value") if thumbs else None
+    def slider() -> str | None:  # read in one script call: the slider may be redrawn between two WebDriver calls
+        script = "const e = document.querySelector(arguments[0]); return e ? e.value : null"
+        return browser.execute_script(script, '.st-key-value-data_quality input[type="range"]')
 
     dora = make_user(store, display_name="Dora Decimal")
     answer(20.7, 3)
@@ -458,7 +519,7 @@ def test_review_in_a_browser_shows_a_value_changed_elsewhere_and_saves_nothing_o
     answer(35, 1)  # elsewhere, while the page is open
     newer = store.factor(dora, "data_quality").current_value
     assert shown_value(newer) != 20.7
-    browser.find_element(By.CSS_SELECTOR, ".st-key-reason-data_quality input").send_keys("It is about right")
+    type_into(browser, ".st-key-reason-data_quality input", "It is about right", "the reason box")
     press(
         browser,
         lambda: next(
@@ -479,7 +540,6 @@ MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", 
 def test_a_manager_reads_the_team_on_a_desktop_a_laptop_a_phone_and_in_dark_mode(
     app_url, browser, store, organisation, firestore_client, tmp_path
 ):
-    from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
     signer = LinkSigner(LinkRecords(firestore_client))
@@ -525,12 +585,7 @@ def test_a_manager_reads_the_team_on_a_desktop_a_laptop_a_phone_and_in_dark_mode
             wait_for_text(browser, "The table scrolls sideways, the names staying in place: Mapped, Confidence, Tier")
         shoot(browser, "team", width, tmp_path)
         # 5. filters: a name search narrows the table
-        search = next(
-            e
-            for e in browser.find_elements(By.CSS_SELECTOR, "input")
-            if e.get_attribute("placeholder") == "Name or e-mail"
-        )
-        search.send_keys("Nils", Keys.ENTER)
+        type_into(browser, 'input[placeholder="Name or e-mail"]', "Nils" + Keys.ENTER, "the name search")
         wait_for_text(browser, "Showing 1 of 2 people.")
         go_to(browser, "Blockers")
         wait_for_text(browser, "Invest here first")

@@ -104,18 +104,29 @@ def test_review_controls_each_name_their_factor_to_assistive_technology(
     make_user,
     firestore_client,
 ):
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
 
     browser.get(f"{app_url}/review?t={_person(store, make_user, firestore_client)}")
     wait_for_text(browser, "Save correction to Sensor and machine data")
 
-    def named(selector: str) -> list[str]:
-        return [element.accessible_name for element in browser.find_elements(By.CSS_SELECTOR, selector)]
+    def named(selector: str, count: int) -> list[str]:
+        """The accessible names of what ``selector`` finds, once there are at least ``count`` of them (read again
+        when one is redrawn while its name is read)."""
 
-    names = wait_for(lambda: (found := named("[data-testid=stMain] button")) and len(found) >= 6 and found, 30, "6")
+        def names() -> list[str] | None:
+            try:
+                found = [element.accessible_name for element in browser.find_elements(By.CSS_SELECTOR, selector)]
+            except StaleElementReferenceException:
+                return None
+            return found if len(found) >= count else None
+
+        return wait_for(names, 30, f"{count} of {selector}")
+
+    names = named("[data-testid=stMain] button", 6)
     # a slider's name is its label twice over (Streamlit names both the group and its input): it holds the factor
-    sliders = named("[data-testid=stSlider] input[type=range]")
-    boxes = named("[data-testid=stMain] input[type=text]")
+    sliders = named("[data-testid=stSlider] input[type=range]", 3)
+    boxes = named("[data-testid=stMain] input[type=text]", 3)
     factors = ("Data quality", "Sensor and machine data", "Machine learning expertise")
     for factor in factors:
         assert f"Confirm {factor}" in names and f"Save correction to {factor}" in names, names
