@@ -335,20 +335,22 @@ def _not_claimed(claim: Claim) -> TurnOutcome:
     return TurnOutcome(str(outcome.status), error=outcome.error)
 
 
-UNCLAIMED_AFTER = timedelta(minutes=2)  # a turn unclaimed this long after it was written lost its delivery
+UNCLAIMED_AFTER = timedelta(seconds=Settings.model_fields["unclaimed_after_seconds"].default)
+"""The product's default (``FJ_UNCLAIMED_AFTER_SECONDS``): a turn unclaimed this long after it was written lost its
+delivery."""
 
 
 def recover_due_turns(processor: TurnProcessor, *, limit: int = 200) -> dict[str, int]:
     """The recovery sweep: every turn whose retry time has come (failed and due again, or claimed by an
-    instance that died), and every turn no delivery claimed within ``UNCLAIMED_AFTER`` of its writing, however
-    long ago (an outage, a lost delivery, sweeps that failed for hours), is processed, at most ``limit`` of
-    each kind a sweep, oldest first (the rest at the next sweeps).  Reads only such turns.  Returns how many
-    ended in each status."""
+    instance that died), and every turn no delivery claimed within the processor's ``unclaimed_after``
+    (``UNCLAIMED_AFTER`` by default) of its writing, however long ago (an outage, a lost delivery, sweeps that
+    failed for hours), is processed, at most ``limit`` of each kind a sweep, oldest first (the rest at the next
+    sweeps).  Reads only such turns.  Returns how many ended in each status."""
     now = processor.clock()
     ledger = processor.store.ledger
     # Never-claimed turns first: a due turn that stops its instance must not keep them from being found (due
     # turns come back at every sweep until they settle).
-    refs = ledger.unclaimed(now - UNCLAIMED_AFTER, limit=limit)
+    refs = ledger.unclaimed(now - processor.config.unclaimed_after, limit=limit)
     refs += ledger.due(now, limit=limit)
     counts: dict[str, int] = {}
     for ref in dict.fromkeys(refs):

@@ -26,7 +26,7 @@ from factor_journal.links import LinkSigner
 from factor_journal.models import InferenceStatus, UserProfile
 from factor_journal.repositories.links import LinkRecords
 from factor_journal.store import FactorJournalStore
-from waiting import wait_for
+from waiting import wait_for, wait_for_analysis
 
 pytestmark = [pytest.mark.browser, pytest.mark.functions]
 
@@ -98,7 +98,9 @@ def test_a_person_confirms_one_reading_and_corrects_another_in_the_conversation(
 
     store = FactorJournalStore(trigger_client, catalog)
     browser.set_window_size(width, 1000)
-    user, _ = _answer_as_someone_new(browser, live_app_url, store, f"sayback-{width}")
+    user, session = _answer_as_someone_new(browser, live_app_url, store, f"sayback-{width}")
+    answer = wait_for(lambda: _answer_id(store, user, session), 30, "the answer saved")
+    wait_for_analysis(store, user, session, answer)  # the trigger's analysis, or the sweep's if its delivery was lost
     wait_for(lambda: len(_lines(browser)) >= 2, 60, "what was understood, under the answer")
     first, second = _lines(browser)[:2]
     first_factor, second_factor = (key.rsplit("-", 1)[1] for key in (first, second))
