@@ -143,8 +143,8 @@ class TurnProcessor:
         assert claim.outcome is not None
         try:
             turn = parse_turn(turn_id, claim.data)
-        except InvalidTurnError as error:
-            return self._settle(ref, claim, TurnStatus.invalid, f"invalid turn: {error}", "invalid_input")
+        except InvalidTurnError as error:  # the document does not read as a turn: set aside, never analysed
+            return self._settle(ref, claim, TurnStatus.invalid, f"invalid turn: {error}", "invalid_input", damaged=True)
         if turn.role == "assistant":
             return self._settle(ref, claim, TurnStatus.context, None, None)
         try:
@@ -274,9 +274,17 @@ class TurnProcessor:
         return TurnOutcome(str(status), own, rejected)
 
     def _settle(
-        self, ref: TurnRef, claim: Claim, status: TurnStatus, error: str | None, kind: str | None
+        self,
+        ref: TurnRef,
+        claim: Claim,
+        status: TurnStatus,
+        error: str | None,
+        kind: str | None,
+        *,
+        damaged: bool = False,
     ) -> TurnOutcome:
-        """A final status that involves no factor change."""
+        """A final status that involves no factor change; ``damaged``: the turn document itself does not read (it
+        is set aside with its outcome, ``error`` saying why)."""
         if error:
             log.warning("turn %s/%s/%s %s: %s", ref.user_id, ref.session_id, ref.turn_id, status, error)
         assert claim.outcome is not None
@@ -289,7 +297,7 @@ class TurnProcessor:
             extractor=self.extractor.name if status != TurnStatus.context else None,
             processed_at=now,
         )
-        self.store.ledger.settle(ref, outcome)
+        self.store.ledger.settle(ref, outcome, error if damaged else None)
         self._unlist_if_it_needed_attention(ref, claim)
         return TurnOutcome(str(status), error=error)
 

@@ -12,6 +12,7 @@ Per user (nothing is shared between users)::
     users/{uid}/locks/commit                              the user's commit lease (short-lived)
     users/{uid}/rate/{YYYY-MM-DD}                         turn counters for the rate limit
     users/{uid}/journal_vectors/{entry_id}                an entry's embedding (server-only, see vectors.py)
+    users/{uid}/set_aside/{record_id}                     a damaged document set aside (server-only, setaside.py)
 
 Per organisation::
 
@@ -38,6 +39,7 @@ MAIL_COLLECTION = "mail"  # mail/{id}: the Trigger Email extension's queue
 RUNS_COLLECTION = "nightly_runs"  # nightly_runs/{run}/tasks/{key}: nightly runs and their finished tasks
 VECTORS = "journal_vectors"  # users/{uid}/journal_vectors/{entry_id}: embeddings of what was said (server-only)
 PRIVACY_LOG = "privacy_log"  # privacy_log/{subject}: erasures, by pseudonym
+SET_ASIDE = "set_aside"  # users/{uid}/set_aside/{record_id}: damaged documents set aside (server-only)
 
 
 class Paths:
@@ -87,6 +89,9 @@ class Paths:
 
     def vector(self, user_id: str, entry_id: str) -> firestore.DocumentReference:
         return self.vectors(user_id).document(entry_id)
+
+    def set_aside(self, user_id: str) -> firestore.CollectionReference:
+        return self.user(user_id).collection(SET_ASIDE)
 
     def organisation(self, org_id: str) -> firestore.DocumentReference:
         return self.client.collection(ORGANISATIONS).document(org_id)
