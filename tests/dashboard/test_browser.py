@@ -44,7 +44,7 @@ def _free_port() -> int:
 @contextmanager
 def serve_app(database: str) -> Iterator[str]:
     """The app on a free port, reading the emulator's ``database``; its address (skips without Chromium)."""
-    if not (shutil.which("chromium") and shutil.which("chromedriver")):
+    if not browser_installed():
         pytest.skip("chromium and chromedriver are not installed (make test installs them on Debian as root)")
     port = _free_port()
     env = {**os.environ, "FJ_FIRESTORE_DATABASE": database}
@@ -84,19 +84,47 @@ def serve_app(database: str) -> Iterator[str]:
         server.wait(timeout=20)
 
 
-@pytest.fixture(scope="module")
-def app_url() -> Iterator[str]:
-    with serve_app("fj-tests") as url:
-        yield url
+def browser_installed() -> bool:
+    return bool(shutil.which("chromium") and shutil.which("chromedriver"))
 
 
-@pytest.fixture
-def browser() -> Iterator[object]:
-    driver = headless_chromium(1400, 1000)
-    try:
-        yield driver
-    finally:
-        driver.quit()
+class Chromium:
+    """One headless Chromium for many tests (starting one takes seconds): each test gets it as a new visitor opens
+    a browser (``fresh``: a blank page, no cookies or stored data, the default window and colour scheme), and a new
+    one is started when the last has died."""
+
+    def __init__(self) -> None:
+        self.driver: Any = None
+
+    def fresh(self, width: int = 1400, height: int = 1000) -> Any:
+        from selenium.common.exceptions import WebDriverException
+
+        if self.driver is not None:
+            try:
+                self.forget()
+            except WebDriverException:  # it died with the last test: start another
+                self.quit()
+        if self.driver is None:
+            self.driver = headless_chromium(width, height)
+        self.driver.set_window_size(width, height)
+        return self.driver
+
+    def forget(self) -> None:
+        """Leave the page (its scripts stop polling) and forget everything a visit kept: stored data, cookies, an
+        emulated colour scheme."""
+        driver = self.driver
+        if driver.current_url.startswith("http"):
+            driver.execute_script("window.localStorage.clear(); window.sessionStorage.clear();")
+        driver.get("about:blank")
+        driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "", "features": []})
+
+    def quit(self) -> None:
+        if self.driver is not None:
+            try:
+                self.driver.quit()
+            finally:
+                self.driver = None
 
 
 def wait_for_text(driver, needle: str, timeout: float = 45.0) -> str:
@@ -236,21 +264,30 @@ def go_to(driver, label: str) -> None:
     press(driver, lambda: next((e for e in links() if (e.text.strip().splitlines() or [""])[-1] == label), None), label)
 
 
+CHARTS_DRAWN = (  # every plotly chart on the page has drawn its plot area
+    "return Array.from(document.querySelectorAll('.js-plotly-plot'))"
+    ".every(chart => { const svg = chart.querySelector('.main-svg');"
+    " return svg && svg.getBoundingClientRect().width > 0 })"
+)
+
+
 def shoot(driver, name: str, width: int, tmp_path: Path) -> None:
-    """A full-page screenshot; kept in docs/ when it is one of SHOTS and FJ_UPDATE_SCREENSHOT is set."""
-    time.sleep(1.5)  # let the charts draw
+    """A full-page screenshot, taken once the page's charts have drawn; kept in docs/ when it is one of SHOTS and
+    FJ_UPDATE_SCREENSHOT is set (a kept one also waits a moment for the charts to redraw at the page's full height)."""
+    kept = SHOTS.get((name, width)) if os.environ.get("FJ_UPDATE_SCREENSHOT") else None
+    wait_for(lambda: driver.execute_script(CHARTS_DRAWN), 20, "the charts drawn")
     height = driver.execute_script(
         "return Math.max(document.body.scrollHeight, ...Array.from(document.querySelectorAll("
         "'[data-testid=stMain], [data-testid=stMainBlockContainer]')).map(e => e.scrollHeight))"
     )
     driver.set_window_size(width, min(max(height + 120, 900), 7000))
-    time.sleep(1.0)
+    if kept:
+        time.sleep(1.0)
     shot = tmp_path / f"{name}-{width}.png"
     driver.save_screenshot(str(shot))
     assert shot.stat().st_size > 10_000
     driver.set_window_size(width, 1000)
-    kept = SHOTS.get((name, width))
-    if kept and os.environ.get("FJ_UPDATE_SCREENSHOT"):
+    if kept:
         shutil.copy(shot, ROOT / "docs" / kept)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from test_browser import app_url, browser, go_to, organisation, wait_for_text  # noqa: F401  (fixtures)
+from test_browser import go_to, wait_for_text
 
 from factor_journal.links import LinkSigner, link_url
 from factor_journal.models import InferredUpdate
@@ -41,7 +41,7 @@ def _person(store, make_user, firestore_client) -> str:
     return LinkSigner(LinkRecords(firestore_client)).issue(user)
 
 
-def test_keyboard_focus_on_a_page_link_shows_a_clear_ring(app_url, browser, store, make_user, firestore_client):  # noqa: F811
+def test_keyboard_focus_on_a_page_link_shows_a_clear_ring(app_url, browser, store, make_user, firestore_client):
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
 
@@ -62,14 +62,14 @@ def test_keyboard_focus_on_a_page_link_shows_a_clear_ring(app_url, browser, stor
 
 
 @pytest.mark.parametrize("path", list(PAGES))
-def test_each_page_of_a_person_has_an_outline_of_headings(app_url, browser, store, make_user, firestore_client, path):  # noqa: F811
+def test_each_page_of_a_person_has_an_outline_of_headings(app_url, browser, store, make_user, firestore_client, path):
     browser.get(f"{app_url}/{path}?t={_person(store, make_user, firestore_client)}")
     # the overview's To re-check has a link to itself only when there are answers to re-check: test_browser checks
     # its link scrolls there
     _outline(browser, PAGES[path])
 
 
-def _outline(browser, shown: str) -> list[list]:  # noqa: F811
+def _outline(browser, shown: str) -> list[list]:
     """The page's headings once ``shown`` is drawn, checked: one h1 first, no level skipped, no heading adding a
     tab stop linking to itself."""
     wait_for_text(browser, shown)
@@ -84,7 +84,7 @@ def _outline(browser, shown: str) -> list[list]:  # noqa: F811
     return headings
 
 
-def test_a_managers_pages_have_an_outline_of_headings(app_url, browser, firestore_client, organisation):  # noqa: F811
+def test_a_managers_pages_have_an_outline_of_headings(app_url, browser, firestore_client, organisation):
     token = LinkSigner(LinkRecords(firestore_client)).issue(
         organisation["manager"], kind="manager", org_id=organisation["org"]
     )
@@ -98,8 +98,8 @@ def test_a_managers_pages_have_an_outline_of_headings(app_url, browser, firestor
 
 
 def test_review_controls_each_name_their_factor_to_assistive_technology(
-    app_url,  # noqa: F811
-    browser,  # noqa: F811
+    app_url,
+    browser,
     store,
     make_user,
     firestore_client,

@@ -9,10 +9,9 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
-from test_browser import (  # noqa: F401 (browser: a fixture)
+from test_browser import (
     DESKTOP,
     PHONE,
-    browser,
     element,
     press,
     serve_app,
@@ -87,7 +86,7 @@ def _button(key: str) -> str:
 @pytest.mark.parametrize("width", [DESKTOP, PHONE])
 def test_a_person_confirms_one_reading_and_corrects_another_in_the_conversation(
     live_app_url,
-    browser,  # noqa: F811 (a fixture, imported above)
+    browser,
     trigger_client,
     catalog,
     width,
@@ -162,16 +161,9 @@ class _OneReading:
         return ExtractionResult(raw_updates=[reading], extractor=self.name)
 
 
-@pytest.fixture(scope="module")
-def untriggered_app_url() -> Iterator[str]:
-    """The app on a database no trigger listens to: the test analyses the answer itself, when it chooses."""
-    with serve_app("fj-tests") as url:
-        yield url
-
-
 def test_an_answer_analysed_after_the_pages_first_wait_shows_what_was_understood_by_itself(
-    untriggered_app_url,
-    browser,  # noqa: F811 (a fixture, imported above)
+    app_url,  # on fj-tests, where no trigger listens: the test analyses the answer when it chooses
+    browser,
     firestore_client,
     catalog,
 ):
@@ -180,7 +172,7 @@ def test_an_answer_analysed_after_the_pages_first_wait_shows_what_was_understood
     from factor_journal.settings import Settings
 
     store = FactorJournalStore(firestore_client, catalog)
-    user, session = _answer_as_someone_new(browser, untriggered_app_url, store, "late")
+    user, session = _answer_as_someone_new(browser, app_url, store, "late")
     wait_for_text(browser, "Check again")  # the page's first wait is over: the answer is not analysed yet
     answer = _answer_id(store, user, session)
     assert not _lines(browser)
@@ -206,8 +198,8 @@ class _TwoReadings:
 
 
 def test_each_say_back_button_is_named_for_its_factor_to_assistive_technology(
-    untriggered_app_url,
-    browser,  # noqa: F811 (a fixture, imported above)
+    app_url,
+    browser,
     firestore_client,
     catalog,
     tmp_path,
@@ -220,7 +212,7 @@ def test_each_say_back_button_is_named_for_its_factor_to_assistive_technology(
     from factor_journal.settings import Settings
 
     store = FactorJournalStore(firestore_client, catalog)
-    user, session = _answer_as_someone_new(browser, untriggered_app_url, store, "named")
+    user, session = _answer_as_someone_new(browser, app_url, store, "named")
     wait_for_text(browser, "Check again")
     answer = _answer_id(store, user, session)
     TurnProcessor(store, _TwoReadings(), config=Settings()).process(user, session, answer)
