@@ -41,7 +41,8 @@ LEASE_SECONDS = 10  # the killed instance's claim (deployed: FJ_CLAIM_LEASE_SECO
 EMULATOR_UNCLAIMED_AFTER = (
     5  # FJ_UNCLAIMED_AFTER_SECONDS of the emulators' worker under make test / bench (deployed: 120)
 )
-CALL_ALLOWANCE = 45  # what one sweep call may add on a loaded 2-core machine: a cold worker, the analysis itself
+PATIENCE = 300  # how long a test or the bench waits for a heal before it calls it lost (a cold worker on a loaded
+# 2-core machine takes a minute and more: the time a heal takes is measured, never asserted)
 DEPLOYED = {"sweep_minutes": 5, "unclaimed_after_minutes": 2, "claim_lease_minutes": 3}
 TEXT = "Our data is all over the place, 5 different systems"
 
@@ -72,11 +73,11 @@ def triggers_stopped() -> Iterator[None]:
 
 class ScheduledSweep:
     """The scheduler stand-in (``scripts/scheduler.py run``) firing only the deployed ``recover_turns``, every
-    ``seconds``, in a process of its own; ``calls`` counts the calls it logged."""
+    ``seconds``, in a process of its own; ``ran_at`` says when each call that ran the sweep returned."""
 
     def __init__(self, seconds: int = SWEEP_SECONDS) -> None:
         self.seconds = seconds
-        self.calls = 0
+        self.ran_at: list[datetime] = []
         self.log: list[str] = []
         self._ran = threading.Condition()
         self._process: subprocess.Popen[str] | None = None
@@ -96,14 +97,23 @@ class ScheduledSweep:
             with self._ran:
                 self.log.append(line.rstrip())
                 if "recover_turns ran" in line:
-                    self.calls += 1
+                    self.ran_at.append(datetime.now(UTC))
                 self._ran.notify_all()
 
     def wait_for_calls(self, count: int, timeout: float) -> None:
-        """Until the stand-in has called the sweep ``count`` times (the first call starts its worker)."""
+        """Until the stand-in has run the sweep ``count`` times (the first call starts its worker)."""
         with self._ran:
-            if not self._ran.wait_for(lambda: self.calls >= count, timeout):
-                raise AssertionError(f"the stand-in called the sweep {self.calls} times in {timeout:.0f}s: {self.log}")
+            if not self._ran.wait_for(lambda: len(self.ran_at) >= count, timeout):
+                raise AssertionError(
+                    f"the stand-in ran the sweep {len(self.ran_at)} times in {timeout:.0f}s: {self.log}"
+                )
+
+    def missed(self, healed: Healed) -> int:
+        """How many sweeps ran (and returned) after the turn could be found and before it was analysed: 0 when the
+        first sweep that could find it analysed it; 1 when a sweep already running as it became findable had
+        read before it was."""
+        with self._ran:
+            return sum(healed.findable_at < moment < healed.outcome["processed_at"] for moment in self.ran_at)
 
     def __exit__(self, *exc: object) -> None:
         if self._process is not None:
@@ -153,7 +163,7 @@ def lost_while_stopped(store: Any, user: str, session: str, unclaimed_after: flo
         assert "extraction" not in store.turn_data(user, session, turn)  # nothing claimed it: the delivery is lost
     back = datetime.now(UTC)
     findable_at = max(written_at + timedelta(seconds=unclaimed_after), back)
-    outcome = _settled(store, user, session, turn, unclaimed_after + SWEEP_SECONDS + CALL_ALLOWANCE + 30)
+    outcome = _settled(store, user, session, turn, unclaimed_after + PATIENCE)
     return Healed(outcome, written_at, findable_at)
 
 
@@ -172,7 +182,7 @@ def killed_mid_analysis(store: Any, user: str, session: str, lease: float = LEAS
     }
     reference = store.turns(user, session).document()
     reference.set({"role": "user", "text": TEXT, "created_at": now, "extraction": claim})
-    outcome = _settled(store, user, session, reference.id, lease + SWEEP_SECONDS + CALL_ALLOWANCE + 30)
+    outcome = _settled(store, user, session, reference.id, lease + PATIENCE)
     return Healed(outcome, now, lease_until)
 
 
@@ -201,6 +211,7 @@ def run() -> dict[str, Any]:
                 "attempts": healed.outcome.get("attempts"),
                 "healed_after_s": round(healed.seconds, 1),
                 "after_findable_s": round(healed.after_findable, 1),
+                "sweeps_missed": sweep.missed(healed),
             }
     bound = LEASE_SECONDS + SWEEP_SECONDS
     return {
@@ -212,5 +223,9 @@ def run() -> dict[str, Any]:
             "bound_s": bound,
         },
         "deployed": {**DEPLOYED, "bound_minutes": DEPLOYED["claim_lease_minutes"] + DEPLOYED["sweep_minutes"]},
-        "note": "healed_after_s: from the turn's writing to its analysis; bound_s: the claim lease and one sweep",
+        "note": (
+            "healed_after_s: from the turn's writing to its analysis (bound_s: the claim lease and one sweep, plus "
+            "what the sweep's call takes: a cold worker after the functions came back); after_findable_s: from when "
+            "the sweep could find it; sweeps_missed: sweeps that ran in between (0: the first one healed it)"
+        ),
     }

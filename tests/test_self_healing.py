@@ -5,8 +5,10 @@ sweep (the deployed ``recover_turns`` in the Functions emulator, called by the s
 The same code as deployed, in seconds instead of minutes (``bench/healing_bench.py`` says how and records the
 figures): the stand-in fires the sweep every ``SWEEP_SECONDS``, the Functions emulator's worker takes a turn as lost
 after ``FJ_UNCLAIMED_AFTER_SECONDS`` (5 s under ``make test``), and the killed instance's claim has a lease of
-``LEASE_SECONDS``.  A sweep call may take longer than the interval on a loaded machine (a cold worker, the analysis
-itself): ``CALL_ALLOWANCE`` is that, and only that.
+``LEASE_SECONDS``.  "Within the lease plus one interval" is held by what does not depend on the machine's load: the
+turn is analysed by the first sweep that could find it (one already running as it became findable may have read
+before it).  How long that takes in seconds (a sweep call on a cold worker after the functions come back takes a
+minute and more on a loaded 2-core machine) is measured by the bench, not asserted.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ from __future__ import annotations
 import pytest
 
 from bench.healing_bench import (
-    CALL_ALLOWANCE,
     LEASE_SECONDS,
     SWEEP_SECONDS,
     ScheduledSweep,
@@ -46,7 +47,7 @@ def test_a_claim_left_by_an_instance_killed_mid_analysis_is_taken_over_by_the_sc
     healed = killed_mid_analysis(store, user, session, LEASE_SECONDS)
     assert healed.outcome["status"] == "processed" and healed.outcome["attempts"] == 2  # the sweep's, after the claim
     assert healed.after_findable >= 0  # never before the lease ran out
-    assert healed.seconds <= LEASE_SECONDS + SWEEP_SECONDS + CALL_ALLOWANCE, healed
+    assert sweeping.missed(healed) <= 1, (healed, sweeping.ran_at)  # the first sweep that could find it
     assert store.summary(user).factors["data_infrastructure"].is_assessed
 
 
@@ -55,6 +56,6 @@ def test_a_turn_written_while_the_functions_were_stopped_is_analysed_by_the_sche
 ):
     store, user, session = someone
     healed = lost_while_stopped(store, user, session, worker_unclaimed_after)
-    assert healed.outcome["status"] == "processed" and healed.outcome["attempts"] == 1
-    assert healed.after_findable <= SWEEP_SECONDS + CALL_ALLOWANCE, healed  # the first sweeps after it could be found
+    assert healed.outcome["status"] == "processed" and healed.outcome["attempts"] == 1  # never claimed before
+    assert sweeping.missed(healed) <= 1, (healed, sweeping.ran_at)  # the first sweep that could find it
     assert store.summary(user).factors["data_infrastructure"].is_assessed

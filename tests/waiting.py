@@ -19,8 +19,13 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from factor_journal.store import FactorJournalStore
 
-FIRST_WAIT = 45.0  # the trigger's delivery: a cold start takes ~6 s on a quiet machine, 20-30 s under load
+FIRST_WAIT = 60.0  # the trigger's delivery: a cold start takes ~6 s on a quiet machine, up to a minute under load
 AFTER_THE_SWEEP = 60.0
+STATES = {
+    None: "never claimed",
+    "processing": "claimed, its holder dead or stalled",
+    "failed": "failed, its next attempt not due yet",
+}
 
 
 def wait_for(probe: Callable[[], Any], timeout: float = 45.0, what: str = "the trigger", interval: float = 0.2) -> Any:
@@ -61,9 +66,10 @@ def wait_for_analysis(
         pass
     stored = (store.turn_data(user_id, session_id, turn_id) or {}).get("extraction") or {}
     counts = recover(store, stored.get("retry_at"))
+    state = STATES.get(stored.get("status"), str(stored.get("status")))
     warnings.warn(
-        f"turn {session_id}/{turn_id} of {user_id} was not settled {first_wait:.0f}s after it was written "
-        f"({stored.get('status') or 'never claimed'}): a lost delivery; the recovery sweep ran ({counts})",
+        f"turn {session_id}/{turn_id} of {user_id} was not settled {first_wait:.0f}s after it was written ({state}): "
+        f"taken as a lost delivery, the recovery sweep ran ({counts})",
         stacklevel=2,
     )
     try:
