@@ -3,8 +3,8 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 RUN := scripts/with-emulators.sh
 PYTEST_ARGS ?=
-# make test runs the suite on two pytest-xdist workers: the emulator tests all on one, in order, the others beside
-# them (tests/conftest.py); PYTEST_WORKERS=0 runs everything in one process
+# make test runs the emulator tests and the others as two pytest processes at once (scripts/run_suite.py);
+# PYTEST_WORKERS=1 runs them in one
 PYTEST_WORKERS ?= 2
 BENCH_ARGS ?=
 CODE := functions tools dashboard tests bench demo scripts eval
@@ -24,7 +24,7 @@ setup: ## Install Python environments, firebase-tools and the Java 21 runtime
 EMULATOR_SWEEP := FJ_UNCLAIMED_AFTER_SECONDS=$${FJ_UNCLAIMED_AFTER_SECONDS:-5}
 
 test: lint ## Static checks, then the whole test suite against the Firebase Emulator Suite
-	$(EMULATOR_SWEEP) $(RUN) .venv/bin/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
+	$(EMULATOR_SWEEP) $(RUN) .venv/bin/python scripts/run_suite.py --workers $(PYTEST_WORKERS) $(PYTEST_ARGS)
 
 test-fast: ## The tests that need no emulator and train no model (pure code); needs only the Python environment
 	@bash -c 'source scripts/python-env.sh && python -m pytest -m "not emulator and not training" -n 2 -q $(PYTEST_ARGS)'

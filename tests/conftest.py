@@ -125,7 +125,7 @@ def make_user(firestore_client: firestore.Client) -> Callable[..., str]:
 
 # Every query the code runs during the suite is recorded; the run fails if one lacks a declared
 # composite index (see tests/index_audit.py and tests/test_indexes.py).
-from index_audit import QueryRecorder, QueryShape, missing_indexes, shape_from, shape_to_wire  # noqa: E402
+from index_audit import QueryRecorder, missing_indexes  # noqa: E402
 
 QUERIES = QueryRecorder()
 
@@ -138,49 +138,23 @@ EMULATOR_FIXTURES = frozenset(
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "emulator: needs the Firebase Emulator Suite (added automatically)")
     QUERIES.install()
-    if config.pluginmanager.hasplugin("xdist") and not hasattr(config, "workerinput"):
-        config.pluginmanager.register(WorkersQueries(), "workers-queries")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests that use an emulator fixture (or a marker that implies the emulators) are marked
-    ``emulator``; ``make test-fast`` runs the rest without starting any emulator.
-
-    Under ``make test`` (two pytest-xdist workers, ``--dist loadgroup``) every ``emulator`` test runs on one
-    worker, in the order collected: they share the emulators' databases, their session fixtures and the deployed
-    trigger.  Each other module goes whole to whichever worker is free, so the tests that need no emulator (the
-    training test above all) run beside them."""
+    ``emulator``; ``make test-fast`` runs the rest without starting any emulator."""
     for item in items:
         implied = {"functions", "browser"} & {m.name for m in item.iter_markers()}
-        emulator = bool(implied or EMULATOR_FIXTURES & set(getattr(item, "fixturenames", ())))
-        if emulator:
+        if implied or EMULATOR_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.emulator)
-        item.add_marker(pytest.mark.xdist_group("emulators" if emulator else item.nodeid.split("::", 1)[0]))
-
-
-class WorkersQueries:
-    """The controller's side of a run on pytest-xdist workers: each worker sends the query shapes it recorded
-    (``pytest_sessionfinish``), checked here against the declared indexes once every worker is done."""
-
-    def __init__(self) -> None:
-        self.shapes: set[QueryShape] = set()
-
-    def pytest_testnodedown(self, node: object, error: object) -> None:
-        output = getattr(node, "workeroutput", {}) or {}
-        self.shapes |= {shape_from(raw) for raw in output.get("query_shapes", [])}
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     QUERIES.uninstall()
-    config = session.config
-    if hasattr(config, "workeroutput"):  # an xdist worker: the controller checks every worker's queries
-        config.workeroutput["query_shapes"] = [shape_to_wire(shape) for shape in QUERIES.shapes]
-        return
-    gathered = config.pluginmanager.get_plugin("workers-queries")
-    missing = missing_indexes(QUERIES.shapes | (gathered.shapes if gathered is not None else set()))
+    missing = missing_indexes(QUERIES.shapes)
     if missing:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         if reporter is not None:
             reporter.write_line("Queries run without a declared composite index (firestore.indexes.json):", red=True)
             for line in missing:

@@ -85,29 +85,6 @@ def vector_shape_of(query: vector_query_module.VectorQuery) -> QueryShape:
     )
 
 
-def shape_to_wire(shape: QueryShape) -> list:
-    """A shape as plain lists and strings, as a pytest-xdist worker sends it to the controller."""
-    return [
-        shape.collection,
-        shape.collection_group,
-        sorted(shape.equalities),
-        [list(order) for order in shape.ordered],
-        list(shape.vector) if shape.vector is not None else None,
-    ]
-
-
-def shape_from(raw: list) -> QueryShape:
-    """The shape ``shape_to_wire`` sent."""
-    collection, group, equalities, ordered, vector = raw
-    return QueryShape(
-        collection,
-        bool(group),
-        frozenset(equalities),
-        tuple((f, d) for f, d in ordered),
-        tuple(vector) if vector else None,
-    )
-
-
 def needs_composite(shape: QueryShape) -> bool:
     if shape.vector is not None:
         return True

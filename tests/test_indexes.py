@@ -97,15 +97,3 @@ def test_the_audit_asks_collection_group_queries_for_a_field_override():
     assert missing_indexes({group}) == []  # firestore.indexes.json enables it for the group
     name_scan = QueryShape("", True, frozenset(), ())  # recursive_delete's scan of everything below a document
     assert missing_indexes({name_scan}, overrides=[]) == []
-
-
-def test_a_shape_a_worker_sends_reads_back_the_same():
-    """Under pytest-xdist each worker sends the queries it recorded to the controller, which checks them all."""
-    from index_audit import shape_from, shape_to_wire
-
-    shapes = [
-        QueryShape("turns", True, frozenset({"awaiting_analysis"}), (("created_at", "ASCENDING"),)),
-        QueryShape("journal_vectors", False, frozenset({"user_id"}), (), ("embedding", 256)),
-        QueryShape("journal", False, frozenset(), (("observed_at", "DESCENDING"),)),
-    ]
-    assert [shape_from(shape_to_wire(shape)) for shape in shapes] == shapes
