@@ -7,10 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from google.cloud import firestore
 
-from factor_journal.catalog import Catalog
-from factor_journal.embedding import WordLlamaEmbedder
 from factor_journal.extraction.gemini import GeminiExtractor, GeminiIntentReader, GeminiSettings
 from factor_journal.extraction.prompts import intent_instruction
 from factor_journal.questions import answer_question
@@ -30,13 +27,6 @@ def settings(url: str) -> GeminiSettings:
 
 def scripted(question_type: str = "status", relevant: list[str] | None = None, **more: object) -> str:
     return json.dumps({"question_type": question_type, "relevant_factors": relevant or [], **more})
-
-
-@pytest.fixture(scope="module")
-def ask_store(firestore_client: firestore.Client, catalog: Catalog) -> FactorJournalStore:
-    store = FactorJournalStore(firestore_client, catalog)
-    store.changes.embedder = WordLlamaEmbedder()
-    return store
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,6 @@ import uuid
 import pytest
 from google.cloud import firestore
 
-from factor_journal.catalog import Catalog
 from factor_journal.embedding import WordLlamaEmbedder, entry_said
 from factor_journal.models import EntryKind, InferredUpdate, UserProfile
 from factor_journal.questions import analyse_intent, answer_question
@@ -25,13 +24,6 @@ from factor_journal.store import FactorJournalStore
 from factor_journal_tools.ask_sets import ASK_SETS, load_set, seed
 
 HELD_OUT = load_set("wholesale")
-
-
-@pytest.fixture(scope="module")
-def ask_store(firestore_client: firestore.Client, catalog: Catalog) -> FactorJournalStore:
-    store = FactorJournalStore(firestore_client, catalog)
-    store.changes.embedder = WordLlamaEmbedder()
-    return store
 
 
 @pytest.fixture(scope="module")

@@ -8,12 +8,8 @@ import json
 import re
 
 import pytest
-from google.cloud import firestore
 
-from factor_journal.catalog import Catalog
-from factor_journal.embedding import WordLlamaEmbedder
 from factor_journal.extraction.prompts import IntentOutput
-from factor_journal.store import FactorJournalStore
 from factor_journal_tools.ask_sets import ASK_SETS, load_set
 from factor_journal_tools.seat import ANSWERS, REQUESTS, VIEWS, Answer, SeatAnswers, check_answers, read_requests
 from factor_journal_tools.seat_ask import AskRecord, ask_figures, by_set, render_ask_view, run_sets, score
@@ -24,13 +20,6 @@ SMALL = {  # four answers and five questions of the wholesale set: enough to see
     "standing": ["so where are we?"],
     "off_topic": ["got a good recipe for lemon drizzle?"],
 }
-
-
-@pytest.fixture(scope="module")
-def ask_store(firestore_client: firestore.Client, catalog: Catalog) -> FactorJournalStore:
-    store = FactorJournalStore(firestore_client, catalog)
-    store.changes.embedder = WordLlamaEmbedder()
-    return store
 
 
 def intent(question_type: str = "status", *relevant: str) -> str:

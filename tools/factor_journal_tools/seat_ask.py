@@ -53,15 +53,13 @@ from factor_journal_tools.seat import (
     VIEWS,
     SeatAnswers,
     SeatRequest,
-    check_answers,
     estimated_usage,
     read_answers,
-    read_requests,
     render_view,
     request_key,
     write_requests,
 )
-from factor_journal_tools.seat_run import DATABASE, seat_settings
+from factor_journal_tools.seat_run import DATABASE, check_split, seat_settings
 from factor_journal_tools.vertex_stand_in import VertexStandIn
 
 SPLIT = "ask"
@@ -321,18 +319,8 @@ def replay_command(args: argparse.Namespace) -> int:
 
 
 def check_command(args: argparse.Namespace) -> int:
-    """The form of the answers against the request file (no emulator, no label read)."""
-    requests = read_requests(REQUESTS / f"{SPLIT}.jsonl")
-    figures = check_answers(requests, read_answers(_answers_path(args)), schema=IntentOutput)
-    print(
-        f"{SPLIT}: {figures['answered']} of {figures['requests']} requests answered, {figures['waiting']} waiting;"
-        f" models: {', '.join(figures['models']) or 'none'}"
-    )
-    for key in figures["unknown_keys"]:
-        print(f"  answers no request of {SPLIT}: {key}")
-    for key, problem in figures["malformed"].items():
-        print(f"  not JSON in the response schema: {key}: {problem}")
-    return 1 if figures["unknown_keys"] or figures["malformed"] else 0
+    """The form of the answers against the request file and the intent schema (no emulator, no label read)."""
+    return check_split(SPLIT, _answers_path(args), IntentOutput)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

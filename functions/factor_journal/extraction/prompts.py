@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from itertools import groupby
 from typing import NamedTuple
 
 from pydantic import BaseModel, Field
@@ -175,18 +176,15 @@ def intent_catalog_text(catalog: Catalog) -> str:
     """Every factor of ``catalog`` by category in catalog order (id, name and what it covers with its boundaries; a
     composite with what it is derived from), then every project type (id, name, description, the factors it needs).
     A pure function of the catalog, so the prefix it goes into is the same for every question."""
+    names = {category.id: category.name for category in catalog.categories}
     lines = ["Catalog factors:"]
-    by_category = {category.id: category for category in catalog.categories}
-    current = None
-    for factor in catalog.factors:
-        if factor.category != current:
-            current = factor.category
-            category = by_category.get(current)
-            lines.append(f"## {category.name if category else current}")
-        about = describe(factor)
-        if factor.composite:
-            about = f"{about} Derived from: {', '.join(factor.composite)}.".strip()
-        lines.append(f"- {factor.id} ({factor.name})" + (f": {about}" if about else ""))
+    for category_id, factors in groupby(catalog.factors, key=lambda factor: factor.category):
+        lines.append(f"## {names.get(category_id, category_id)}")
+        for factor in factors:
+            about = describe(factor)
+            if factor.composite:
+                about = f"{about} Derived from: {', '.join(factor.composite)}.".strip()
+            lines.append(f"- {factor.id} ({factor.name})" + (f": {about}" if about else ""))
     lines += ["", "Project types (archetypes):"]
     for archetype in catalog.archetypes:
         needs = ", ".join(p.factor for p in archetype.prerequisites)
