@@ -15,7 +15,11 @@ Schedules are unix-cron (``*/5 * * * *``), read with croniter; any other syntax 
     scheduler.py list              the scheduled functions and when each fires next
     scheduler.py fire NAME [--at ISO-TIME]
                                    call one now (as scheduled for ISO-TIME, default now); exit 1 if it failed
-    scheduler.py run               call every one on its schedule until stopped (what ``make demo`` runs)
+    scheduler.py run [--only NAME]... [--schedule NAME=CRON]...
+                                   call every one (or only those named) on its schedule until stopped (what
+                                   ``make demo`` runs); ``--schedule`` fires one on another schedule instead, which may
+                                   have a sixth field for seconds (``'* * * * * */5'``: every 5 s), so a test sees in
+                                   seconds what the deployed schedule does in minutes (``tests/test_self_healing.py``)
 """
 
 from __future__ import annotations
@@ -68,6 +72,12 @@ class Job:
             raise SchedulerError(f"{self.name}: schedule {self.schedule!r} is not unix-cron (e.g. '*/5 * * * *')")
         return croniter(self.schedule, moment.astimezone(self.zone)).get_next(datetime).astimezone(UTC)
 
+    def on(self, schedule: str) -> Job:
+        """The same function fired on another schedule (unix-cron, optionally with a sixth field for seconds)."""
+        job = Job(self.name, self.region, schedule, self.time_zone)
+        job.next_after(datetime.now(UTC))  # refused by name now if it is not cron
+        return job
+
 
 def _get(url: str) -> tuple[int, str]:
     try:
@@ -108,29 +118,57 @@ def discover(origin: str) -> list[Job]:
 def fire(origin: str, project: str, job: Job, scheduled_for: datetime) -> str:
     """Call the job's function as Cloud Scheduler would for ``scheduled_for``; returns its answer.
 
-    Raises ``SchedulerError`` when the function fails (it answers 500 with its error) or cannot be called.
+    The Functions emulator names a loaded function by its load generation (``recover_turns-0``); after it reloads its
+    functions (their triggers switched off and on again) the old name answers 404, or 204 with nothing run while its
+    trigger is still on record but off: the newest generation is called then.  Raises ``SchedulerError`` when the
+    function fails (it answers 500 with its error), is switched off, or cannot be called.
     """
     headers = {
         "X-CloudScheduler-JobName": job.job_name,
         "X-CloudScheduler-ScheduleTime": scheduled_for.astimezone(UTC).isoformat().replace("+00:00", "Z"),
     }
-    key = f"{job.name}-0"  # the emulator's trigger key: the function's name and its load generation
-    for _ in range(2):
-        request = urllib.request.Request(f"{origin}/{project}/{job.region}/{key}", data=b"", headers=headers)
+    generation = 0
+    for _ in range(3):
+        request = urllib.request.Request(f"{origin}/{project}/{job.region}/{job.name}-{generation}", data=b"")
+        for name, value in headers.items():
+            request.add_header(name, value)
         try:
             with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as response:  # noqa: S310
-                return response.read().decode()
+                if response.status != 204:
+                    return response.read().decode()
+                newest = _newest_generation(origin, project, job)  # 204: this generation's trigger is off
         except urllib.error.HTTPError as error:
             body = error.read().decode()
-            if error.code == 404:  # reloaded functions have a later generation; the 404 lists the valid keys
-                keys = re.findall(rf"{re.escape(job.region)}-{re.escape(job.name)}-(\d+)", body)
-                if keys:
-                    key = f"{job.name}-{max(map(int, keys))}"
-                    continue
-            raise SchedulerError(f"{job.name} answered {error.code}: {body.strip()[:500]}") from error
+            known = _generations(body, job) if error.code == 404 else []
+            if not known:  # a failure, or a name the emulator does not know under any generation
+                raise SchedulerError(f"{job.name} answered {error.code}: {body.strip()[:500]}") from error
+            newest = known[-1]
         except OSError as error:
             raise SchedulerError(f"cannot call {job.name}: {error}") from error
+        if newest is None or newest == generation:
+            raise SchedulerError(f"{job.name} is switched off in the Functions emulator: nothing ran")
+        generation = newest
     raise SchedulerError(f"{job.name} is not loaded by the Functions emulator")
+
+
+def _generations(listing: str, job: Job) -> list[int]:
+    """The load generations of ``job`` named in the emulator's 404 answer (which lists every function's key)."""
+    found = re.findall(rf"{re.escape(job.region)}-{re.escape(job.name)}-(\d+)", listing)
+    return sorted({int(generation) for generation in found})
+
+
+def _newest_generation(origin: str, project: str, job: Job) -> int | None:
+    """The job's newest load generation, read from the 404 the emulator answers for a name it does not know."""
+    request = urllib.request.Request(f"{origin}/{project}/{job.region}/{job.name}-unknown", data=b"")
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310
+            response.read()
+    except urllib.error.HTTPError as error:
+        generations = _generations(error.read().decode(), job)
+        return generations[-1] if generations else None
+    except OSError as error:
+        raise SchedulerError(f"cannot reach the Functions emulator: {error}") from error
+    return None
 
 
 def run(
@@ -162,6 +200,18 @@ def run(
         due[job] = job.next_after(at)
 
 
+def chosen(jobs: list[Job], only: list[str] | None, schedules: list[str]) -> list[Job]:
+    """``jobs`` narrowed to ``only`` (names; all when None) and fired on the ``NAME=CRON`` schedules given instead of
+    their own; an unknown name is refused by name."""
+    known = {job.name: job for job in jobs}
+    overrides = dict(item.split("=", 1) for item in schedules if "=" in item)
+    unknown = sorted({*(only or []), *overrides} - set(known)) + [item for item in schedules if "=" not in item]
+    if unknown:
+        raise SchedulerError(f"no scheduled function {unknown[0]!r}; scheduled: {sorted(known)}")
+    names = only or list(known)
+    return [known[name].on(overrides[name]) if name in overrides else known[name] for name in names]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--project", default=os.environ.get("GCLOUD_PROJECT", "demo-factor-journal"))
@@ -170,7 +220,11 @@ def main(argv: list[str] | None = None) -> int:
     one = commands.add_parser("fire")
     one.add_argument("name")
     one.add_argument("--at", type=datetime.fromisoformat, help="the scheduled time to pass (ISO 8601; default now)")
-    commands.add_parser("run")
+    every = commands.add_parser("run")
+    every.add_argument("--only", action="append", metavar="NAME", help="fire only this function (repeatable)")
+    every.add_argument(
+        "--schedule", action="append", default=[], metavar="NAME=CRON", help="fire NAME on CRON instead (repeatable)"
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="scheduler: %(message)s", stream=sys.stderr)
     try:
@@ -187,6 +241,7 @@ def main(argv: list[str] | None = None) -> int:
             at = args.at if args.at is None or args.at.tzinfo else args.at.replace(tzinfo=UTC)
             print(fire(origin, args.project, job, at or now))
         else:
+            jobs = chosen(jobs, args.only, args.schedule)
             if not jobs:
                 raise SchedulerError("the Functions emulator loaded no scheduled function (is Pub/Sub running?)")
             log.info("firing %s on their schedules", ", ".join(f"{j.name} ({j.schedule})" for j in jobs))

@@ -23,6 +23,10 @@ from factor_journal.store import FactorJournalStore
 
 PROJECT_ID = os.environ.get("GCLOUD_PROJECT", "demo-factor-journal")
 FIXTURES = Path(__file__).parent / "fixtures"
+# `make test` starts the emulators with FJ_UNCLAIMED_AFTER_SECONDS=5: the Functions emulator's worker, which inherits
+# the environment, takes a turn no delivery claimed as lost after 5 s (tests/test_self_healing.py).  The tests' own
+# process keeps the product's default (120 s): taken out of the environment here, before any setting is read.
+WORKER_UNCLAIMED_AFTER = float(os.environ.pop("FJ_UNCLAIMED_AFTER_SECONDS", "") or 120)
 
 
 def _emulator_host() -> str:
@@ -68,6 +72,12 @@ def own_database(prefix: str) -> firestore.Client:
 def database() -> firestore.Client:
     """This test's own emulator database."""
     return own_database("fj-own")
+
+
+@pytest.fixture(scope="session")
+def worker_unclaimed_after() -> float:
+    """After how many seconds the Functions emulator's worker takes a turn no delivery claimed as lost."""
+    return WORKER_UNCLAIMED_AFTER
 
 
 @pytest.fixture(autouse=True)

@@ -37,7 +37,7 @@ def _modules(names: str, package: str = "factor_journal") -> frozenset[str]:
 PURE_CORE = _modules("""
     catalog catalog.models models errors documents validation vocabulary graph evidence transitions folding composites
     summary rollup freshness sayback guidance planner conversation output_checks extraction.base page_models
-    questions.intent
+    questions.intent setaside
 """)
 
 LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
@@ -58,7 +58,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
         | _modules("""
             repositories.changes repositories.client repositories.journal repositories.links repositories.locks
             repositories.mail repositories.nightly_runs repositories.organisations repositories.paths
-            repositories.people repositories.personal_data repositories.vectors
+            repositories.people repositories.personal_data repositories.set_aside repositories.vectors
         """),
     ),
     ("the store", _modules("store")),

@@ -30,3 +30,17 @@ def test_function_requirements_pin_every_runtime_dependency_within_its_range():
 
 def test_the_catalog_ships_with_the_functions():
     assert (ROOT / "functions" / "factor_journal" / "catalog" / "factors.yaml").is_file()
+
+
+def test_the_suite_has_no_blind_reruns():
+    """A flake is fixed at its cause (docs/development.md): no rerun plugin among the dependencies, none switched on
+    in pytest's options."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    requirements = [Requirement(r) for extra in project["project"]["optional-dependencies"].values() for r in extra]
+    names = {canonicalize_name(r.name) for r in requirements} | {
+        canonicalize_name(Requirement(r).name) for r in project["project"]["dependencies"]
+    }
+    rerunners = {"pytest-rerunfailures", "flaky", "pytest-retry"}
+    assert not names & rerunners
+    options = project["tool"]["pytest"]["ini_options"]["addopts"]
+    assert "--reruns" not in options and "--retries" not in options and "-p flaky" not in options

@@ -48,18 +48,25 @@ def test_a_schedule_that_is_not_unix_cron_is_refused_by_name():
 
 class Recorder(BaseHTTPRequestHandler):
     """A function endpoint that records Cloud Scheduler's calls; ``fail`` names jobs that answer 500; with
-    ``generation`` set, the functions were reloaded that often and the emulator's 404 lists the valid keys."""
+    ``generation`` set, the functions were reloaded that often and the emulator's 404 lists the valid keys; the
+    generations in ``off`` are still on record but switched off (the emulator answers 204, running nothing)."""
 
     calls: list[tuple[str, dict[str, str]]] = []
     fail: set[str] = set()
     generation = 0
+    off: set[int] = set()
 
     def do_POST(self) -> None:  # noqa: N802
         self.calls.append((self.path, {name.lower(): value for name, value in self.headers.items()}))
+        if any(self.path.endswith(f"-{generation}") for generation in self.off):
+            self.send_response(204)
+            self.end_headers()
+            return
         if not self.path.endswith(f"-{self.generation}"):
             self.send_response(404)
             self.end_headers()
-            valid = f"europe-west1-recover_turns-{self.generation}, europe-west1-unsubscribe"
+            keys = sorted({*self.off, self.generation})
+            valid = ", ".join([*(f"europe-west1-recover_turns-{g}" for g in keys), "europe-west1-unsubscribe"])
             self.wfile.write(f"Function does not exist, valid functions are: {valid}".encode())
             return
         failing = any(name in self.path for name in self.fail)
@@ -73,7 +80,7 @@ class Recorder(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def endpoint():
-    Recorder.calls, Recorder.fail, Recorder.generation = [], set(), 0
+    Recorder.calls, Recorder.fail, Recorder.generation, Recorder.off = [], set(), 0, set()
     server = ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
@@ -187,3 +194,28 @@ def test_a_reloaded_function_is_called_under_its_new_trigger_key(endpoint):
     ]
     with pytest.raises(SchedulerError, match="nightly_rollups_and_reminders answered 404"):
         scheduler.fire(endpoint, "demo-p", NIGHTLY, datetime.now(UTC))  # not among the valid keys
+
+
+def test_a_function_switched_off_and_on_again_is_called_under_its_newest_key(endpoint):
+    """The emulator's hub switched the functions off and on (tests/test_self_healing.py): the old key is still on
+    record, off, and answers 204 with nothing run; the newest generation is called instead, and while every
+    generation is off the call fails (it ran nothing)."""
+    Recorder.generation, Recorder.off = 1, {0}
+    assert scheduler.fire(endpoint, "demo-p", SWEEP, datetime.now(UTC)) == "ok"
+    assert [path for path, _ in Recorder.calls][-1] == "/demo-p/europe-west1/recover_turns-1"
+    Recorder.off = {0, 1}
+    with pytest.raises(SchedulerError, match="recover_turns is switched off in the Functions emulator: nothing ran"):
+        scheduler.fire(endpoint, "demo-p", SWEEP, datetime.now(UTC))
+
+
+def test_a_test_fires_only_the_jobs_it_names_and_on_a_schedule_of_seconds():
+    [fast] = scheduler.chosen([NIGHTLY, SWEEP], ["recover_turns"], ["recover_turns=* * * * * */5"])
+    assert (fast.name, fast.schedule) == ("recover_turns", "* * * * * */5")
+    assert fast.next_after(datetime(2026, 11, 26, 10, 3, 21, tzinfo=UTC)) == datetime(
+        2026, 11, 26, 10, 3, 25, tzinfo=UTC
+    )
+    assert scheduler.chosen([NIGHTLY, SWEEP], None, []) == [NIGHTLY, SWEEP]
+    with pytest.raises(SchedulerError, match="no scheduled function 'recover'"):
+        scheduler.chosen([SWEEP], ["recover"], [])
+    with pytest.raises(SchedulerError, match="is not unix-cron"):
+        scheduler.chosen([SWEEP], None, ["recover_turns=every 5 seconds"])

@@ -9,6 +9,8 @@ recover                              retry the turns whose retry time has come (
 export --user U [--out FILE]         everything held about a person, as JSON (stdout or FILE)
 erase --user U --yes                 erase everything held about a person (resumable: run it again
                                      to finish an interrupted erasure); prints document counts only
+set-aside [--user U]                 the damaged documents set aside (never deleted), oldest first: when found, what
+                                     kind, whose, where, what does not read (factor_journal.setaside)
 reembed [--user U] [--after U] [--check]   bring every journal entry's and answer's vector to the running embedding
                                      model (FJ_EMBEDDER): embeds entries and answers whose vector is missing, of
                                      another model or dimension, or of another text, removes vectors whose entry
@@ -100,6 +102,8 @@ def _main(argv: Sequence[str] | None) -> int:
     erase = commands.add_parser("erase", help="erase everything held about a person (resumable)")
     erase.add_argument("--user", required=True)
     erase.add_argument("--yes", action="store_true", help="confirm: this cannot be undone")
+    aside = commands.add_parser("set-aside", help="list the damaged documents set aside (never deleted)")
+    aside.add_argument("--user", help="one person (default: everyone)")
     reembed_ = commands.add_parser("reembed", help="bring journal and answer vectors to the running embedding model")
     reembed_.add_argument("--user", help="one person (default: everyone)")
     reembed_.add_argument("--after", help="resume: only people whose id sorts after this one")
@@ -109,6 +113,8 @@ def _main(argv: Sequence[str] | None) -> int:
 
     if args.command == "reembed":
         return _reembed(args)
+    if args.command == "set-aside":
+        return _set_aside(args.user)
     if args.command == "reprocess":
         outcomes = reprocess(args.user, args.failed_only, args.extractor)
         print(", ".join(f"{status}: {count}" for status, count in sorted(outcomes.items())) or "no turns to replay")
@@ -149,6 +155,16 @@ def _main(argv: Sequence[str] | None) -> int:
         print(f"run {result['run_id']}: enqueued {', '.join(result['enqueued']) or 'nothing (already started)'}")
         return 0
     return 2
+
+
+def _set_aside(user_id: str | None) -> int:
+    """Print the documents set aside, one per line (when found, kind, person, where, what does not read), and how
+    many there are."""
+    records = runtime.store().set_aside.listed(user_id)
+    for record in records:
+        print(f"{record.found_at:%Y-%m-%d %H:%M:%S}  {record.kind}  {record.user_id}  {record.where}  {record.error}")
+    print(f"{len(records)} document(s) set aside" if records else "nothing set aside", file=sys.stderr)
+    return 0
 
 
 def _reembed(args: argparse.Namespace) -> int:

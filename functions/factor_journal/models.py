@@ -79,9 +79,10 @@ class UserProfile(DocumentModel):
     last_active: datetime | None = None  # last analysed turn (written by the pipeline)
     last_reminded_at: datetime | None = None  # written by the reminder job
     attention_turns: list[str] = Field(default_factory=list)  # "session/turn" whose analysis needs a person
+    set_aside: list[str] = Field(default_factory=list)  # paths of the person's damaged documents set aside (setaside)
 
 
-SERVER_MANAGED_PROFILE_FIELDS = frozenset({"last_active", "last_reminded_at", "attention_turns"})
+SERVER_MANAGED_PROFILE_FIELDS = frozenset({"last_active", "last_reminded_at", "attention_turns", "set_aside"})
 
 
 class Conflict(DocumentModel):

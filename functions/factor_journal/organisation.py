@@ -13,6 +13,7 @@ import logging
 from collections import Counter
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -28,6 +29,7 @@ from factor_journal.rollup import (
     mean_confidence,
     row_freshness,
 )
+from factor_journal.setaside import describe
 from factor_journal.store import FactorJournalStore
 
 log = logging.getLogger(__name__)
@@ -229,16 +231,16 @@ class OrganisationDirectory:
                 log.warning(
                     "roll-up row of %s in %s was damaged (%s): rewritten", user_id, org_id, damage.errors()[0]["loc"]
                 )
-                rebuilt = self._rewritten_row(org_id, user_id)
+                rebuilt = self._rewritten_row(org_id, user_id, (row, describe(damage)))
                 if rebuilt is not None:
                     people.append(rebuilt)
         return sorted(people, key=lambda row: (row.display_name.lower(), row.user_id))
 
-    def _rewritten_row(self, org_id: str, user_id: str) -> PersonRow | None:
-        """The member's row rebuilt from their profile and summary, and written back; None for a non-member
-        (whose stray row is removed)."""
+    def _rewritten_row(self, org_id: str, user_id: str, damaged: tuple[Any, str] | None = None) -> PersonRow | None:
+        """The member's row rebuilt from their profile and summary, and written back (a ``damaged`` row set aside
+        in the same transaction); None for a non-member (whose stray row is removed)."""
         try:
-            return self.store.rewrite_row(user_id, org_id)
+            return self.store.rewrite_row(user_id, org_id, damaged)
         except ValidationError:  # the profile itself no longer reads: nothing to rebuild the row from
             return None
 

@@ -179,8 +179,8 @@ class TurnProcessor:
         assert claim.outcome is not None
         try:
             turn = parse_turn(turn_id, claim.data)
-        except InvalidTurnError as error:
-            return self._settle(ref, claim, TurnStatus.invalid, f"invalid turn: {error}", "invalid_input")
+        except InvalidTurnError as error:  # the document does not read as a turn: set aside, never analysed
+            return self._settle(ref, claim, TurnStatus.invalid, f"invalid turn: {error}", "invalid_input", damaged=True)
         if turn.role == "assistant":
             return self._settle(ref, claim, TurnStatus.context, None, None)
         lift = ScreenLift.of(claim.data)  # a screen its person lifted ("It was about us"): read without it
@@ -309,9 +309,17 @@ class TurnProcessor:
         return TurnOutcome(str(status), own, rejected)
 
     def _settle(
-        self, ref: TurnRef, claim: Claim, status: TurnStatus, error: str | None, kind: str | None
+        self,
+        ref: TurnRef,
+        claim: Claim,
+        status: TurnStatus,
+        error: str | None,
+        kind: str | None,
+        *,
+        damaged: bool = False,
     ) -> TurnOutcome:
-        """A final status that involves no factor change."""
+        """A final status that involves no factor change; ``damaged``: the turn document itself does not read (it
+        is set aside with its outcome, ``error`` saying why)."""
         if error:
             log.warning("turn %s/%s/%s %s: %s", ref.user_id, ref.session_id, ref.turn_id, status, error)
         assert claim.outcome is not None
@@ -324,7 +332,7 @@ class TurnProcessor:
             extractor=self.extractor.name if status != TurnStatus.context else None,
             processed_at=now,
         )
-        self.store.ledger.settle(ref, outcome)
+        self.store.ledger.settle(ref, outcome, error if damaged else None)
         self._unlist_if_it_needed_attention(ref, claim)
         return TurnOutcome(str(status), error=error)
 
@@ -380,20 +388,22 @@ def _not_claimed(claim: Claim) -> TurnOutcome:
     return TurnOutcome(str(outcome.status), error=outcome.error)
 
 
-UNCLAIMED_AFTER = timedelta(minutes=2)  # a turn unclaimed this long after it was written lost its delivery
+UNCLAIMED_AFTER = timedelta(seconds=Settings.model_fields["unclaimed_after_seconds"].default)
+"""The product's default (``FJ_UNCLAIMED_AFTER_SECONDS``): a turn unclaimed this long after it was written lost its
+delivery."""
 
 
 def recover_due_turns(processor: TurnProcessor, *, limit: int = 200) -> dict[str, int]:
     """The recovery sweep: every turn whose retry time has come (failed and due again, or claimed by an
-    instance that died), and every turn no delivery claimed within ``UNCLAIMED_AFTER`` of its writing, however
-    long ago (an outage, a lost delivery, sweeps that failed for hours), is processed, at most ``limit`` of
-    each kind a sweep, oldest first (the rest at the next sweeps).  Reads only such turns.  Returns how many
-    ended in each status."""
+    instance that died), and every turn no delivery claimed within the processor's ``unclaimed_after``
+    (``UNCLAIMED_AFTER`` by default) of its writing, however long ago (an outage, a lost delivery, sweeps that
+    failed for hours), is processed, at most ``limit`` of each kind a sweep, oldest first (the rest at the next
+    sweeps).  Reads only such turns.  Returns how many ended in each status."""
     now = processor.clock()
     ledger = processor.store.ledger
     # Never-claimed turns first: a due turn that stops its instance must not keep them from being found (due
     # turns come back at every sweep until they settle).
-    refs = ledger.unclaimed(now - UNCLAIMED_AFTER, limit=limit)
+    refs = ledger.unclaimed(now - processor.config.unclaimed_after, limit=limit)
     refs += ledger.due(now, limit=limit)
     counts: dict[str, int] = {}
     for ref in dict.fromkeys(refs):

@@ -37,6 +37,7 @@ from factor_journal.models import (
     LastConversation,
     Source,
 )
+from factor_journal.setaside import describe
 from factor_journal.summary import build_summary
 from factor_journal.transitions import Transition
 
@@ -143,10 +144,6 @@ class DamagedFactorError(Exception):
     """
 
 
-def _reason(error: ValidationError) -> str:
-    return f"{error.error_count()} invalid field(s), first: {error.errors()[0]['loc']}"
-
-
 def stored_summary(data: Any) -> AssessmentSummary | None:
     """The summary a summary document's summary field holds (``None`` when there is none yet); raises
     ``DamagedSummaryError``, carrying the last conversation when that part still reads, when it does not
@@ -161,7 +158,7 @@ def stored_summary(data: Any) -> AssessmentSummary | None:
             saved = LastConversation.model_validate(last) if last else None
         except ValidationError:
             saved = None
-        raise DamagedSummaryError(_reason(error), saved) from error
+        raise DamagedSummaryError(describe(error), saved) from error
 
 
 def stored_factor(document: Mapping[str, Any] | None) -> FactorState | None:
@@ -172,7 +169,7 @@ def stored_factor(document: Mapping[str, Any] | None) -> FactorState | None:
     try:
         return FactorState.model_validate(document)
     except ValidationError as error:
-        raise DamagedFactorError(_reason(error)) from error
+        raise DamagedFactorError(describe(error)) from error
 
 
 @dataclass(frozen=True)

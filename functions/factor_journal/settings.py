@@ -44,6 +44,9 @@ class Settings(BaseModel):
     retry_base_seconds: float = Field(60.0, gt=0, description="wait before the second attempt; x4 each further attempt")
     retry_max_seconds: float = Field(3600.0, gt=0)
     max_event_age_hours: float = Field(6.0, gt=0, description="older (re)deliveries are parked for the sweeper")
+    unclaimed_after_seconds: float = Field(
+        120.0, ge=0, description="a person's turn no delivery claimed this long after its writing lost its delivery"
+    )
 
     @property
     def link_ttl(self) -> timedelta:
@@ -52,6 +55,10 @@ class Settings(BaseModel):
     @property
     def claim_lease(self) -> timedelta:
         return timedelta(seconds=self.claim_lease_seconds)
+
+    @property
+    def unclaimed_after(self) -> timedelta:
+        return timedelta(seconds=self.unclaimed_after_seconds)
 
     def retry_delay(self, attempts: int) -> timedelta:
         """The wait after the ``attempts``-th failed attempt (exponential, capped)."""

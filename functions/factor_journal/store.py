@@ -13,7 +13,8 @@ facades it owns (``tests/test_one_door.py`` keeps it so):
 * ``organisations`` — organisation documents, roll-up shards, daily figures;
 * ``mail`` and ``links`` — queued reminder mail, who is due one, opt-outs; link records;
 * ``personal_data`` — a person's export and erasure;
-* ``nightly_runs`` — the nightly run and its task markers.
+* ``nightly_runs`` — the nightly run and its task markers;
+* ``set_aside`` — the damaged documents set aside, for the team (``factor_journal.setaside``).
 
 ``client``, ``paths``, ``org_ref`` and ``turns`` hand out Firestore objects for tests and benchmarks
 that set up documents directly; the package and the dashboard never use them.
@@ -84,6 +85,7 @@ from factor_journal.repositories.organisations import OrganisationRecords
 from factor_journal.repositories.paths import Paths
 from factor_journal.repositories.people import Claim, People, TurnRef
 from factor_journal.repositories.personal_data import PersonalData
+from factor_journal.repositories.set_aside import SetAsideRecords
 from factor_journal.repositories.vectors import JournalVectors
 from factor_journal.rollup import PersonRow
 from factor_journal.summary import build_summary
@@ -116,9 +118,10 @@ class TurnLedger:
         duplicate of a done or claimed turn costs one read and no write."""
         return self._people.claim_turn(ref, lease=lease, now=now, force=force, max_attempts=max_attempts)
 
-    def settle(self, ref: TurnRef, outcome: ExtractionOutcome) -> None:
-        """Record a final outcome that involves no factor change; a turn deleted meanwhile stays deleted."""
-        self._people.settle_turn(ref, outcome)
+    def settle(self, ref: TurnRef, outcome: ExtractionOutcome, damage: str | None = None) -> None:
+        """Record a final outcome that involves no factor change; a turn deleted meanwhile stays deleted.  ``damage``:
+        the turn document does not read as a turn, and is set aside with it (``factor_journal.setaside``)."""
+        self._people.settle_turn(ref, outcome, damage)
 
     def record_failure(
         self, ref: TurnRef, claim_id: str | None, outcome: ExtractionOutcome
@@ -176,6 +179,7 @@ class FactorJournalStore:
         self.links = LinkRecords(self.client)
         self.personal_data = PersonalData(self.client)
         self.nightly_runs = NightlyRuns(self.client)
+        self.set_aside = SetAsideRecords(self.client)
 
     @classmethod
     def connect(
@@ -224,10 +228,11 @@ class FactorJournalStore:
         written, when ``org_id`` does not exist."""
         self._people.set_manager(user_id, org_id, manager)
 
-    def rewrite_row(self, user_id: str, org_id: str) -> PersonRow | None:
+    def rewrite_row(self, user_id: str, org_id: str, damaged: tuple[Any, str] | None = None) -> PersonRow | None:
         """Rewrite the member's roll-up row in ``org_id`` from their profile and summary (a transaction); the row
-        written, or None when they are not a member of ``org_id``."""
-        return self._people.rewrite_row(user_id, org_id)
+        written, or None when they are not a member of ``org_id``.  ``damaged``: the stored row and why it does not
+        read, set aside in the same transaction."""
+        return self._people.rewrite_row(user_id, org_id, damaged)
 
     def start_session(self, user_id: str, session_id: str | None = None, *, started_at: datetime | None = None) -> str:
         """Create a conversation session for a registered user; returns its id."""

@@ -27,7 +27,7 @@ from factor_journal.organisation import OrganisationDirectory
 from factor_journal.page_models import shown_value
 from factor_journal.repositories.links import LinkRecords
 from factor_journal.store import FactorJournalStore
-from waiting import wait_for
+from waiting import wait_for_analysis
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 
@@ -430,11 +430,8 @@ def test_continuing_the_conversation_goes_through_the_real_trigger(monkeypatch, 
         assert question in {q for f in catalog.assessable_factors for q in f.elicitation_questions}
         app.chat_input[0].set_value("Honestly, our data is all over the place, 5 different systems.").run()
 
-        def answer_settled() -> bool:
-            [answer] = [d for _, d in live.session_turns(user, session) if d["role"] == "user"]
-            return (answer.get("extraction") or {}).get("status") not in (None, "processing")
-
-        wait_for(answer_settled, 60, "the trigger")
+        [answer] = [tid for tid, d in live.session_turns(user, session) if d["role"] == "user"]
+        wait_for_analysis(live, user, session, answer)  # the trigger's, or the sweep's when its delivery was lost
 
         def said_back() -> list[str]:
             return [b.key for b in app.button if b.key and b.key.startswith("ok-")]

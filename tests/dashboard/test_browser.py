@@ -44,7 +44,7 @@ def _free_port() -> int:
 @contextmanager
 def serve_app(database: str) -> Iterator[str]:
     """The app on a free port, reading the emulator's ``database``; its address (skips without Chromium)."""
-    if not (shutil.which("chromium") and shutil.which("chromedriver")):
+    if not browser_installed():
         pytest.skip("chromium and chromedriver are not installed (make test installs them on Debian as root)")
     port = _free_port()
     env = {**os.environ, "FJ_FIRESTORE_DATABASE": database}
@@ -84,39 +84,75 @@ def serve_app(database: str) -> Iterator[str]:
         server.wait(timeout=20)
 
 
-@pytest.fixture(scope="module")
-def app_url() -> Iterator[str]:
-    with serve_app("fj-tests") as url:
-        yield url
+def browser_installed() -> bool:
+    return bool(shutil.which("chromium") and shutil.which("chromedriver"))
 
 
-@pytest.fixture
-def browser() -> Iterator[object]:
-    driver = headless_chromium(1400, 1000)
-    try:
-        yield driver
-    finally:
-        driver.quit()
+class Chromium:
+    """One headless Chromium for many tests (starting one takes seconds): each test gets it as a new visitor opens
+    a browser (``fresh``: a blank page, no cookies or stored data, the default window and colour scheme), and a new
+    one is started when the last has died."""
+
+    def __init__(self) -> None:
+        self.driver: Any = None
+
+    def fresh(self, width: int = 1400, height: int = 1000) -> Any:
+        from selenium.common.exceptions import WebDriverException
+
+        if self.driver is not None:
+            try:
+                self.forget()
+            except WebDriverException:  # it died with the last test: start another
+                self.quit()
+        if self.driver is None:
+            self.driver = headless_chromium(width, height)
+        self.driver.set_window_size(width, height)
+        return self.driver
+
+    def forget(self) -> None:
+        """Leave the page (its scripts stop polling) and forget everything a visit kept: stored data, cookies, an
+        emulated colour scheme."""
+        driver = self.driver
+        if driver.current_url.startswith("http"):
+            driver.execute_script("window.localStorage.clear(); window.sessionStorage.clear();")
+        driver.get("about:blank")
+        driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "", "features": []})
+
+    def quit(self) -> None:
+        if self.driver is not None:
+            try:
+                self.driver.quit()
+            finally:
+                self.driver = None
 
 
 def wait_for_text(driver, needle: str, timeout: float = 45.0) -> str:
+    """The page's text once it holds ``needle`` (polled); an AssertionError with what the page said otherwise."""
     from selenium.webdriver.common.by import By
 
     deadline = time.monotonic() + timeout
     body = ""
     while time.monotonic() < deadline:
-        body = driver.find_element(By.TAG_NAME, "body").text
+        body = _text_of(driver.find_elements(By.TAG_NAME, "body"))
         if needle in body:
             return body
         time.sleep(0.5)
     raise AssertionError(f"{needle!r} did not appear; the page said:\n{body[:2000]}")
 
 
-def press(driver, find: Callable[[], Any], what: str, timeout: float = 20.0) -> None:
-    """Click what ``find()`` returns, as a person taps what they see: once it is drawn, scrolled to the middle
-    of the screen (not left under the fixed answer box or a notice at the bottom, where WebDriver scrolls it),
-    and tried again while it is being redrawn or still covered; an AssertionError naming ``what`` after ``timeout``.
-    """
+def _text_of(found: list) -> str:
+    """The text of the first of ``found`` ("" when there is none, or it was redrawn as it was read)."""
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    try:
+        return found[0].text if found else ""
+    except StaleElementReferenceException:
+        return ""
+
+
+def _not_yet() -> tuple[type[Exception], ...]:
+    """What a browser step waits out: the element is not drawn yet, being redrawn, covered or not usable yet."""
     from selenium.common.exceptions import (
         ElementClickInterceptedException,
         ElementNotInteractableException,
@@ -124,25 +160,78 @@ def press(driver, find: Callable[[], Any], what: str, timeout: float = 20.0) -> 
         StaleElementReferenceException,
     )
 
-    not_yet = (
+    return (
         ElementClickInterceptedException,
         ElementNotInteractableException,
         NoSuchElementException,
         StaleElementReferenceException,
     )
 
+
+Locator = str | Callable[[], Any]
+"""A CSS selector, or a function returning the element (None while there is none)."""
+
+
+def _usable(driver, locate: Locator, shown: bool = True) -> Any:
+    """The element ``locate`` finds if it is there, enabled and (``shown``) displayed now; None otherwise."""
+    from selenium.webdriver.common.by import By
+
+    try:
+        found = next(iter(driver.find_elements(By.CSS_SELECTOR, locate)), None) if isinstance(locate, str) else locate()
+        if found is None or not found.is_enabled() or (shown and not found.is_displayed()):
+            return None
+        return found
+    except _not_yet():
+        return None
+
+
+def element(driver, locate: Locator, what: str, timeout: float = 20.0, *, shown: bool = True) -> Any:
+    """The element ``locate`` finds, once it is present and can be used (enabled, and displayed unless ``shown`` is
+    False: an element a script clicks, such as a link in the menu a phone keeps closed), looked up again while it is
+    not drawn yet or being redrawn; an AssertionError naming ``what`` after ``timeout``.
+
+    Every browser step that acts on an element finds it here (or through ``press`` and ``type_into``, which wait the
+    same way): a bare ``find_element`` right after waiting on something else fails whenever the page draws that
+    element a moment later (``tests/test_browser_steps.py`` refuses one)."""
+    return wait_for(lambda: _usable(driver, locate, shown), timeout, what)
+
+
+def press(driver, find: Locator, what: str, timeout: float = 20.0) -> None:
+    """Click what ``find`` locates (as ``element`` does), as a person taps what they see: once it is drawn and
+    usable, scrolled to the middle of the screen (not left under the fixed answer box or a notice at the bottom,
+    where WebDriver scrolls it), and tried again while it is being redrawn or still covered; an AssertionError
+    naming ``what`` after ``timeout``."""
+
     def click() -> bool:
+        found = _usable(driver, find)
+        if found is None:
+            return False
         try:
-            element = find()
-            if not element:
-                return False
-            driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
-            element.click()
-        except not_yet:
+            driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", found)
+            found.click()
+        except _not_yet():
             return False
         return True
 
     wait_for(click, timeout, what)
+
+
+def type_into(driver, find: Locator, text: str, what: str, timeout: float = 20.0) -> None:
+    """Type ``text`` into what ``find`` locates (as ``element`` does) once it is drawn and usable, looked up again
+    if it is redrawn before the keys reach it (a stale element takes no key, so nothing is typed twice); an
+    AssertionError naming ``what`` after ``timeout``."""
+
+    def typed() -> bool:
+        found = _usable(driver, find)
+        if found is None:
+            return False
+        try:
+            found.send_keys(text)
+        except _not_yet():
+            return False
+        return True
+
+    wait_for(typed, timeout, what)
 
 
 DESKTOP, LAPTOP, PHONE = 1400, 1024, 390
@@ -170,26 +259,35 @@ def go_to(driver, label: str) -> None:
         ]
 
     if not links():
-        press(driver, lambda: driver.find_element(By.CSS_SELECTOR, '[data-testid="stExpandSidebarButton"]'), "the menu")
+        press(driver, '[data-testid="stExpandSidebarButton"]', "the menu")
         time.sleep(0.8)
-    press(driver, lambda: next((e for e in links() if e.text.strip().splitlines()[-1] == label), None), label)
+    press(driver, lambda: next((e for e in links() if (e.text.strip().splitlines() or [""])[-1] == label), None), label)
+
+
+CHARTS_DRAWN = (  # every plotly chart on the page has drawn its plot area
+    "return Array.from(document.querySelectorAll('.js-plotly-plot'))"
+    ".every(chart => { const svg = chart.querySelector('.main-svg');"
+    " return svg && svg.getBoundingClientRect().width > 0 })"
+)
 
 
 def shoot(driver, name: str, width: int, tmp_path: Path) -> None:
-    """A full-page screenshot; kept in docs/ when it is one of SHOTS and FJ_UPDATE_SCREENSHOT is set."""
-    time.sleep(1.5)  # let the charts draw
+    """A full-page screenshot, taken once the page's charts have drawn; kept in docs/ when it is one of SHOTS and
+    FJ_UPDATE_SCREENSHOT is set (a kept one also waits a moment for the charts to redraw at the page's full height)."""
+    kept = SHOTS.get((name, width)) if os.environ.get("FJ_UPDATE_SCREENSHOT") else None
+    wait_for(lambda: driver.execute_script(CHARTS_DRAWN), 20, "the charts drawn")
     height = driver.execute_script(
         "return Math.max(document.body.scrollHeight, ...Array.from(document.querySelectorAll("
         "'[data-testid=stMain], [data-testid=stMainBlockContainer]')).map(e => e.scrollHeight))"
     )
     driver.set_window_size(width, min(max(height + 120, 900), 7000))
-    time.sleep(1.0)
+    if kept:
+        time.sleep(1.0)
     shot = tmp_path / f"{name}-{width}.png"
     driver.save_screenshot(str(shot))
     assert shot.stat().st_size > 10_000
     driver.set_window_size(width, 1000)
-    kept = SHOTS.get((name, width))
-    if kept and os.environ.get("FJ_UPDATE_SCREENSHOT"):
+    if kept:
         shutil.copy(shot, ROOT / "docs" / kept)
 
 
@@ -447,9 +545,9 @@ def test_review_in_a_browser_shows_a_value_changed_elsewhere_and_saves_nothing_o
             ),
         )
 
-    def slider() -> str | None:
-        thumbs = browser.find_elements(By.CSS_SELECTOR, '.st-key-value-data_quality input[type="range"]')
-        return thumbs[0].get_attribute("value") if thumbs else None
+    def slider() -> str | None:  # read in one script call: the slider may be redrawn between two WebDriver calls
+        script = "const e = document.querySelector(arguments[0]); return e ? e.value : null"
+        return browser.execute_script(script, '.st-key-value-data_quality input[type="range"]')
 
     dora = make_user(store, display_name="Dora Decimal")
     answer(20.7, 3)
@@ -458,7 +556,7 @@ def test_review_in_a_browser_shows_a_value_changed_elsewhere_and_saves_nothing_o
     answer(35, 1)  # elsewhere, while the page is open
     newer = store.factor(dora, "data_quality").current_value
     assert shown_value(newer) != 20.7
-    browser.find_element(By.CSS_SELECTOR, ".st-key-reason-data_quality input").send_keys("It is about right")
+    type_into(browser, ".st-key-reason-data_quality input", "It is about right", "the reason box")
     press(
         browser,
         lambda: next(
@@ -479,7 +577,6 @@ MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", 
 def test_a_manager_reads_the_team_on_a_desktop_a_laptop_a_phone_and_in_dark_mode(
     app_url, browser, store, organisation, firestore_client, tmp_path
 ):
-    from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
     signer = LinkSigner(LinkRecords(firestore_client))
@@ -525,12 +622,7 @@ def test_a_manager_reads_the_team_on_a_desktop_a_laptop_a_phone_and_in_dark_mode
             wait_for_text(browser, "The table scrolls sideways, the names staying in place: Mapped, Confidence, Tier")
         shoot(browser, "team", width, tmp_path)
         # 5. filters: a name search narrows the table
-        search = next(
-            e
-            for e in browser.find_elements(By.CSS_SELECTOR, "input")
-            if e.get_attribute("placeholder") == "Name or e-mail"
-        )
-        search.send_keys("Nils", Keys.ENTER)
+        type_into(browser, 'input[placeholder="Name or e-mail"]', "Nils" + Keys.ENTER, "the name search")
         wait_for_text(browser, "Showing 1 of 2 people.")
         go_to(browser, "Blockers")
         wait_for_text(browser, "Invest here first")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from test_browser import app_url, browser, go_to, organisation, wait_for_text  # noqa: F401  (fixtures)
+from test_browser import go_to, wait_for_text
 
 from dashboard.pages import person_page_names
 from factor_journal.links import LinkSigner, link_url
@@ -42,7 +42,7 @@ def _person(store, make_user, firestore_client) -> str:
     return LinkSigner(LinkRecords(firestore_client)).issue(user)
 
 
-def test_keyboard_focus_on_a_page_link_shows_a_clear_ring(app_url, browser, store, make_user, firestore_client):  # noqa: F811
+def test_keyboard_focus_on_a_page_link_shows_a_clear_ring(app_url, browser, store, make_user, firestore_client):
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
 
@@ -63,14 +63,14 @@ def test_keyboard_focus_on_a_page_link_shows_a_clear_ring(app_url, browser, stor
 
 
 @pytest.mark.parametrize("path", person_page_names())
-def test_each_page_of_a_person_has_an_outline_of_headings(app_url, browser, store, make_user, firestore_client, path):  # noqa: F811
+def test_each_page_of_a_person_has_an_outline_of_headings(app_url, browser, store, make_user, firestore_client, path):
     browser.get(f"{app_url}/{path}?t={_person(store, make_user, firestore_client)}")
     # the overview's To re-check has a link to itself only when there are answers to re-check: test_browser checks
     # its link scrolls there
     _outline(browser, PAGES[path])
 
 
-def _outline(browser, shown: str) -> list[list]:  # noqa: F811
+def _outline(browser, shown: str) -> list[list]:
     """The page's headings once ``shown`` is drawn, checked: one h1 first, no level skipped, no heading adding a
     tab stop linking to itself."""
     wait_for_text(browser, shown)
@@ -85,7 +85,7 @@ def _outline(browser, shown: str) -> list[list]:  # noqa: F811
     return headings
 
 
-def test_a_managers_pages_have_an_outline_of_headings(app_url, browser, firestore_client, organisation):  # noqa: F811
+def test_a_managers_pages_have_an_outline_of_headings(app_url, browser, firestore_client, organisation):
     token = LinkSigner(LinkRecords(firestore_client)).issue(
         organisation["manager"], kind="manager", org_id=organisation["org"]
     )
@@ -99,24 +99,35 @@ def test_a_managers_pages_have_an_outline_of_headings(app_url, browser, firestor
 
 
 def test_review_controls_each_name_their_factor_to_assistive_technology(
-    app_url,  # noqa: F811
-    browser,  # noqa: F811
+    app_url,
+    browser,
     store,
     make_user,
     firestore_client,
 ):
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
 
     browser.get(f"{app_url}/review?t={_person(store, make_user, firestore_client)}")
     wait_for_text(browser, "Save correction to Sensor and machine data")
 
-    def named(selector: str) -> list[str]:
-        return [element.accessible_name for element in browser.find_elements(By.CSS_SELECTOR, selector)]
+    def named(selector: str, count: int) -> list[str]:
+        """The accessible names of what ``selector`` finds, once there are at least ``count`` of them (read again
+        when one is redrawn while its name is read)."""
 
-    names = wait_for(lambda: (found := named("[data-testid=stMain] button")) and len(found) >= 6 and found, 30, "6")
+        def names() -> list[str] | None:
+            try:
+                found = [element.accessible_name for element in browser.find_elements(By.CSS_SELECTOR, selector)]
+            except StaleElementReferenceException:
+                return None
+            return found if len(found) >= count else None
+
+        return wait_for(names, 30, f"{count} of {selector}")
+
+    names = named("[data-testid=stMain] button", 6)
     # a slider's name is its label twice over (Streamlit names both the group and its input): it holds the factor
-    sliders = named("[data-testid=stSlider] input[type=range]")
-    boxes = named("[data-testid=stMain] input[type=text]")
+    sliders = named("[data-testid=stSlider] input[type=range]", 3)
+    boxes = named("[data-testid=stMain] input[type=text]", 3)
     factors = ("Data quality", "Sensor and machine data", "Machine learning expertise")
     for factor in factors:
         assert f"Confirm {factor}" in names and f"Save correction to {factor}" in names, names

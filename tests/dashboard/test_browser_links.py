@@ -6,7 +6,7 @@ import time
 from urllib.parse import urlencode
 
 import pytest
-from test_browser import app_url, browser, wait_for_text  # noqa: F401  (fixtures)
+from test_browser import wait_for_text
 
 from dashboard.pages import person_page_names
 from factor_journal.links import LinkSigner
@@ -24,7 +24,7 @@ def wait_for_address_without_token(driver, timeout: float = 20.0) -> str:
     return driver.current_url
 
 
-def test_a_resume_link_to_a_page_opens_it_and_drops_the_token(app_url, browser, store, make_user, firestore_client):  # noqa: F811
+def test_a_resume_link_to_a_page_opens_it_and_drops_the_token(app_url, browser, store, make_user, firestore_client):
     user = make_user(store, display_name="Rita Resume")
     store.record_inference(
         user, InferredUpdate(factor_id="data_quality", value=20, confidence=0.7, rationale="said so")
@@ -37,7 +37,7 @@ def test_a_resume_link_to_a_page_opens_it_and_drops_the_token(app_url, browser, 
     assert "t=" not in address and "/history" in address, address
 
 
-def test_a_bad_link_to_a_page_says_why_not_page_not_found(app_url, browser):  # noqa: F811
+def test_a_bad_link_to_a_page_says_why_not_page_not_found(app_url, browser):
     browser.get(f"{app_url}/team?t=not-a-real-token")
     body = wait_for_text(browser, "not valid")
     time.sleep(1)
@@ -47,8 +47,8 @@ def test_a_bad_link_to_a_page_says_why_not_page_not_found(app_url, browser):  # 
 
 @pytest.mark.parametrize("path", ["team", "blockers"])
 def test_every_manager_page_opens_at_its_own_address(
-    app_url,  # noqa: F811 (a fixture, imported above)
-    browser,  # noqa: F811
+    app_url,
+    browser,
     store,
     make_user,
     firestore_client,
@@ -71,7 +71,7 @@ def test_every_manager_page_opens_at_its_own_address(
 
 
 @pytest.mark.parametrize("path", person_page_names())
-def test_every_page_of_a_person_opens_at_its_own_address(app_url, browser, store, make_user, firestore_client, path):  # noqa: F811
+def test_every_page_of_a_person_opens_at_its_own_address(app_url, browser, store, make_user, firestore_client, path):
     user = make_user(store, display_name="Pia Person")
     store.record_inference(user, InferredUpdate(factor_id="data_quality", value=20, confidence=0.7, rationale="said"))
     token = LinkSigner(LinkRecords(firestore_client)).issue(user)

@@ -9,14 +9,23 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
-from test_browser import DESKTOP, PHONE, browser, press, serve_app, shoot, wait_for_text  # noqa: F401
+from test_browser import (
+    DESKTOP,
+    PHONE,
+    element,
+    press,
+    serve_app,
+    shoot,
+    type_into,
+    wait_for_text,
+)
 
 from factor_journal.catalog import Level
 from factor_journal.links import LinkSigner
 from factor_journal.models import InferenceStatus, UserProfile
 from factor_journal.repositories.links import LinkRecords
 from factor_journal.store import FactorJournalStore
-from waiting import wait_for
+from waiting import wait_for, wait_for_analysis
 
 pytestmark = [pytest.mark.browser, pytest.mark.functions]
 
@@ -45,7 +54,6 @@ def _lines(driver) -> list[str]:
 
 def _answer_as_someone_new(driver, app_url: str, store: FactorJournalStore, prefix: str) -> tuple[str, str]:
     """A new person opens the conversation through their link and sends ``ANSWER``; returns (user, session)."""
-    from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
     user = f"{prefix}-{datetime.now(UTC):%H%M%S%f}"
@@ -53,12 +61,13 @@ def _answer_as_someone_new(driver, app_url: str, store: FactorJournalStore, pref
     session = store.start_session(user)
     driver.get(f"{app_url}/conversation?t={LinkSigner(LinkRecords(store.client)).issue(user, session)}")
     wait_for_text(driver, "Continue the conversation")
-    box = wait_for(
-        lambda: driver.find_elements(By.CSS_SELECTOR, '[data-testid="stChatInput"] textarea'), 45, "the answer box"
-    )[0]
-    box.send_keys(ANSWER)
-    box.send_keys(Keys.ENTER)
+    type_into(driver, '[data-testid="stChatInput"] textarea', ANSWER + Keys.ENTER, "the answer box", 45)
     return user, session
+
+
+def _answer_id(store: FactorJournalStore, user: str, session: str) -> str | None:
+    """The id of the person's answer in the session, once the page has written it."""
+    return next((tid for tid, data in store.session_turns(user, session) if data.get("role") == "user"), None)
 
 
 def _announcements(driver) -> list[str]:
@@ -69,16 +78,15 @@ def _announcements(driver) -> list[str]:
     return [element.get_attribute("textContent") for element in found]
 
 
-def _button(driver, key: str):
-    from selenium.webdriver.common.by import By
-
-    return driver.find_element(By.CSS_SELECTOR, f".st-key-{key} button")
+def _button(key: str) -> str:
+    """The say-back button keyed ``key`` (a CSS selector, for ``element`` and ``press``)."""
+    return f".st-key-{key} button"
 
 
 @pytest.mark.parametrize("width", [DESKTOP, PHONE])
 def test_a_person_confirms_one_reading_and_corrects_another_in_the_conversation(
     live_app_url,
-    browser,  # noqa: F811 (a fixture, imported above)
+    browser,
     trigger_client,
     catalog,
     width,
@@ -89,13 +97,18 @@ def test_a_person_confirms_one_reading_and_corrects_another_in_the_conversation(
 
     store = FactorJournalStore(trigger_client, catalog)
     browser.set_window_size(width, 1000)
-    user, _ = _answer_as_someone_new(browser, live_app_url, store, f"sayback-{width}")
-
+    user, session = _answer_as_someone_new(browser, live_app_url, store, f"sayback-{width}")
+    answer = wait_for(lambda: _answer_id(store, user, session), 30, "the answer saved")
+    wait_for_analysis(store, user, session, answer)  # the trigger's analysis, or the sweep's if its delivery was lost
     wait_for(lambda: len(_lines(browser)) >= 2, 60, "what was understood, under the answer")
     first, second = _lines(browser)[:2]
     first_factor, second_factor = (key.rsplit("-", 1)[1] for key in (first, second))
     # the question after the answer follows from what was understood: never one of the factors it just settled
-    after = browser.find_elements(By.CSS_SELECTOR, '[data-testid="stChatMessage"]')[-1].text
+    after = element(
+        browser,
+        lambda: next(reversed(browser.find_elements(By.CSS_SELECTOR, '[data-testid="stChatMessage"]')), None),
+        "the question after the answer",
+    ).text
     for heard in (first_factor, second_factor):
         assert not any(question in after for question in catalog.factor(heard).elicitation_questions), after
     body = wait_for_text(browser, "That's right")
@@ -106,14 +119,13 @@ def test_a_person_confirms_one_reading_and_corrects_another_in_the_conversation(
     assert all(catalog.factor(f).name in heard for f in (first_factor, second_factor)), heard
     shoot(browser, "conversation", width, tmp_path)
 
-    confirm = _button(browser, f"ok-{first}")  # with the keyboard: focus the button, press Enter
-    browser.execute_script("arguments[0].focus();", confirm)
-    confirm.send_keys(Keys.ENTER)
+    # with the keyboard: the button focused, Enter pressed (WebDriver focuses an element before its keys)
+    type_into(browser, _button(f"ok-{first}"), Keys.ENTER, "That's right")
     wait_for_text(browser, "You confirmed it")
     decided = wait_for(lambda: [a for a in _announcements(browser) if a.startswith("Thanks: ")], 20, "the decision")
     assert catalog.factor(first_factor).name in decided[0]  # read out, as the toast is not
 
-    press(browser, lambda: _button(browser, f"fix-{second}"), "Not quite")
+    press(browser, _button(f"fix-{second}"), "Not quite")
     wait_for_text(browser, f"What is right for {catalog.factor(second_factor).name}?")
     shown_band = catalog.band(second_factor, store.factor(user, second_factor).current_value or 0).value
     other = "high" if shown_band != "high" else "low"
@@ -130,7 +142,8 @@ def test_a_person_confirms_one_reading_and_corrects_another_in_the_conversation(
     assert corrected.current_value == catalog.level_value(second_factor, Level(other))
 
     # The notice of the last decision may lie over the menu for a moment: click the menu's link itself.
-    link = browser.find_element(By.CSS_SELECTOR, '[data-testid="stSidebarNavLink"][href$="/overview"]')
+    overview = '[data-testid="stSidebarNavLink"][href$="/overview"]'
+    link = element(browser, overview, "the menu's link to the overview", shown=False)  # in a closed menu on a phone
     browser.execute_script("arguments[0].click();", link)
     body = wait_for_text(browser, "What we know")
     assert "sure · confirmed" in body and "sure · yours" in body  # both stand as the person's own
@@ -148,16 +161,9 @@ class _OneReading:
         return ExtractionResult(raw_updates=[reading], extractor=self.name)
 
 
-@pytest.fixture(scope="module")
-def untriggered_app_url() -> Iterator[str]:
-    """The app on a database no trigger listens to: the test analyses the answer itself, when it chooses."""
-    with serve_app("fj-tests") as url:
-        yield url
-
-
 def test_an_answer_analysed_after_the_pages_first_wait_shows_what_was_understood_by_itself(
-    untriggered_app_url,
-    browser,  # noqa: F811 (a fixture, imported above)
+    app_url,  # on fj-tests, where no trigger listens: the test analyses the answer when it chooses
+    browser,
     firestore_client,
     catalog,
 ):
@@ -166,9 +172,9 @@ def test_an_answer_analysed_after_the_pages_first_wait_shows_what_was_understood
     from factor_journal.settings import Settings
 
     store = FactorJournalStore(firestore_client, catalog)
-    user, session = _answer_as_someone_new(browser, untriggered_app_url, store, "late")
+    user, session = _answer_as_someone_new(browser, app_url, store, "late")
     wait_for_text(browser, "Check again")  # the page's first wait is over: the answer is not analysed yet
-    [answer] = [tid for tid, data in store.session_turns(user, session) if data.get("role") == "user"]
+    answer = _answer_id(store, user, session)
     assert not _lines(browser)
 
     TurnProcessor(store, _OneReading(), config=Settings()).process(user, session, answer)  # a late analysis
@@ -192,8 +198,8 @@ class _TwoReadings:
 
 
 def test_each_say_back_button_is_named_for_its_factor_to_assistive_technology(
-    untriggered_app_url,
-    browser,  # noqa: F811 (a fixture, imported above)
+    app_url,
+    browser,
     firestore_client,
     catalog,
     tmp_path,
@@ -206,17 +212,16 @@ def test_each_say_back_button_is_named_for_its_factor_to_assistive_technology(
     from factor_journal.settings import Settings
 
     store = FactorJournalStore(firestore_client, catalog)
-    user, session = _answer_as_someone_new(browser, untriggered_app_url, store, "named")
+    user, session = _answer_as_someone_new(browser, app_url, store, "named")
     wait_for_text(browser, "Check again")
-    [answer] = [tid for tid, data in store.session_turns(user, session) if data.get("role") == "user"]
+    answer = _answer_id(store, user, session)
     TurnProcessor(store, _TwoReadings(), config=Settings()).process(user, session, answer)
     wait_for(lambda: len(_lines(browser)) == 2, 30, "both readings said back")
 
     names = {}
     for factor in ("data_quality", "ml_expertise"):
         for action in ("ok", "fix"):
-            path = f".st-key-{action}-{answer}-{factor} button"
-            [button] = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, path), 20, path)  # noqa: B023
+            button = element(browser, f".st-key-{action}-{answer}-{factor} button", f"{action} for {factor}")
             names[action, factor] = (button.accessible_name, button.find_element(By.CSS_SELECTOR, "p").text)
     quality, expertise = catalog.factor("data_quality").name, catalog.factor("ml_expertise").name
     assert names["ok", "data_quality"][0] == f"That's right: {quality} is low"

@@ -15,8 +15,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from test_browser import DESKTOP, PHONE, browser, press, shoot, wait_for_text  # noqa: F401
-from test_browser_sayback import untriggered_app_url  # noqa: F401 (the app on a database no trigger listens to)
+from test_browser import DESKTOP, PHONE, element, press, shoot, type_into, wait_for_text
 from test_unsure_page import CONTROLLER, SISTER, TORN, Unsure
 
 from factor_journal.documents import ScreenLift
@@ -31,14 +30,9 @@ pytestmark = pytest.mark.browser
 
 
 def _send(driver, text: str) -> None:
-    from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
-    box = wait_for(
-        lambda: driver.find_elements(By.CSS_SELECTOR, '[data-testid="stChatInput"] textarea'), 45, "the answer box"
-    )[0]
-    box.send_keys(text)
-    box.send_keys(Keys.ENTER)
+    type_into(driver, '[data-testid="stChatInput"] textarea', text + Keys.ENTER, "the answer box", 45)
 
 
 def _analyse(store: FactorJournalStore, user: str, session: str, text: str) -> str:
@@ -50,23 +44,20 @@ def _analyse(store: FactorJournalStore, user: str, session: str, text: str) -> s
     return found[-1]
 
 
-def _button(driver, key: str):
-    from selenium.webdriver.common.by import By
-
-    found = driver.find_elements(By.CSS_SELECTOR, f".st-key-{key} button")
-    return found[0] if found else None
+def _button(key: str) -> str:
+    """The button keyed ``key`` (a CSS selector, for ``element`` and ``press``)."""
+    return f".st-key-{key} button"
 
 
 @pytest.mark.parametrize("width", [DESKTOP, PHONE])
 def test_three_answers_the_reader_was_unsure_about_end_as_the_persons_readings(
-    untriggered_app_url,  # noqa: F811 (a fixture, imported above)
-    browser,  # noqa: F811 (a fixture, imported above)
+    app_url,  # the app on a database no trigger listens to
+    browser,
     firestore_client,
     catalog,
     width,
     tmp_path,
 ):
-    from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
     store = FactorJournalStore(firestore_client, catalog)
@@ -74,21 +65,21 @@ def test_three_answers_the_reader_was_unsure_about_end_as_the_persons_readings(
     user = f"unsure-{width}-{datetime.now(UTC):%H%M%S%f}"
     store.register_user(UserProfile(user_id=user, display_name="Una Unsure"))
     session = store.start_session(user)
-    browser.get(f"{untriggered_app_url}/conversation?t={LinkSigner(LinkRecords(store.client)).issue(user, session)}")
+    browser.get(f"{app_url}/conversation?t={LinkSigner(LinkRecords(store.client)).issue(user, session)}")
     wait_for_text(browser, "Continue the conversation")
 
     # 1. Nothing understood: factor and level in two clicks, the first with the keyboard
     _send(browser, CONTROLLER)
     about = _analyse(store, user, session, CONTROLLER)
     wait_for_text(browser, "This was about…", 60)
-    factor = wait_for(lambda: _button(browser, f"about-{about}-data_quality"), 30, "the factor's button")
+    factor = element(browser, _button(f"about-{about}-data_quality"), "the factor's button", 30)
     assert factor.accessible_name == "It was about Data quality"  # named for a screen reader as it reads
     browser.execute_script("arguments[0].focus();", factor)
     factor.send_keys(Keys.ENTER)
-    low = wait_for(lambda: _button(browser, f"about-{about}-data_quality-low"), 30, "the level's button")
+    low = element(browser, _button(f"about-{about}-data_quality-low"), "the level's button", 30)
     assert low.accessible_name == f"Data quality is low: {catalog.factor('data_quality').rubric.low}"
     shoot(browser, "conversation-this-was-about", width, tmp_path)
-    press(browser, lambda: _button(browser, f"about-{about}-data_quality-low"), "Data quality is low")
+    press(browser, _button(f"about-{about}-data_quality-low"), "Data quality is low")
     wait_for_text(browser, "You told us: Data quality is low.")
 
     # 2. Torn: the question under the answer is the next question, and one click answers it
@@ -98,7 +89,7 @@ def test_three_answers_the_reader_was_unsure_about_end_as_the_persons_readings(
     asked = store.session_turns(user, session)[-1][1]
     assert asked["role"] == "assistant" and asked["text"].endswith("(Data governance)?")  # the next question
     assert body.count(asked["text"]) >= 2  # under the answer, and asked after it
-    press(browser, lambda: _button(browser, f"torn-{torn}-1"), "It is about Data governance")
+    press(browser, _button(f"torn-{torn}-1"), "It is about Data governance")
     wait_for_text(browser, "You told us: Data governance is low.")
     last = store.session_turns(user, session)[-1][1]
     assert last["role"] == "assistant" and "(Data governance)?" not in last["text"]  # the conversation moved on
@@ -107,23 +98,24 @@ def test_three_answers_the_reader_was_unsure_about_end_as_the_persons_readings(
     _send(browser, SISTER)
     sister = _analyse(store, user, session, SISTER)
     wait_for_text(browser, "it is about another organisation", 60)
-    press(browser, lambda: _button(browser, f"lift-{sister}"), "It was about us")
+    press(browser, _button(f"lift-{sister}"), "It was about us")
     wait_for(lambda: ScreenLift.of(store.turn_data(user, session, sister)), 30, "the lift, recorded")
     TurnProcessor(store, Unsure()).process(user, session, sister)  # what its trigger does
     wait_for_text(browser, "it was read again", 60)
-    press(browser, lambda: _button(browser, f"ok-{sister}-data_infrastructure"), "That's right")
+    press(browser, _button(f"ok-{sister}-data_infrastructure"), "That's right")
     wait_for_text(browser, "You confirmed it: Data infrastructure is low.")
     shoot(browser, "conversation-unsure", width, tmp_path)
 
     assert store.factor(user, "data_quality").inference_status == InferenceStatus.user_provided
     assert store.factor(user, "data_governance").inference_status == InferenceStatus.user_provided
     assert store.factor(user, "data_infrastructure").inference_status == InferenceStatus.confirmed
-    link = browser.find_element(By.CSS_SELECTOR, '[data-testid="stSidebarNavLink"][href$="/overview"]')
+    overview = '[data-testid="stSidebarNavLink"][href$="/overview"]'
+    link = element(browser, overview, "the menu's link to the overview", shown=False)  # in a closed menu on a phone
     browser.execute_script("arguments[0].click();", link)
     wait_for_text(browser, "What we know")
 
     def listed() -> str | None:  # the heading draws before the answers under it
-        body = browser.find_element(By.TAG_NAME, "body").text
+        body = element(browser, "body", "the page").text
         return body if body.count("sure · yours") == 2 and "sure · confirmed" in body else None
 
     body = wait_for(listed, 45, "the three answers, two yours and one confirmed")  # all three the person's own

@@ -255,19 +255,20 @@ def test_a_change_for_a_turn_that_no_longer_exists_says_it_is_missing_and_writes
 
 
 def test_an_unexpected_error_is_recorded_on_the_turn_and_replayable(store, conversation):
+    """A profile that no longer reads is not guessed at (it says who the person is and where they belong): the turn
+    fails as ``internal``, is kept, and is analysed once the profile is mended.  (Damaged documents that can be set
+    aside never fail a turn: tests/factor_journal/test_set_aside.py.)"""
     user, session, say = conversation
     processor = TurnProcessor(store, ScriptedExtractor([reading("data_quality", 25)], [reading("data_quality", 40)]))
     assert processor.process(user, session, say("user", "Our data is all over the place")).status == "processed"
-    factor = store.client.document(f"users/{user}/factors/data_quality")
-    factor.set({"factor_id": "data_quality", "current_value": "not a number"})  # documents no code writes:
-    [entry] = factor.collection("journal").get()  # the factor, and the journal it would be rebuilt from
-    entry.reference.update({"new_value": "lost"})
+    profile = store.client.document(f"users/{user}")
+    profile.update({"reminders_opt_out": "not a yes or no"})  # a field no code writes so
     turn = say("user", "Finance has cleaned up its customer records")
     assert processor.process(user, session, turn).status == "failed"
     recorded = outcome(store, user, session, turn)
     assert recorded["error_kind"] == "internal" and "ValidationError" in recorded["error"]
-    assert store.history(user, "data_quality").entries == []  # the page leaves the damaged entry out
-    entry.reference.update({"new_value": 25})  # repaired by hand
+    assert store.factor(user, "data_quality").current_value == 25  # nothing of the turn was applied
+    profile.update({"reminders_opt_out": False})  # repaired by hand
     assert processor.process(user, session, turn, force=True).status == "processed"  # what reprocess does
     assert 25 < store.factor(user, "data_quality").current_value < 40
 

@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 from pydantic import ValidationError
 
+from factor_journal.pipeline import UNCLAIMED_AFTER
 from factor_journal.settings import Settings
 
 
@@ -26,3 +27,10 @@ def test_retry_delay_grows_exponentially_and_is_capped(attempts, seconds):
 def test_bad_values_are_refused_by_name(name):
     with pytest.raises(ValidationError, match=name.removeprefix("FJ_").lower()):
         Settings.from_env({name: "0" if "LEASE" not in name else "-1"})
+
+
+def test_a_turn_no_delivery_claimed_is_taken_as_lost_after_two_minutes_unless_set():
+    assert Settings().unclaimed_after == UNCLAIMED_AFTER == timedelta(minutes=2)
+    assert Settings.from_env({"FJ_UNCLAIMED_AFTER_SECONDS": "5"}).unclaimed_after == timedelta(seconds=5)
+    with pytest.raises(ValidationError, match="unclaimed_after_seconds"):
+        Settings.from_env({"FJ_UNCLAIMED_AFTER_SECONDS": "-1"})

@@ -80,6 +80,8 @@ def _seed(db: firestore.Client, world: World) -> None:
         batch.set(db.document(f"{user}/journal_vectors/{ids['entry']}"), vector)
         answer = {"user_id": uid, "turn_id": ids["turn"], "embedding": Vector([0.8, 0.6]), "embedding_model": "m"}
         batch.set(db.document(f"{user}/answer_vectors/{ids['answer']}"), answer)
+        aside = {"user_id": uid, "kind": "journal_entry", "path": f"{user}/factors/{FACTOR}/journal/x", "error": "…"}
+        batch.set(db.document(f"{user}/set_aside/{ids['entry']}"), aside | {"stored": {"new_value": 20}})
         batch.set(db.document(f"{user}/conversations/{ids['session']}"), {"session_id": ids["session"]})
         turn = {"role": "assistant", "text": "How is your data quality?", "created_at": created}
         batch.set(db.document(f"{user}/conversations/{ids['session']}/turns/{ids['turn']}"), turn)

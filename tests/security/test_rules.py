@@ -86,6 +86,16 @@ def test_nobody_reads_the_embeddings_of_what_was_said(world: World) -> None:
             assert outcome(world[owner].list(listing)) == DENIED, f"{owner} listing {listing}"
 
 
+def test_nobody_reads_the_copies_of_damaged_documents_set_aside(world: World) -> None:
+    """A damaged document set aside keeps a copy of what it held in its record: server-only, for the team."""
+    for owner in ("alice", "bob"):
+        record = world.path("users/{owner}/set_aside/{entry}", owner=owner)
+        for reader in (owner, "mona", "signed-out"):
+            assert outcome(world[reader].read(record)) == DENIED, f"{reader} reading {record}"
+        listing = world.path("users/{owner}/set_aside", owner=owner)
+        assert outcome(world[owner].list(listing)) == DENIED, f"{owner} listing {listing}"
+
+
 # --- Clients never write what the functions own -----------------------------------------------
 
 
@@ -122,6 +132,7 @@ TARGETS = [
         "users/{owner}/conversations/{session}/lifts/{turn}",
         "users/{owner}/conversations/{session}/lifts/{fresh}",
     ),
+    Target("set-aside record", "users/{owner}/set_aside/{entry}", "users/{owner}/set_aside/{fresh}"),
     Target("organisation", "organisations/{org_a}", "organisations/org-{fresh}"),
     Target("roll-up shard", "organisations/{org_a}/rollup/shard-00", "organisations/{org_a}/rollup/shard-01"),
     Target("daily figures", "organisations/{org_a}/daily/{day}", "organisations/{org_a}/daily/{other_day}"),

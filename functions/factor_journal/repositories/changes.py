@@ -13,7 +13,10 @@ session's "where were we".  A turn whose outcome already says done is not
 applied again (exactly once), and a turn that no longer exists (deleted after its
 claim) gets nothing applied and is not recreated (``ChangeResult.missing``).
 Damaged derived documents (the summary, a factor document, the session) are
-rebuilt from what they derive from and rewritten.
+rebuilt from what they derive from and rewritten, and a damaged journal entry is
+left out of its factor's fold; every damaged document the change met is set aside
+in its transaction (``factor_journal.setaside``: marked or copied, listed, never
+deleted), so a damaged document never fails a person's turn.
 """
 
 from __future__ import annotations
@@ -62,8 +65,10 @@ from factor_journal.repositories.client import CountedClient, Repository, run_tr
 from factor_journal.repositories.journal import JournalReads
 from factor_journal.repositories.locks import CommitLeases
 from factor_journal.repositories.paths import SUMMARY_FIELD, Paths
+from factor_journal.repositories.set_aside import write_set_aside
 from factor_journal.repositories.vectors import Answered, JournalVectors
 from factor_journal.rollup import person_row, shard_of, snapshot_document
+from factor_journal.setaside import DocumentKind, SetAside, distinct, set_aside
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +81,7 @@ class ChangeResult:
     previous_outcome: ExtractionOutcome | None = None
     guarded: tuple[str, ...] = ()
     missing: bool = False  # the turn no longer existed at commit: nothing was written (nor the turn recreated)
+    set_aside: tuple[str, ...] = ()  # where the damaged documents are that this change set aside
 
     @property
     def entry_ids(self) -> list[str]:
@@ -204,6 +210,7 @@ class FactorChanges(Repository):
                 raise UnknownUserError(user_id)
             if told is not None and told_ref is not None and not snapshots[told_ref.path].exists:
                 raise AnswerNotFoundError(told.turn_id)
+            found: list[SetAside] = []  # damaged documents met by this change's reads: set aside by its writes
             read = None
             if turn is not None:
                 read = read_turn(
@@ -223,7 +230,7 @@ class FactorChanges(Repository):
                     )
             now = datetime.now(UTC)
             old_summary, _ = self.reads.summary_from(  # a damaged one is rebuilt here and rewritten by this change
-                user_id, snapshots[refs[1].path].to_dict(), now, transaction
+                user_id, snapshots[refs[1].path].to_dict(), now, transaction, found
             )
             documents = {fid: snapshots[paths.factor(user_id, fid).path].to_dict() for fid in touched}
             states, damaged = touched_states(
@@ -231,13 +238,15 @@ class FactorChanges(Repository):
             )
             for fid, damage in damaged.items():  # folded again from its journal and rewritten by this change
                 log.warning("factor %s of user %s was damaged (%s): journal folded again", fid, user_id, damage)
-            journals = {
-                fid: self.reads.journal(user_id, fid, transaction)
+                path = paths.factor(user_id, fid).path
+                found.append(set_aside(user_id, DocumentKind.factor, path, documents[fid], damage, now))
+            journals = {  # a damaged entry is left out of its fold, and set aside below
+                fid: self.reads.journal(user_id, fid, transaction, found)
                 for fid in journals_to_read(states, list(readings), damaged)
             }
             said = said_in_change(list(readings), list(factor_ids) if step is not None else [], now)
             timelines = {  # a composite built on a factor folded again is derived again along its components
-                fid: journals[fid] if fid in journals else self.reads.journal(user_id, fid, transaction)
+                fid: journals[fid] if fid in journals else self.reads.journal(user_id, fid, transaction, found)
                 for fid in timelines_to_read(self.catalog, self.graph, states, journals, said)
             }
             user_data = user_snapshot.to_dict() or {}
@@ -255,6 +264,10 @@ class FactorChanges(Repository):
             plan = plan_change(self.catalog, self.graph, inputs, readings=list(readings), step=step, turn=turn)
             profile = UserProfile.model_validate(user_data)
             repaired = read.session if read is not None and read.session_damage else None
+            if repaired is not None and turn is not None:
+                damage = f"fields that no longer read: {', '.join(read.session_damage)}"  # type: ignore[union-attr]
+                session_path, stored = paths.session(user_id, turn.session_id).path, snapshots[refs[-1].path].to_dict()
+                found.append(set_aside(user_id, DocumentKind.session, session_path, stored, damage, now))
             self._write(transaction, user_id, profile, plan, inputs.now, turn, repaired)
             self._write_vectors(transaction, plan.entries, said_vectors)
             if turn is not None and answer is not None and plan.outcome is not None:
@@ -266,7 +279,13 @@ class FactorChanges(Repository):
                 if told_vector is not None and snapshots[told_vector.path].exists:  # part of the assessment now
                     fed = {e.entry_id: e.factor_id for e in plan.entries if e.factor_id == told.reading.factor_id}
                     self.vectors.answers.fed(transaction, told_vector, fed)
-            return ChangeResult(entries=plan.entries, summary=plan.summary, guarded=tuple(plan.guarded))
+            write_set_aside(transaction, paths, user_id, found, profile_exists=True)
+            return ChangeResult(
+                entries=plan.entries,
+                summary=plan.summary,
+                guarded=tuple(plan.guarded),
+                set_aside=tuple(record.where for record in distinct(found)),
+            )
 
         if turn is None:  # a person's decision or a direct write: serialised within this process only
             with self.leases.local(user_id):

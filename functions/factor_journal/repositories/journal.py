@@ -19,13 +19,10 @@ from factor_journal.models import AssessmentSummary, FactorState, HistoryPage, J
 from factor_journal.planner import DamagedFactorError, DamagedSummaryError, stored_factor, stored_summary
 from factor_journal.repositories.client import Repository
 from factor_journal.repositories.paths import SUMMARY_FIELD, Paths
+from factor_journal.setaside import DocumentKind, SetAside, describe, read_journal, set_aside
 from factor_journal.summary import build_summary
 
 log = logging.getLogger(__name__)
-
-
-def _reason(error: ValidationError) -> str:
-    return f"{error.error_count()} invalid field(s), first: {error.errors()[0]['loc']}"
 
 
 def parse_summary(document: Mapping[str, Any] | None) -> AssessmentSummary | None:
@@ -42,7 +39,9 @@ parse_factor = stored_factor  # a factor document's state (``planner.stored_fact
 class JournalReads(Repository):
     """Reads of a user's factors and journals.  Damaged derived documents (the summary, a factor document)
     are never passed on: what is returned is rebuilt from what they derive from, and logged; the user's next
-    change that touches them rewrites them."""
+    change that touches them rewrites them.  A damaged journal entry is left out of what is returned (its factor
+    is folded without it).  A read given ``found`` (a transaction that writes) adds every damaged document it met
+    to it, for setting aside in that transaction (``factor_journal.setaside``)."""
 
     catalog: Catalog
     graph: FactorGraph
@@ -53,14 +52,18 @@ class JournalReads(Repository):
         document: Mapping[str, Any] | None,
         now: datetime,
         transaction: firestore.Transaction | None = None,
+        found: list[SetAside] | None = None,
     ) -> tuple[AssessmentSummary | None, bool]:
         """The summary a summary document holds (``None`` when there is none yet), and whether it had to be
         rebuilt from the user's factor documents (read in ``transaction``) because the stored one was damaged."""
         try:
             return parse_summary(document), False
         except DamagedSummaryError as damage:
-            states = self.factor_states(user_id, transaction)
+            states = self.factor_states(user_id, transaction, found)
             log.warning("summary of user %s was damaged (%s): rebuilt from %d factors", user_id, damage, len(states))
+            if found is not None:
+                path = self.paths.summary(user_id).path
+                found.append(set_aside(user_id, DocumentKind.summary, path, document, str(damage), now))
             return build_summary(self.catalog, self.graph, states, damage.last_conversation, now), True
 
     def state_from(
@@ -69,13 +72,17 @@ class JournalReads(Repository):
         factor_id: str,
         document: Mapping[str, Any] | None,
         transaction: firestore.Transaction | None = None,
+        found: list[SetAside] | None = None,
     ) -> FactorState | None:
         """The state a factor document holds (``None`` when there is none yet); a damaged one is folded again
         from the factor's journal (read in ``transaction``, see ``refolded``)."""
         try:
             return parse_factor(document)
         except DamagedFactorError as damage:
-            return self.refolded(user_id, factor_id, damage, transaction)
+            if found is not None:
+                path = self.paths.factor(user_id, factor_id).path
+                found.append(set_aside(user_id, DocumentKind.factor, path, document, str(damage), datetime.now(UTC)))
+            return self.refolded(user_id, factor_id, damage, transaction, found=found)
 
     def refolded(
         self,
@@ -85,6 +92,7 @@ class JournalReads(Repository):
         transaction: firestore.Transaction | None = None,
         *,
         kept: FactorState | None = None,
+        found: list[SetAside] | None = None,
     ) -> FactorState | None:
         """A damaged factor document's state: its journal (read in ``transaction``) folded again, dated when
         that journal was last written, with the re-check flag of ``kept`` (the summary's copy: another factor's
@@ -93,7 +101,7 @@ class JournalReads(Repository):
         if not self.catalog.has_factor(factor_id):
             log.warning("factor %s of user %s was damaged (%s), not a catalog factor", factor_id, user_id, damage)
             return None
-        journal = self.journal(user_id, factor_id, transaction)
+        journal = self.journal(user_id, factor_id, transaction, found)
         log.warning(
             "factor %s of user %s was damaged (%s): folded again from %d journal entries",
             factor_id,
@@ -123,19 +131,31 @@ class JournalReads(Repository):
             kept = summary.factors.get(factor_id) if summary else None
             return self.refolded(user_id, factor_id, damage, kept=kept)
 
-    def factor_states(self, user_id: str, transaction: firestore.Transaction | None = None) -> dict[str, FactorState]:
+    def factor_states(
+        self, user_id: str, transaction: firestore.Transaction | None = None, found: list[SetAside] | None = None
+    ) -> dict[str, FactorState]:
         """Every factor state of the user (a scan: repairs and test oracles only); damaged documents folded
         again from their journals."""
         snapshots = list(self.paths.factors(user_id).stream(transaction=transaction))
-        states = {s.id: self.state_from(user_id, s.id, s.to_dict(), transaction) for s in snapshots}
+        states = {s.id: self.state_from(user_id, s.id, s.to_dict(), transaction, found) for s in snapshots}
         return {fid: state for fid, state in states.items() if state is not None}
 
     def journal(
-        self, user_id: str, factor_id: str, transaction: firestore.Transaction | None = None
+        self,
+        user_id: str,
+        factor_id: str,
+        transaction: firestore.Transaction | None = None,
+        found: list[SetAside] | None = None,
     ) -> list[JournalEntry]:
-        """Every journal entry of one factor (bounded by that factor's journal)."""
+        """Every journal entry of one factor that reads (bounded by that factor's journal).  A damaged entry is
+        left out (logged): one not yet set aside is added to ``found``, for the transaction to set it aside."""
         stream = self.paths.journal(user_id, factor_id).stream(transaction=transaction)
-        return [JournalEntry.model_validate(s.to_dict()) for s in stream]
+        read = read_journal(user_id, ((s.reference.path, s.to_dict()) for s in stream), datetime.now(UTC))
+        for record in read.found:
+            log.warning("journal entry %s of user %s is damaged (%s): left out", record.path, user_id, record.error)
+        if found is not None:
+            found += read.found
+        return read.entries
 
     def entry(self, user_id: str, factor_id: str, entry_id: str) -> JournalEntry | None:
         snapshot = self.paths.journal(user_id, factor_id).document(entry_id).get()
@@ -192,6 +212,10 @@ def _entry_or_none(user_id: str, factor_id: str, snapshot: firestore.DocumentSna
         return JournalEntry.model_validate(snapshot.to_dict())
     except ValidationError as error:
         log.warning(
-            "journal entry %s of factor %s of user %s was damaged (%s)", snapshot.id, factor_id, user_id, _reason(error)
+            "journal entry %s of factor %s of user %s was damaged (%s)",
+            snapshot.id,
+            factor_id,
+            user_id,
+            describe(error),
         )
         return None

@@ -15,6 +15,7 @@ Per user (nothing is shared between users)::
     users/{uid}/journal_vectors/{entry_id}                an entry's embedding (server-only, see vectors.py)
     users/{uid}/answer_vectors/{answer_id}                an answer's embedding, understood or not (server-only,
                                                           see answer_vectors.py)
+    users/{uid}/set_aside/{record_id}                     a damaged document set aside (server-only, setaside.py)
 
 Per organisation::
 
@@ -43,6 +44,7 @@ RUNS_COLLECTION = "nightly_runs"  # nightly_runs/{run}/tasks/{key}: nightly runs
 VECTORS = "journal_vectors"  # users/{uid}/journal_vectors/{entry_id}: embeddings of what was said (server-only)
 ANSWER_VECTORS = "answer_vectors"  # users/{uid}/answer_vectors/{answer_id}: embeddings of answers (server-only)
 PRIVACY_LOG = "privacy_log"  # privacy_log/{subject}: erasures, by pseudonym
+SET_ASIDE = "set_aside"  # users/{uid}/set_aside/{record_id}: damaged documents set aside (server-only)
 
 
 class Paths:
@@ -102,6 +104,9 @@ class Paths:
 
     def answer_vector(self, user_id: str, answer_id: str) -> firestore.DocumentReference:
         return self.answer_vectors(user_id).document(answer_id)
+
+    def set_aside(self, user_id: str) -> firestore.CollectionReference:
+        return self.user(user_id).collection(SET_ASIDE)
 
     def organisation(self, org_id: str) -> firestore.DocumentReference:
         return self.client.collection(ORGANISATIONS).document(org_id)

@@ -57,7 +57,9 @@ from factor_journal.repositories.client import Repository, jittered_sleep, run_t
 from factor_journal.repositories.journal import JournalReads
 from factor_journal.repositories.locks import CommitBusyError
 from factor_journal.repositories.paths import AWAITING_ANALYSIS, SUMMARY_FIELD, TURNS, Paths
+from factor_journal.repositories.set_aside import write_set_aside
 from factor_journal.rollup import PersonRow, person_row, shard_of
+from factor_journal.setaside import DocumentKind, SetAside, set_aside
 from factor_journal.summary import build_summary
 
 log = logging.getLogger(__name__)
@@ -117,8 +119,9 @@ class People(Repository):
             )
             joined = profile.org_id if profile.org_id and profile.org_id != old_org else None
             new_org_exists = joined is not None and paths.organisation(joined).get(transaction=transaction).exists
+            found: list[SetAside] = []  # a damaged summary (and what it was rebuilt from): set aside below
             summary, rewrite = JournalReads(self.client, self.catalog, self.graph).summary_from(
-                profile.user_id, summary_snapshot.to_dict(), now, transaction
+                profile.user_id, summary_snapshot.to_dict(), now, transaction, found
             )  # reads come before writes: a damaged summary is rebuilt here
             if summary is None:
                 summary, rewrite = build_summary(self.catalog, self.graph, {}, None, now), True
@@ -134,14 +137,23 @@ class People(Repository):
             write_row(transaction, paths, merged, summary, known.get("last_active"))
             if joined and new_org_exists:
                 roster_changed(transaction, paths, joined)
+            write_set_aside(transaction, paths, profile.user_id, found, profile_exists=True)
 
         run_transaction(self.client, run, timeout=self.contention_timeout)
 
-    def rewrite_row(self, user_id: str, org_id: str) -> PersonRow | None:
+    def rewrite_row(self, user_id: str, org_id: str, damaged: tuple[Any, str] | None = None) -> PersonRow | None:
         """Rewrite the person's roll-up row in ``org_id`` from their profile and summary as they stand, in one
         transaction (so a concurrent change, move or opt-out is never undone); the row written, or None when
-        they are not a member of ``org_id`` (then a row of theirs there is a stray, and is removed)."""
+        they are not a member of ``org_id`` (then a row of theirs there is a stray, and is removed).  ``damaged``:
+        the row found as it was stored and why it does not read; set aside in the same transaction (a copy with
+        the person, whose profile lists it), unless nobody with that id exists any more."""
         paths = self.paths
+        now = datetime.now(UTC)
+        shard = paths.rollup_shard(org_id, shard_of(user_id)).path
+        found = [
+            set_aside(user_id, DocumentKind.rollup_row, shard, row, reason, now, field=f"rows.{user_id}")
+            for row, reason in ([damaged] if damaged else [])
+        ]
 
         @firestore.transactional
         def run(transaction: firestore.Transaction) -> PersonRow | None:
@@ -151,14 +163,19 @@ class People(Repository):
             )
             organisation_exists = paths.organisation(org_id).get(transaction=transaction).exists
             profile = UserProfile.model_validate(user_snapshot.to_dict()) if user_snapshot.exists else None
-            if profile is None or profile.org_id != org_id:  # not (or no longer) a member: the row is a stray
+            member = profile is not None and profile.org_id == org_id
+            summary = None
+            if member:  # reads come before writes
+                summary, _ = JournalReads(self.client, self.catalog, self.graph).summary_from(
+                    user_id, summary_snapshot.to_dict(), now, transaction
+                )
+            if user_snapshot.exists:  # about nobody who no longer exists: their stray row just goes
+                write_set_aside(transaction, paths, user_id, found, profile_exists=True)
+            if profile is None or not member:  # not (or no longer) a member: the row is a stray
                 drop_row(transaction, paths, org_id, user_id)
                 if organisation_exists:
                     roster_changed(transaction, paths, org_id)
                 return None
-            summary, _ = JournalReads(self.client, self.catalog, self.graph).summary_from(
-                user_id, summary_snapshot.to_dict(), datetime.now(UTC), transaction
-            )
             if summary is None:
                 return None
             write_row(transaction, paths, profile, summary, profile.last_active)
@@ -410,13 +427,36 @@ class People(Repository):
 
         return run_transaction(self.client, run, timeout=self.contention_timeout)
 
-    def settle_turn(self, ref: TurnRef, outcome: ExtractionOutcome) -> None:
+    def settle_turn(self, ref: TurnRef, outcome: ExtractionOutcome, damage: str | None = None) -> None:
         """Record a turn's final outcome that involves no factor change (invalid, rate limited, context); a turn
-        deleted meanwhile (its person erased) is not written back."""
-        try:
-            self.paths.turn(ref.user_id, ref.session_id, ref.turn_id).update({"extraction": outcome.to_document()})
-        except api_exceptions.NotFound:
-            log.info("turn %s of user %s is gone: its outcome is not recorded", ref.key, ref.user_id)
+        deleted meanwhile (its person erased) is not written back.  ``damage``: the turn document itself does not
+        read as a turn (``conversation.parse_turn``); it is set aside in the same transaction (marked, its record
+        kept with the person, their profile listing it)."""
+        turn_ref = self.paths.turn(ref.user_id, ref.session_id, ref.turn_id)
+        if damage is None:
+            try:
+                turn_ref.update({"extraction": outcome.to_document()})
+            except api_exceptions.NotFound:
+                log.info("turn %s of user %s is gone: its outcome is not recorded", ref.key, ref.user_id)
+            return
+
+        @firestore.transactional
+        def run(transaction: firestore.Transaction) -> None:
+            turn, user = (
+                turn_ref.get(transaction=transaction),
+                self.paths.user(ref.user_id).get(transaction=transaction),
+            )
+            if not turn.exists:
+                log.info("turn %s of user %s is gone: its outcome is not recorded", ref.key, ref.user_id)
+                return
+            stored = {key: value for key, value in (turn.to_dict() or {}).items() if key != "extraction"}
+            found = set_aside(
+                ref.user_id, DocumentKind.turn, turn_ref.path, stored, damage, outcome.processed_at or datetime.now(UTC)
+            )
+            transaction.update(turn_ref, {"extraction": outcome.to_document()})
+            write_set_aside(transaction, self.paths, ref.user_id, [found], profile_exists=user.exists)
+
+        run_transaction(self.client, run, timeout=self.contention_timeout)
 
     def record_failure(
         self, ref: TurnRef, claim_id: str | None, outcome: ExtractionOutcome

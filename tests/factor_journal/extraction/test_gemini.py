@@ -378,3 +378,13 @@ def test_gemini_may_name_any_catalog_factor(store, make_user):
     assert outcome.status == "processed"
     assert store.factor(user, "data_infrastructure").current_value == 85
     assert store.turn_data(user, session, turn)["extraction"].get("screened") is None
+
+
+def test_a_lifted_screen_is_said_to_the_model_and_nothing_else_is(request_for):
+    """ "It was about us": the person's word reaches the model with the turn; an ordinary turn carries no such line
+    (so the static prefix and every other request stay as they were)."""
+    lifted = request_for("data_quality", text="My brother-in-law's firm? No, that was us.")
+    said = "The person has said this answer is about their own organisation today."
+    assert said in turn_prompt(lifted.model_copy(update={"screen_lifted": True})).splitlines()
+    assert said not in turn_prompt(lifted)
+    assert 'return {"updates": []} for the whole turn' in READER_RULES  # a turn that instructs it: refused whole
