@@ -67,7 +67,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
         "questions (Ask why: what a question is about, the evidence found and its context, the answer composed)",
         _modules("""
             pipeline nightly reminders organisation links access renewal privacy questions questions.search
-            questions.context questions.composing
+            questions.context questions.routing questions.composing
         """),
     ),
     ("entry points: the functions' runtime and the command line", _modules("runtime cli __main__")),
@@ -75,7 +75,8 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
         "tools: eval, training, catalog check",
         {TOOLS.name}
         | _modules(
-            "evaluate corpus report train catalog_check screen_check browser vertex_stand_in seat seat_run torn_margin",
+            "evaluate corpus report train catalog_check screen_check browser vertex_stand_in seat seat_run torn_margin"
+            " ask_sets seat_ask",
             TOOLS.name,
         ),
     ),

@@ -40,8 +40,10 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from pydantic import BaseModel
 
 from factor_journal.catalog import load_catalog
+from factor_journal.extraction.base import ExtractionOutput
 from factor_journal.extraction.gemini import GeminiExtractor, GeminiSettings
 from factor_journal_tools.corpus import CORPUS, REPO, CorpusTurn, load_corpus
 from factor_journal_tools.evaluate import (
@@ -361,14 +363,19 @@ def serve_command(args: argparse.Namespace) -> int:
 
 def check_command(args: argparse.Namespace) -> int:
     """The form of a split's answers against its request file (no emulator, no label read)."""
-    requests = read_requests(REQUESTS / f"{args.split}.jsonl")
-    figures = check_answers(requests, read_answers(args.answers or ANSWERS / f"{args.split}.jsonl"))
+    return check_split(args.split, args.answers or ANSWERS / f"{args.split}.jsonl")
+
+
+def check_split(split: str, answers: Path, schema: type[BaseModel] = ExtractionOutput) -> int:
+    """Print the form of ``answers`` against ``split``'s request file and the response ``schema``; 1 when an answer
+    answers no request or is not in the schema, else 0."""
+    figures = check_answers(read_requests(REQUESTS / f"{split}.jsonl"), read_answers(answers), schema)
     print(
-        f"{args.split}: {figures['answered']} of {figures['requests']} requests answered, {figures['waiting']} waiting;"
+        f"{split}: {figures['answered']} of {figures['requests']} requests answered, {figures['waiting']} waiting;"
         f" models: {', '.join(figures['models']) or 'none'}"
     )
     for key in figures["unknown_keys"]:
-        print(f"  answers no request of {args.split}: {key}")
+        print(f"  answers no request of {split}: {key}")
     for key, problem in figures["malformed"].items():
         print(f"  not JSON in the response schema: {key}: {problem}")
     return 1 if figures["unknown_keys"] or figures["malformed"] else 0
