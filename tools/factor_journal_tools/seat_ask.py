@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import logging
 import os
 import sys
@@ -43,7 +42,7 @@ from factor_journal.extraction.gemini import GeminiExtractor, GeminiIntentReader
 from factor_journal.extraction.prompts import IntentOutput
 from factor_journal_tools.ask_sets import ASK_SETS, load_set, seed
 from factor_journal_tools.corpus import REPO
-from factor_journal_tools.evaluate import RESULTS, TEST_LEDGER, read_test_scorings
+from factor_journal_tools.evaluate import RESULTS, TEST_LEDGER, read_results, read_test_scorings, write_results
 from factor_journal_tools.report import ask_seat_block, render_report, write_block
 from factor_journal_tools.seat import (
     ANSWERS,
@@ -259,12 +258,12 @@ def run_split(answers_path: Path, embedded: bool) -> tuple[AskRun, dict[str, Any
 
 
 def _write_figures(args: argparse.Namespace, update: dict[str, Any]) -> None:
-    results = json.loads(args.results.read_text()) if args.results.exists() else {}
+    results = read_results(args.results)
     results.setdefault("extractors", {})
     ask = results.setdefault("ask_seat", {})
     for name, value in update.items():
         ask[name] = {**ask.get(name, {}), **value} if name == "replays" else value
-    args.results.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+    write_results(args.results, results)
     args.report.write_text(render_report(results, read_test_scorings(args.test_ledger)))
     if args.doc.exists():
         write_block(args.doc, "ask-seat", ask_seat_block(results))

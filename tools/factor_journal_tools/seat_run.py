@@ -52,10 +52,12 @@ from factor_journal_tools.evaluate import (
     TimedExtractor,
     TurnRecord,
     ledger_line,
+    read_results,
     read_test_scorings,
     run_turn,
     score,
     why_test_is_refused,
+    write_results,
 )
 from factor_journal_tools.report import render_report, seat_cost_block, write_block
 from factor_journal_tools.seat import (
@@ -265,12 +267,6 @@ def _size(path: Path) -> str:
     return f"{size / 1024:,.0f} KiB" if size < 1024 * 1024 else f"{size / 1024 / 1024:,.1f} MiB"
 
 
-def _results(path: Path) -> dict[str, Any]:
-    results = json.loads(path.read_text()) if path.exists() else {}
-    results.setdefault("extractors", {})
-    return results
-
-
 def requests_command(args: argparse.Namespace) -> int:
     started = time.monotonic()
     run = run_split(args.split, args.answers)
@@ -295,12 +291,12 @@ def requests_command(args: argparse.Namespace) -> int:
             f" alone: {figures['expected_among_candidates']}); factor turns kept from it: "
             f"{figures['factor_turns_kept_from_model']}"
         )
-        results = _results(args.results)
+        results = read_results(args.results)
         results.setdefault("seat_requests", {})[args.split] = {
             **figures,
             "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
         }
-        args.results.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+        write_results(args.results, results)
         args.report.write_text(render_report(results, read_test_scorings(args.test_ledger)))
     return 0
 
@@ -332,11 +328,11 @@ def replay_command(args: argparse.Namespace) -> int:
             out.write(json.dumps(ledger_line(name, version, figures["measured_at"], figures, why), sort_keys=True))
             out.write("\n")
         ledger = read_test_scorings(args.test_ledger)
-    results = _results(args.results)
+    results = read_results(args.results)
     entry = results["extractors"].setdefault(name, {"splits": {}})
     entry["splits"][args.split] = figures
     entry["model"], entry["measured_at"] = name, figures["measured_at"]
-    args.results.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+    write_results(args.results, results)
     args.report.write_text(render_report(results, ledger))
     if args.benchmarks.exists():
         write_block(args.benchmarks, "seat-cost", seat_cost_block(results))
