@@ -49,7 +49,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
             settings embedding candidates extraction.sentence_model extraction.gemini extraction.lexical
             extraction.linear extraction.listening extraction.listening_phrases extraction.offline extraction.prompts
             extraction.quotes extraction.rules_answers extraction.rules_patterns extraction.rules_text
-            extraction.semantic extraction.semantic_features extraction.signals
+            extraction.semantic extraction.semantic_feature_names extraction.semantic_features extraction.signals
         """),
     ),
     (
