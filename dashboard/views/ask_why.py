@@ -85,7 +85,7 @@ def render() -> None:
 
 def _unassessed(answers: list[UnassessedAnswer]) -> None:
     """The person's words that fed no journal entry, each with its date and mark, and beside it the way to the
-    answer in the conversation (where the person can say what it was about)."""
+    answer in the conversation, where its "This was about…" is open (the control under a miss there)."""
     st.header(f"Your words, {NOT_ASSESSED}", anchor=False)
     for said in answers:
         with st.container(border=True):
@@ -93,7 +93,7 @@ def _unassessed(answers: list[UnassessedAnswer]) -> None:
             quote(said.said)
             st.page_link(
                 "screens/conversation.py",
-                label=f"Show this answer of {said.date:%d %b %Y} in the conversation",
+                label=f"Say what your answer of {said.date:%d %b %Y} was about, in the conversation",
                 icon=":material/forum:",
                 query_params=context.answer_address(said.session_id, said.turn_id),
             )

@@ -263,12 +263,12 @@ def render() -> None:
     if subject.read_only:
         st.info("Conversations are only continued by the person themselves.")
         return
-    context.open_linked_answer(subject)  # before the session is chosen: a link to an answer names its session
+    linked = context.open_linked_answer(subject)  # before the session is chosen: a link names its session
     notice = st.session_state.pop("conversation_notice", None)
     if notice:
         st.toast(notice, icon=":material/check:")
         announce(notice)  # a toast is not read out: the decision is, once
-    unsure.take_address(subject.user_id)  # opened at one answer (another page's "say what it was about")
+    unsure.open_at(linked)  # opened at one answer (Ask's "say what it was about"): its choice open
     session_id = context.conversation_session(subject)
     turns = [
         (tid, data)

@@ -14,7 +14,7 @@ and kept on the answer's turn in the same transaction (``store.correct(..., told
 under the answer from then on.  Each control names what it acts on (a button's accessible name is its label).
 
 The choice for one answer can be opened by address: the conversation page with ``?session=<id>&answer=<turn id>``
-(``answer_address``), for a link from another page ("say what it was about").
+(``context.answer_address``), for a link from another page ("say what it was about").
 """
 
 from __future__ import annotations
@@ -40,34 +40,22 @@ from factor_journal.sayback import (
 from factor_journal.store import TurnRef
 from factor_journal.vocabulary import clip
 
-SESSION_PARAM = "session"
-ANSWER_PARAM = "answer"
 OPEN = "unsure_open"  # session key: the answer whose "This was about…" is open, and the factor chosen in it
 ADDRESSED = "unsure_addressed"  # session key: the answer the page was opened at (``answer_address``)
+LINKED = "unsure_linked"  # session key: the last linked answer whose choice was opened (``open_at``)
 ABOUT = "This was about…"
 SOMETHING_ELSE = "Something else: find a factor by name"
 WAIT_FOR_READING_SECONDS = 8.0
 EVIDENCE_CHARS = 1100  # of the answer's words kept with the person's decision (``SaidIn`` keeps at most 1,200)
 
 
-def answer_address(session_id: str, turn_id: str) -> dict[str, str]:
-    """The query parameters that open the conversation page at one answer with its "This was about…" open (for
-    ``st.page_link("screens/conversation.py", query_params=…)``)."""
-    return {SESSION_PARAM: session_id, ANSWER_PARAM: turn_id}
-
-
-def take_address(user_id: str) -> None:
-    """Honour an address (``answer_address``) once: continue the session it names, when it is the person's, and open
-    the choice under its answer; the parameters leave the address so a reload does not open it again."""
-    session, answer = st.query_params.get(SESSION_PARAM), st.query_params.get(ANSWER_PARAM)
-    for name in (SESSION_PARAM, ANSWER_PARAM):
-        if name in st.query_params:
-            del st.query_params[name]
-    if session and context.store().session_data(user_id, session) is not None:
-        st.session_state["conversation_session"] = session
-        if answer:
-            st.session_state[ADDRESSED] = answer
-            st.session_state[OPEN] = (answer, None)
+def open_at(linked: str | None) -> None:
+    """Open the choice under the answer a link named (``context.answer_address``, taken by
+    ``context.open_linked_answer``, which also continued its session), once per link."""
+    if linked and st.session_state.get(LINKED) != linked:
+        st.session_state[LINKED] = linked  # opened once: a decision that closes it is not undone by the next run
+        st.session_state[ADDRESSED] = linked
+        st.session_state[OPEN] = (linked, None)
 
 
 def offer(turn_id: str, data: Mapping[str, Any], outcome: ExtractionOutcome | None, *, can_act: bool) -> None:

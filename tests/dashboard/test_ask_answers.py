@@ -44,4 +44,6 @@ def test_words_not_part_of_the_assessment_are_cited_with_their_date_and_lead_to_
     anchor = answer_anchor(turn)
     assert any(f'id="{anchor}"' in body for body in bodies)  # the answer's anchor on the page ...
     assert any("scrollIntoView" in body and anchor in body for body in bodies)  # ... which it scrolls to
+    # and the way to say what it was about is open under it (here no factor comes close: any factor, by name)
+    assert "This was about…" in texts(app) and [box for box in app.selectbox if box.key == f"about-find-{turn}"]
     assert "session" not in app.query_params and "answer" not in app.query_params  # they left the address

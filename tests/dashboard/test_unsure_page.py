@@ -174,7 +174,7 @@ def test_an_answer_set_aside_wrongly_is_read_again_at_the_persons_word(
 
 
 def test_an_answer_can_be_opened_by_address_with_what_it_was_about_open(app_database, store, signer, make_user):
-    from dashboard.views.unsure import answer_address
+    from dashboard.context import answer_address
 
     user = make_user(store)
     first_session, first = answered(store, user, CONTROLLER)
