@@ -15,6 +15,7 @@ reader (built as the trigger builds it), so no reading is ever made up: a fresh 
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -27,6 +28,7 @@ from factor_journal.organisation import OrganisationDirectory
 from factor_journal.pipeline import TurnProcessor
 from factor_journal.settings import settings
 from factor_journal.store import FactorJournalStore
+from factor_journal_tools.corpus import REPO
 from factor_journal_tools.emulator_hub import triggers_stopped
 from factor_journal_tools.seat import ANSWERS, Answer, SeatAnswers, SeatFileError, read_answers
 from factor_journal_tools.seat_demo import SEAT, DemoReading, SeededTurn, load_script, read_conversations
@@ -96,22 +98,43 @@ def seed(
     return read_conversations(store, script["users"], SeatAnswers(answers), fallback=fallback, on_turn=heard)
 
 
-def account(reading: DemoReading, answers_path: Path, fallback: str) -> list[str]:
-    """What the seeding says it did: which model's answers were read, that it is a language model in Gemini's
-    seat, and which answers the seat had no answer for (read by the configured reader instead).  Pure."""
+def shown(path: Path) -> str:
+    """A path as the seeding prints it: from the repository when it is in it."""
+    return str(path.relative_to(REPO)) if path.is_relative_to(REPO) else str(path)
+
+
+def opening(answers: dict[str, Answer], path: Path, fallback: str) -> str:
+    """What the seeding says first: how the seeded answers are read, and whose recorded answers are replayed.
+    Pure."""
+    if not answers:
+        return (
+            f"Seeding the demo organisation. The seat has no recorded answers ({shown(path)}: none), so every seeded "
+            f"answer is read by the configured reader ({fallback}) …"
+        )
+    models = ", ".join(sorted({answer.model for answer in answers.values()}))
+    return (
+        "Seeding the demo organisation, its answers read as production reads them: through the Gemini path (the "
+        f"real GeminiExtractor), replaying {len(answers)} recorded answers of {models}, {IN_THE_SEAT} "
+        f"({shown(path)}) …"
+    )
+
+
+def account(reading: DemoReading, fallback: str) -> list[str]:
+    """What the seeding says it did: how many answers the seat's recorded answers were read for and whose, and
+    which answers the seat had no answer for, read by the configured reader instead.  Pure."""
     seat, others, missing = reading.by_seat, reading.by_fallback, reading.no_answer
-    models = ", ".join(sorted(reading.models)) or "no model"
     lines = []
     if seat:
+        models = ", ".join(sorted(reading.models)) or "no model"
         lines.append(
-            f"{len(seat)} seeded answers read through the Gemini path (the real GeminiExtractor) with the recorded "
-            f"answers of {models}: {IN_THE_SEAT} ({answers_path.name})."
+            f"{len(seat)} seeded answers were read through the Gemini path with the recorded answers of {models}, "
+            f"{IN_THE_SEAT}; the pages say so under each of them."
         )
     if missing:
         people = ", ".join(dict.fromkeys(turn.person for turn in missing))
         lines.append(
-            f"The seat has no answer for {len(missing)} seeded answers ({people}): each of them and that person's "
-            f"later answers ({len(others)} in all) were read by the configured reader ({fallback}). "
+            f"The seat has no answer for {len(missing)} seeded answers ({people}): those and the same people's later "
+            f"answers, {len(others)} in all, were read by the configured reader ({fallback}) instead. "
             "`make seat-requests SPLIT=demo` lists the requests waiting for an answer."
         )
     return lines
@@ -128,14 +151,18 @@ def main(argv: list[str] | None = None) -> int:
         answers = {}
     store = runtime.store()
     script = load_script()
-    print(
-        f"Seeding the demo organisation: its answers read through the Gemini path with {len(answers)} recorded "
-        f"answers of {IN_THE_SEAT} ({args.answers}) …",
-        flush=True,
-    )
-    with triggers_stopped():  # nothing but this process reads the seeded turns
-        reading = seed(store, script, answers, runtime.turn_processor, lambda line: print(line, flush=True))
-    for line in account(reading, args.answers, settings().extractor):
+    print(opening(answers, args.answers, settings().extractor), flush=True)
+    for name in ("google_genai", "httpx", "httpx2"):
+        logging.getLogger(name).setLevel(logging.WARNING)
+    quiet = logging.getLogger("factor_journal.pipeline")
+    level = quiet.level
+    quiet.setLevel(logging.CRITICAL)  # what became of each answer is printed as it is read
+    try:
+        with triggers_stopped():  # nothing but this process reads the seeded turns
+            reading = seed(store, script, answers, runtime.turn_processor, lambda line: print(line, flush=True))
+    finally:
+        quiet.setLevel(level)
+    for line in account(reading, settings().extractor):
         print(line)
     users = [person["user_id"] for person in script["users"]]
     for user in users:

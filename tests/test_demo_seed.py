@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from demo.seed import IN_THE_SEAT, account, seed, turn_line
+from demo.seed import DEMO_ANSWERS, IN_THE_SEAT, account, opening, seed, turn_line
 from factor_journal.documents import ExtractionOutcome
 from factor_journal.extraction.offline import OfflineExtractor
 from factor_journal.pipeline import TurnProcessor
@@ -94,10 +94,12 @@ def test_the_demo_sends_the_seats_requests_reads_its_answers_and_where_it_has_no
     assert len(reading.turns) == sum(len(s["turns"]) for p in load_script()["users"] for s in p.get("sessions", []))
     assert sum(f"[seat: {SEAT_MODEL}]" in line for line in said) == 3
     assert sum("[offline, no seat answer]" in line for line in said) == 3
-    summary = account(reading, tmp_path / "demo.jsonl", "rules")
+    summary = account(reading, "rules")
     assert SEAT_MODEL in summary[0] and IN_THE_SEAT in summary[0] and "3 seeded answers" in summary[0]
     assert "no answer for 3 seeded answers (demo-anna, demo-ben, demo-chloe)" in summary[1]
-    assert "configured reader (rules)" in summary[1]
+    assert "7 in all, were read by the configured reader (rules)" in summary[1]
+    first = opening(answers, tmp_path / "demo.jsonl", "rules")
+    assert f"replaying 3 recorded answers of {SEAT_MODEL}, {IN_THE_SEAT}" in first
 
     # the seat answered: the requests run goes on to each person's next answer, which the demo sends too
     again = run_demo(store, SeatAnswers(answers))
@@ -115,7 +117,8 @@ def test_what_the_seeding_says_of_each_answer():
     assert "[semantic, no seat answer]" in str(turn_line(turn(reader="semantic", no_answer=True)))
     assert "[semantic]" in str(turn_line(turn(reader="semantic")))
     assert turn_line(turn(role="assistant")) is None
-    assert account(DemoReading(), Path("demo.jsonl"), "semantic") == []
+    assert account(DemoReading(), "semantic") == []
+    assert "no recorded answers (eval/seat/answers/demo.jsonl: none)" in opening({}, DEMO_ANSWERS, "semantic")
 
 
 @pytest.mark.functions
@@ -139,8 +142,8 @@ def test_make_demo_comes_up_on_a_fresh_clone_with_no_answers_and_the_trigger_rea
     assert seeded.returncode == 0, seeded.stderr[-3000:]
     printed = seeded.stdout
     assert "The seat has no answer for 3 seeded answers (demo-anna, demo-ben, demo-chloe)" in printed
-    assert "read by the configured reader (semantic)" in printed
-    assert "seeded answers read through the Gemini path" not in printed  # no answer was the seat's
+    assert "were read by the configured reader (semantic) instead" in printed
+    assert "seeded answers were read through the Gemini path" not in printed  # no answer was the seat's
     assert printed.count("http://localhost:8599/") == 5  # a link per person and the manager's
 
     store = FactorJournalStore(trigger_client, catalog)
