@@ -4,8 +4,9 @@ understood from it.
 Answers are written as turns to the same Firestore path the trigger listens on; the page waits briefly for
 the trigger, then says back under each analysed answer what it told us (``factor_journal.sayback``), one line
 per reading, each with "That's right" and "Not quite": the person's decisions go through the store's confirm /
-correct / retract, as their own entries, in one transaction with the summary.  The next question follows from
-what the last answer was understood to say.
+correct / retract, as their own entries, in one transaction with the summary; in small text under the lines, which
+reader read the answer (``sayback.read_by``).  The next question follows from what the last answer was understood
+to say.
 """
 
 from __future__ import annotations

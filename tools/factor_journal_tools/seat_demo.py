@@ -148,6 +148,8 @@ def _read_person(
     """One person's sessions, as ``read_conversations`` says."""
     processor: TurnProcessor | None = by_seat
     for session in person.get("sessions", []):
+        if processor is None:
+            return  # waiting for the seat's answer to an earlier turn
         if store.session_data(user, session["id"]) is not None:
             continue  # already there (seeded before)
         started = now - timedelta(days=session["days_ago"])
