@@ -11,6 +11,8 @@ CODE := functions tools dashboard tests bench demo scripts eval
 EVAL_ARGS ?=
 EXTRACTOR ?=
 SPLIT ?= validation
+# SPLIT=ask: the intent router of Ask on the own-words sets (seat_ask); any other split: the reader (seat_run)
+SEAT_TOOL = factor_journal_tools.$(if $(filter ask,$(SPLIT)),seat_ask,seat_run)
 
 .PHONY: help setup test test-fast demo bench eval seat-requests seat-replay seat-check train-extractor catalog-check \
 	screen-check lint format emulators deploy-dashboard
@@ -41,14 +43,14 @@ bench: ## Run the benchmarks against the emulators; results go to bench/results.
 eval: ## Run the labelled corpus through the pipeline on the emulators (EXTRACTOR=gemini: Vertex AI); eval/REPORT.md
 	$(RUN) .venv/bin/python -m factor_journal_tools.evaluate $(if $(EXTRACTOR),--extractor $(EXTRACTOR)) $(EVAL_ARGS)
 
-seat-requests: ## Write SPLIT's exact Gemini requests and the answerer's view under eval/seat/ (emulators)
-	$(RUN) .venv/bin/python -m factor_journal_tools.seat_run requests --split $(SPLIT)
+seat-requests: ## Write SPLIT's exact Gemini requests and the answerer's view under eval/seat/ (SPLIT=ask: Ask's intent)
+	$(RUN) .venv/bin/python -m $(SEAT_TOOL) requests --split $(SPLIT)
 
-seat-replay: ## Replay eval/seat/answers/SPLIT.jsonl through the real GeminiExtractor and score it as make eval does
-	$(RUN) .venv/bin/python -m factor_journal_tools.seat_run replay --split $(SPLIT)
+seat-replay: ## Replay eval/seat/answers/SPLIT.jsonl through the real Gemini path and score it (as make eval, or Ask's sets)
+	$(RUN) .venv/bin/python -m $(SEAT_TOOL) replay --split $(SPLIT)
 
 seat-check: ## Check the form of eval/seat/answers/SPLIT.jsonl against its requests (no emulator)
-	@bash -c 'source scripts/python-env.sh && python -m factor_journal_tools.seat_run check --split $(SPLIT)'
+	@bash -c 'source scripts/python-env.sh && python -m $(SEAT_TOOL) check --split $(SPLIT)'
 
 train-extractor: ## Retrain the semantic extractor on the dev split (after a catalog or corpus change)
 	@bash -c 'source scripts/toolchain.sh && python -m factor_journal_tools.train'

@@ -26,7 +26,7 @@ from factor_journal.access import AccessChecker, Viewer
 from factor_journal.errors import FactorJournalError
 from factor_journal.links import SECTION_PARAM, ExpiredLinkError, LinkError, LinkSigner, is_section_id
 from factor_journal.models import AssessmentSummary
-from factor_journal.questions import Writer
+from factor_journal.questions import IntentRouter, Writer
 from factor_journal.store import FactorJournalStore
 
 __all__ = [
@@ -90,6 +90,12 @@ def store() -> FactorJournalStore:
 def writer() -> Writer | None:
     """Gemini in production (answers, question phrasing); None offline (deterministic composer)."""
     return runtime.make_writer()
+
+
+@st.cache_resource(show_spinner=False)
+def router() -> IntentRouter | None:
+    """Gemini in production (what a question to Ask why is about); None offline (the embedded rules and search)."""
+    return runtime.make_router()
 
 
 @st.cache_resource(show_spinner=False)

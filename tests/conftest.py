@@ -106,6 +106,17 @@ def store(firestore_client: firestore.Client, catalog: Catalog) -> FactorJournal
     return FactorJournalStore(firestore_client, catalog)
 
 
+@pytest.fixture(scope="module")
+def ask_store(firestore_client: firestore.Client, catalog: Catalog) -> FactorJournalStore:
+    """A store whose changes embed with the embedded model (WordLlama), for journals Ask searches by meaning (one per
+    test module)."""
+    from factor_journal.embedding import WordLlamaEmbedder
+
+    store = FactorJournalStore(firestore_client, catalog)
+    store.changes.embedder = WordLlamaEmbedder()
+    return store
+
+
 @pytest.fixture
 def small_store(firestore_client: firestore.Client, small_catalog: Catalog) -> FactorJournalStore:
     return FactorJournalStore(firestore_client, small_catalog)

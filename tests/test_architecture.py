@@ -49,7 +49,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
             settings embedding candidates extraction.sentence_model extraction.gemini extraction.lexical
             extraction.linear extraction.listening extraction.listening_phrases extraction.offline extraction.prompts
             extraction.quotes extraction.rules_answers extraction.rules_patterns extraction.rules_text
-            extraction.semantic extraction.semantic_features extraction.signals
+            extraction.semantic extraction.semantic_feature_names extraction.semantic_features extraction.signals
         """),
     ),
     (
@@ -67,7 +67,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
         "questions (Ask why: what a question is about, the evidence found and its context, the answer composed)",
         _modules("""
             pipeline nightly reminders organisation links access renewal privacy questions questions.search
-            questions.context questions.composing
+            questions.context questions.routing questions.composing
         """),
     ),
     ("entry points: the functions' runtime and the command line", _modules("runtime cli __main__")),
@@ -76,7 +76,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
         {TOOLS.name}
         | _modules(
             """evaluate corpus report train catalog_check screen_check browser vertex_stand_in seat seat_run seat_demo
-            emulator_hub torn_margin""",
+            emulator_hub torn_margin ask_sets seat_ask""",
             TOOLS.name,
         ),
     ),

@@ -57,8 +57,8 @@ def render() -> None:
     if not question.strip():
         return
     try:
-        answer = answer_question(store, subject.user_id, question, composer=context.writer())
-    except ExtractionError:
+        answer = answer_question(store, subject.user_id, question, composer=context.writer(), router=context.router())
+    except ExtractionError:  # the writer's (a failed intent call falls back inside): no second call to Vertex AI
         st.warning("The assistant could not write an answer just now; here is what the journal says.")
         answer = answer_question(store, subject.user_id, question)
     except ValueError as error:

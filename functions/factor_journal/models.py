@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+QuestionType = Literal["why_blocker", "why_value", "what_changed", "what_if", "status", "what_said", "standing"]
+"""The kinds of question "Ask why" answers (``questions.intent``): read by the embedded rules, or by Gemini as intent
+router (its response schema, ``extraction.prompts.IntentOutput``)."""
 
 
 class DocumentModel(BaseModel):

@@ -22,7 +22,7 @@ from typing import Any
 
 from factor_journal.extraction.base import Extractor
 from factor_journal.pipeline import TurnProcessor, recover_due_turns
-from factor_journal.questions import Writer
+from factor_journal.questions import IntentRouter, Writer
 from factor_journal.settings import settings
 from factor_journal.store import FactorJournalStore
 
@@ -156,3 +156,13 @@ def make_writer() -> Writer | None:
     from factor_journal.extraction.gemini import GeminiExtractor, GeminiSettings, GeminiWriter
 
     return GeminiWriter(GeminiExtractor(GeminiSettings.from_env()))
+
+
+def make_router() -> IntentRouter | None:
+    """Gemini as the intent router of "Ask why" when FJ_EXTRACTOR=gemini (what a question is about, read against the
+    catalog and the person's journal index); None means the embedded rules and search (docs/ask.md)."""
+    if settings().extractor.strip().lower() != "gemini":
+        return None
+    from factor_journal.extraction.gemini import GeminiExtractor, GeminiIntentReader, GeminiSettings
+
+    return GeminiIntentReader(GeminiExtractor(GeminiSettings.from_env()), store().catalog)

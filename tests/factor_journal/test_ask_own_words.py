@@ -11,72 +11,19 @@ from __future__ import annotations
 
 import json
 import uuid
-from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 from google.cloud import firestore
 
-from factor_journal.catalog import Catalog
-from factor_journal.conversation import Turn, format_excerpt
 from factor_journal.embedding import WordLlamaEmbedder, entry_said
 from factor_journal.models import EntryKind, InferredUpdate, UserProfile
 from factor_journal.questions import analyse_intent, answer_question
 from factor_journal.repositories.paths import VECTORS
 from factor_journal.repositories.vectors import ReembedReport
-from factor_journal.store import FactorJournalStore, TurnContext
+from factor_journal.store import FactorJournalStore
+from factor_journal_tools.ask_sets import ASK_SETS, load_set, seed
 
-HELD_OUT = json.loads((Path(__file__).parents[1] / "fixtures" / "ask_own_words.json").read_text())
-VALUES = {"low": 25.0, "mid": 55.0}
-
-
-def semantic_rationale(said: str, asked: str) -> str:
-    """A rationale in the semantic extractor's form (``extraction/semantic.py``)."""
-    said = said if len(said) <= 160 else said[:159].rstrip() + "…"
-    return f'User said "{said}" (answering "{asked[:100]}"): reads as low (P=0.80).'
-
-
-def seed(store: FactorJournalStore, items: list[dict], user: str | None = None) -> tuple[str, dict[str, str]]:
-    """A person whose conversation holds ``items`` (asked, said, expected): each answer is a turn, settled as the
-    pipeline settles it with an extractor's reading of it as the expected factor (its excerpt, session, turn and
-    time; the turn's outcome and the answer's vector); returns (user id, entry id by what was said)."""
-    user = user or f"u-{uuid.uuid4().hex[:12]}"
-    store.register_user(UserProfile(user_id=user))
-    session = store.start_session(user)
-    at = datetime.now(UTC) - timedelta(days=20)
-    entries = {}
-    for index, item in enumerate(items):
-        asked_at, said_at = at + timedelta(hours=index, minutes=1), at + timedelta(hours=index, minutes=2)
-        store.add_turn(user, session, "assistant", item["asked"], created_at=asked_at)
-        turn = store.add_turn(user, session, "user", item["said"], created_at=said_at)
-        excerpt = format_excerpt(
-            [
-                Turn(turn_id="a", role="assistant", text=item["asked"], created_at=asked_at),
-                Turn(turn_id=turn, role="user", text=item["said"], created_at=said_at),
-            ]
-        )
-        update = InferredUpdate(
-            factor_id=item["expected"],
-            value=VALUES["low"],
-            confidence=0.7,
-            rationale=semantic_rationale(item["said"], item["asked"]),
-            conversation_excerpt=excerpt,
-            session_id=session,
-            turn_id=turn,
-            observed_at=said_at,
-        )
-        settled = TurnContext(session_id=session, turn_id=turn, observed_at=said_at, answer=item["said"])
-        change = store.record_inferences(user, [update], turn=settled, idempotency_key=f"{session}/{turn}", weigh=True)
-        [entry] = [e for e in change.entries if e.factor_id == item["expected"]]  # (a composite may be derived too)
-        entries[item["said"]] = entry.entry_id
-    return user, entries
-
-
-@pytest.fixture(scope="module")
-def ask_store(firestore_client: firestore.Client, catalog: Catalog) -> FactorJournalStore:
-    store = FactorJournalStore(firestore_client, catalog)
-    store.changes.embedder = WordLlamaEmbedder()
-    return store
+HELD_OUT = load_set("wholesale")
 
 
 @pytest.fixture(scope="module")
@@ -139,14 +86,15 @@ def test_a_confirmation_carries_no_words_and_gets_no_vector_a_correction_does(as
 # (fixture, at least this many questions cite the expected factor at all, and first): a third of each set's
 # questions are oblique on purpose ("do we have the hours for this on top of everything else"), so the floors
 # are each set's measured figure, a regression guard; docs/ask.md gives the figures and what each set is.
-QUESTION_SETS = {
-    "wholesale": ("ask_own_words.json", 15, 13),  # issue 33's set, written before the retrieval was tuned
-    "clinics": ("ask_own_words_clinics.json", 27, 26),  # the development set of the journal-and-catalog weighing
-    "coaches": ("ask_own_words_coaches.json", 17, 14),  # measured once before and after that change, never tuned on
-    "housing": ("ask_own_words_housing.json", 26, 24),  # written from the catalog alone, measured once, never tuned on
-    "bakery": ("ask_own_words_bakery.json", 27, 23),  # written from the catalog alone, measured once, never tuned on
-    "lawfirm": ("ask_own_words_lawfirm.json", 24, 22),  # the same, for the same decision (docs/ask.md)
+QUESTION_SETS = {  # (the sets' fixtures: ``ask_sets.ASK_SETS``)
+    "wholesale": (15, 13),  # issue 33's set, written before the retrieval was tuned
+    "clinics": (27, 26),  # the development set of the journal-and-catalog weighing
+    "coaches": (17, 14),  # measured once before and after that change, never tuned on
+    "housing": (26, 24),  # written from the catalog alone, measured once, never tuned on
+    "bakery": (27, 23),  # written from the catalog alone, measured once, never tuned on
+    "lawfirm": (24, 22),  # the same, for the same decision (docs/ask.md)
 }
+assert set(QUESTION_SETS) == set(ASK_SETS)
 # A set that has them asks its ``off_topic`` questions too: at most this many may be answered from the journal
 # (citing an entry found by meaning: by ``journal`` or ``nearest``, or said near a factor with nothing recorded under
 # it; the similarity floors' price), the figure measured when it was written.
@@ -159,8 +107,8 @@ STANDING_FLOORS = {"housing": 5, "bakery": 6, "lawfirm": 5}
 
 @pytest.mark.parametrize("name", sorted(QUESTION_SETS))
 def test_questions_in_peoples_own_words_cite_the_expected_factor(ask_store, journal, name):
-    fixture, min_cited, min_first = QUESTION_SETS[name]
-    questions = json.loads((Path(__file__).parents[1] / "fixtures" / fixture).read_text())
+    min_cited, min_first = QUESTION_SETS[name]
+    questions = load_set(name)
     user = journal[0] if name == "wholesale" else seed(ask_store, questions["journal"])[0]
     cited, first, rows = 0, 0, []
     for item in questions["questions"]:
@@ -190,7 +138,7 @@ def test_questions_in_peoples_own_words_cite_the_expected_factor(ask_store, jour
 def test_a_vague_status_question_gets_the_nearest_corroborated_entry_and_is_told_it_is_not_close(ask_store):
     """A status question nothing in the journal is close to, whose nearest entry's factor the catalog also ranks
     among its likeliest, is answered from that entry rather than the latest topic, and says it is not close."""
-    clinics = json.loads((Path(__file__).parents[1] / "fixtures" / "ask_own_words_clinics.json").read_text())
+    clinics = load_set("clinics")
     user, entries = seed(ask_store, clinics["journal"])
     answer = answer_question(ask_store, user, "do we have the hours for this on top of everythng else")  # as typed
     assert answer.found_by == "nearest" and answer.citations[0].factor_id == "staff_capacity"

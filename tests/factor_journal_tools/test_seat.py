@@ -173,7 +173,8 @@ def test_the_cost_block_replaces_its_own_part_of_a_page(tmp_path):
 
 # The committed request files and views -----------------------------------------------------------------------
 
-SEAT_FILES = sorted(REQUESTS.glob("*.jsonl")) if REQUESTS.exists() else []
+SEAT_FILES = sorted(p for p in REQUESTS.glob("*.jsonl") if p.stem != "ask") if REQUESTS.exists() else []
+# (ask.jsonl holds the intent router's requests, not the reader's: test_seat_ask.py)
 LABEL_FIELDS = ("expected", "kind", "tags", "factor_turn", "band")
 
 

@@ -273,6 +273,19 @@ def _ratio(a: float, b: float) -> float | None:
     return round(a / b, 4) if b else None
 
 
+def read_results(path: Path) -> dict[str, Any]:
+    """``eval/results.json`` as it stands (empty when there is none), with its ``extractors`` table."""
+    results = json.loads(path.read_text()) if path.exists() else {}
+    results.setdefault("extractors", {})
+    return results
+
+
+def write_results(path: Path, results: dict[str, Any]) -> None:
+    """``results`` to ``path`` the one way every tool writes it (sorted keys, one-space indent), so a run that
+    changes one figure changes one line."""
+    path.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+
+
 def shipped_threshold() -> float:
     """The abstention threshold the packaged semantic model ships with."""
     from factor_journal.extraction.semantic import load_model_artefact
@@ -548,7 +561,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ledger = read_test_scorings(args.test_ledger)
     except ValueError as error:
         parser.error(f"the test ledger does not read: {error}")
-    results = json.loads(args.results.read_text()) if args.results.exists() else {}
+    results = read_results(args.results)
     results.setdefault("extractors", {})
     extractors = [make_extractor(kind) for kind in args.extractor or [os.environ.get("FJ_EXTRACTOR") or ""]]
     for extractor in extractors:
@@ -581,7 +594,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 out.write(json.dumps(ledger[-1], sort_keys=True) + "\n")
     results["targets"] = TARGETS
     args.results.parent.mkdir(parents=True, exist_ok=True)
-    args.results.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+    write_results(args.results, results)
     args.report.write_text(render_report(results, ledger))
     print(f"wrote {args.results} and {args.report}")
     return 0

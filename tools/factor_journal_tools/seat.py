@@ -26,6 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ValidationError
+
+from factor_journal.extraction.base import ExtractionOutput
 from factor_journal.extraction.prompts import estimate_tokens
 from factor_journal_tools.corpus import REPO
 from factor_journal_tools.vertex_stand_in import Step, error, model_response
@@ -130,9 +133,18 @@ def read_requests(path: Path) -> list[SeatRequest]:
 VIEW_RULE = "=" * 12
 
 
-def render_view(split: str, requests: Sequence[SeatRequest], answered: Iterable[str] = ()) -> str:
+def render_view(
+    split: str,
+    requests: Sequence[SeatRequest],
+    answered: Iterable[str] = (),
+    brief: Path = BRIEF,
+    shared_head: str | None = None,
+) -> str:
     """What an answerer reads: the static part once (system instruction, response schema, generation config),
-    then each request not answered yet as its key and its per-turn text, in order.  Pure."""
+    then each request not answered yet as its key and its per-turn text, in order; the header names the ``brief``.
+    With ``shared_head`` (the line a request's own part starts with, say ``Question: ``), what comes before the last
+    such line is printed once, as a numbered shared part, where it first appears, and each request that begins with
+    it shows ``[shared part n]`` in its place: the same text, not repeated.  Pure."""
     done = set(answered)
     waiting = [r for r in dict((r.key, r) for r in requests).values() if r.key not in done]
     number_of = {request.key: number for number, request in enumerate(waiting, 1)}
@@ -140,9 +152,16 @@ def render_view(split: str, requests: Sequence[SeatRequest], answered: Iterable[
         f"Requests in Gemini's seat: {split} ({len(waiting)} to answer"
         + (f"; {len(requests) - len(waiting)} answered already" if len(waiting) < len(requests) else "")
         + ")",
-        "How to answer: eval/seat/BRIEF.md. Each request is the system instruction below plus its own text.",
+        f"How to answer: {brief.relative_to(REPO)}. Each request is the system instruction below plus its own text.",
+        *(
+            ["A request's text may begin with a shared part, printed once where it first appears: [shared part n]"]
+            + ["in a request stands for that part's text, whole."]
+            if shared_head
+            else []
+        ),
         "",
     ]
+    shared: dict[str, int] = {}
     statics: dict[str, list[SeatRequest]] = {}
     for request in waiting:
         statics.setdefault(request_key(request.static), []).append(request)
@@ -163,8 +182,15 @@ def render_view(split: str, requests: Sequence[SeatRequest], answered: Iterable[
             "",
         ]
         for request in group:
-            heading = f"REQUEST {number_of[request.key]} of {len(waiting)} {request.key}"
-            lines += [f"{VIEW_RULE} {heading} {VIEW_RULE}", request.turn_text, ""]
+            heading = f"{VIEW_RULE} REQUEST {number_of[request.key]} of {len(waiting)} {request.key} {VIEW_RULE}"
+            head, cut, tail = request.turn_text.rpartition(f"\n{shared_head}") if shared_head else ("", "", "")
+            if not cut:
+                lines += [heading, request.turn_text, ""]
+                continue
+            if head not in shared:
+                shared[head] = len(shared) + 1
+                lines += [f"{VIEW_RULE} SHARED PART {shared[head]} {VIEW_RULE}", head, ""]
+            lines += [heading, f"[shared part {shared[head]}]", f"{shared_head}{tail}", ""]
     lines.append(f"{VIEW_RULE} END ({len(waiting)} requests) {VIEW_RULE}")
     return "\n".join(lines) + "\n"
 
@@ -202,19 +228,17 @@ def read_answers(path: Path) -> dict[str, Answer]:
     return answers
 
 
-def check_answers(requests: Sequence[SeatRequest], answers: dict[str, Answer]) -> dict[str, Any]:
+def check_answers(
+    requests: Sequence[SeatRequest], answers: dict[str, Answer], schema: type[BaseModel] = ExtractionOutput
+) -> dict[str, Any]:
     """The form of a split's answers against its requests: how many are answered and still waiting, answers to no
-    request of the split, and answers whose text is not JSON in the response schema (``ExtractionOutput``), each
-    with its key.  Reads no label.  Pure."""
-    from pydantic import ValidationError
-
-    from factor_journal.extraction.base import ExtractionOutput
-
+    request of the split, and answers whose text is not JSON in the response ``schema`` (the reader's
+    ``ExtractionOutput``; the intent router's ``IntentOutput``), each with its key.  Reads no label.  Pure."""
     keys = {request.key for request in requests}
     malformed = {}
     for key, answer in answers.items():
         try:
-            ExtractionOutput.model_validate_json(answer.text)
+            schema.model_validate_json(answer.text)
         except ValidationError as problem:
             malformed[key] = str(problem.errors()[0].get("msg"))
     return {

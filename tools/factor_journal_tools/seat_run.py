@@ -39,7 +39,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from factor_journal.catalog import load_catalog
+from factor_journal.extraction.base import ExtractionOutput
 from factor_journal_tools.corpus import CORPUS, REPO, CorpusTurn, load_corpus
 from factor_journal_tools.evaluate import (
     RESULTS,
@@ -47,10 +50,12 @@ from factor_journal_tools.evaluate import (
     TimedExtractor,
     TurnRecord,
     ledger_line,
+    read_results,
     read_test_scorings,
     run_turn,
     score,
     why_test_is_refused,
+    write_results,
 )
 from factor_journal_tools.report import render_report, seat_cost_block, write_block
 from factor_journal_tools.seat import (
@@ -230,12 +235,6 @@ def _size(path: Path) -> str:
     return f"{size / 1024:,.0f} KiB" if size < 1024 * 1024 else f"{size / 1024 / 1024:,.1f} MiB"
 
 
-def _results(path: Path) -> dict[str, Any]:
-    results = json.loads(path.read_text()) if path.exists() else {}
-    results.setdefault("extractors", {})
-    return results
-
-
 def requests_command(args: argparse.Namespace) -> int:
     started = time.monotonic()
     run = run_split(args.split, args.answers)
@@ -260,12 +259,12 @@ def requests_command(args: argparse.Namespace) -> int:
             f" alone: {figures['expected_among_candidates']}); factor turns kept from it: "
             f"{figures['factor_turns_kept_from_model']}"
         )
-        results = _results(args.results)
+        results = read_results(args.results)
         results.setdefault("seat_requests", {})[args.split] = {
             **figures,
             "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
         }
-        args.results.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+        write_results(args.results, results)
         args.report.write_text(render_report(results, read_test_scorings(args.test_ledger)))
     return 0
 
@@ -297,11 +296,11 @@ def replay_command(args: argparse.Namespace) -> int:
             out.write(json.dumps(ledger_line(name, version, figures["measured_at"], figures, why), sort_keys=True))
             out.write("\n")
         ledger = read_test_scorings(args.test_ledger)
-    results = _results(args.results)
+    results = read_results(args.results)
     entry = results["extractors"].setdefault(name, {"splits": {}})
     entry["splits"][args.split] = figures
     entry["model"], entry["measured_at"] = name, figures["measured_at"]
-    args.results.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+    write_results(args.results, results)
     args.report.write_text(render_report(results, ledger))
     if args.benchmarks.exists():
         write_block(args.benchmarks, "seat-cost", seat_cost_block(results))
@@ -328,14 +327,19 @@ def serve_command(args: argparse.Namespace) -> int:
 
 def check_command(args: argparse.Namespace) -> int:
     """The form of a split's answers against its request file (no emulator, no label read)."""
-    requests = read_requests(REQUESTS / f"{args.split}.jsonl")
-    figures = check_answers(requests, read_answers(args.answers or ANSWERS / f"{args.split}.jsonl"))
+    return check_split(args.split, args.answers or ANSWERS / f"{args.split}.jsonl")
+
+
+def check_split(split: str, answers: Path, schema: type[BaseModel] = ExtractionOutput) -> int:
+    """Print the form of ``answers`` against ``split``'s request file and the response ``schema``; 1 when an answer
+    answers no request or is not in the schema, else 0."""
+    figures = check_answers(read_requests(REQUESTS / f"{split}.jsonl"), read_answers(answers), schema)
     print(
-        f"{args.split}: {figures['answered']} of {figures['requests']} requests answered, {figures['waiting']} waiting;"
+        f"{split}: {figures['answered']} of {figures['requests']} requests answered, {figures['waiting']} waiting;"
         f" models: {', '.join(figures['models']) or 'none'}"
     )
     for key in figures["unknown_keys"]:
-        print(f"  answers no request of {args.split}: {key}")
+        print(f"  answers no request of {split}: {key}")
     for key, problem in figures["malformed"].items():
         print(f"  not JSON in the response schema: {key}: {problem}")
     return 1 if figures["unknown_keys"] or figures["malformed"] else 0

@@ -7,6 +7,10 @@ the same for every call so Gemini 2.5's implicit cache applies; the user content
 of (``sees_whole_catalog``).  Thinking is set explicitly (``GeminiSettings.thinking_budget``, default 0: off;
 thinking tokens are billed as output, the largest cost line).
 
+``GeminiIntentReader``, on the same client and settings, is the model as intent router for "Ask why" (docs/ask.md):
+one structured call per question (``IntentOutput``), its static prefix the router's rules and the catalog
+(``prompts.intent_instruction``), its per-question part the person's journal index and the question.
+
 Transient failures are retried by the SDK itself (``HttpRetryOptions``: exponential backoff with jitter on
 408/429/5xx and on timeouts and refused connections); after the last attempt an ``ExtractionError`` says what
 failed and how many attempts were made.  Model output is returned *untrusted*: malformed JSON becomes a
@@ -21,7 +25,7 @@ import importlib
 import inspect
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -29,11 +33,20 @@ from google.auth.credentials import Credentials
 from google.auth.exceptions import GoogleAuthError
 from google.genai import Client, errors, types
 from google.oauth2.credentials import Credentials as TokenCredentials
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from factor_journal.catalog import Catalog, load_catalog
 from factor_journal.extraction.base import ExtractionError, ExtractionOutput, ExtractionRequest, ExtractionResult
-from factor_journal.extraction.prompts import ANSWER_INSTRUCTION, PHRASE_INSTRUCTION, reader_instruction, turn_prompt
+from factor_journal.extraction.prompts import (
+    ANSWER_INSTRUCTION,
+    PHRASE_INSTRUCTION,
+    IndexLine,
+    IntentOutput,
+    intent_instruction,
+    intent_prompt,
+    reader_instruction,
+    turn_prompt,
+)
 
 RETRIED_STATUS_CODES = (408, 429, 500, 502, 503, 504)
 
@@ -267,3 +280,42 @@ class GeminiWriter:
         """The catalog's elicitation question, phrased to follow the conversation."""
         contents = f"Last exchange:\n{last_exchange}\nQuestion to ask: {question}"
         return self._generate(PHRASE_INSTRUCTION, contents) or question
+
+
+class GeminiIntentReader:
+    """Gemini as intent router for "Ask why" (docs/ask.md): one structured call per question says what it is about
+    (``IntentOutput``: its type, the factors, project types and time it names, the factors whose evidence answers
+    it, whether history and dependencies are needed).  The system instruction is the static prefix
+    (``prompts.intent_instruction``: the rules and the catalog, built once, identical for every question, so the
+    implicit cache applies); the user content is the person's journal index and the question (``intent_prompt``).
+    Same client, settings and retries as the reader, thinking set explicitly.  What it returns is untrusted: the
+    caller checks every id against the catalog (``questions.routing``)."""
+
+    name = "gemini"
+
+    def __init__(self, extractor: GeminiExtractor, catalog: Catalog | None = None) -> None:
+        self.extractor = extractor
+        self.system_instruction = intent_instruction(catalog if catalog is not None else load_catalog())
+
+    def config(self) -> types.GenerateContentConfig:
+        """The generation config of every intent call: the static system instruction, JSON output in the
+        ``IntentOutput`` schema, the reader's temperature and thinking budget, set explicitly."""
+        settings = self.extractor.settings
+        return types.GenerateContentConfig(
+            system_instruction=self.system_instruction,
+            response_mime_type="application/json",
+            response_schema=IntentOutput,
+            temperature=settings.temperature,
+            thinking_config=types.ThinkingConfig(thinking_budget=settings.thinking_budget),
+        )
+
+    def read_intent(self, question: str, index: Sequence[IndexLine]) -> IntentOutput:
+        """What ``question`` is about, read against the person's journal ``index``.  Raises ``ExtractionError`` once
+        the retries are spent, and when the output is not an intent in the schema (the caller falls back)."""
+        response = self.extractor.generate(intent_prompt(question, index), self.config())
+        if isinstance(response.parsed, IntentOutput):
+            return response.parsed
+        try:
+            return IntentOutput.model_validate_json(response.text or "")
+        except ValidationError as error:
+            raise ExtractionError(f"the model's intent does not read: {error.errors()[0].get('msg')}") from error

@@ -56,16 +56,8 @@ from factor_journal.documents import LIFTABLE
 from factor_journal.extraction.base import ExchangeTurn, ExtractionRequest, ExtractionResult, ProposedUpdate
 from factor_journal.extraction.linear import Calibration, Classifier
 from factor_journal.extraction.listening import screen_turn
-from factor_journal.extraction.semantic_features import (
-    BAND_SIGNALS,
-    BAND_SIGNALS_VERSION,
-    BANDS,
-    DETECT_FEATURES,
-    GATE_FEATURES,
-    Example,
-    Space,
-    Turn,
-)
+from factor_journal.extraction.semantic_feature_names import BAND_SIGNALS, DETECT_FEATURES, GATE_FEATURES
+from factor_journal.extraction.semantic_features import BAND_SIGNALS_VERSION, BANDS, Example, Space, Turn
 from factor_journal.extraction.sentence_model import MODEL_ID
 from factor_journal.guidance import question_asked
 from factor_journal.vocabulary import clip

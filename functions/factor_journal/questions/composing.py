@@ -26,11 +26,13 @@ from factor_journal.questions.context import (
     gather_context,
 )
 from factor_journal.questions.intent import QuestionIntent, analyse_intent, previous_visit_end
+from factor_journal.questions.routing import IntentRouter, Routed, route, route_found
 from factor_journal.questions.search import EmbedderChoice, FoundBy, find_factors
 from factor_journal.store import FactorJournalStore
 
 FOUND_BY_TEXT = {
     "names": "the factors and capabilities the question names",
+    "model": "the assistant's reading of your question against the catalog and the index of your journal",
     "standing": "where your assessment stands: its decision tier and the project types closest to being evaluated",
     "journal": "a search of your own journal by meaning (the entries closest to your question)",
     "nearest": "the entries of your journal nearest to your question, though none is close to it (their factor is among"
@@ -41,6 +43,11 @@ FOUND_BY_TEXT = {
     "nearby": "a search of your own journal by meaning for what you said nearest to it, recorded under another factor",
     "answers": "a search by meaning of every answer you gave, understood or not",
 }
+READ_BY_MODEL = "the assistant's reading of your question, then "
+"""How "Found by" begins when a model read the question but named no factor (the search by meaning found the rest)."""
+ROUTER_FAILED = " (the assistant could not read your question just now: it was matched without it)"
+"""What "Found by" adds when the intent router's call failed and the embedded rules read the question."""
+UNROUTED = Routed(None)  # no model read the question: the embedded rules did
 NOT_ASSESSED = "not part of the assessment yet"
 """The mark of an answer cited as the person's words because it fed no journal entry."""
 
@@ -88,6 +95,8 @@ class Answer(BaseModel):
     composer: str
     found_by: FoundBy = "names"
     unassessed_answers: list[UnassessedAnswer] = Field(default_factory=list)  # cited as the person's words
+    routed_by: str = "embedded"  # who read what the question is about: the embedded rules, or a model ("gemini")
+    routing_failed: bool = False  # a model was asked what the question is about and failed: the rules read it
 
 
 class AnswerComposer(Protocol):
@@ -331,9 +340,9 @@ def _composed(composer: AnswerComposer, question: str, context: QuestionContext)
     return written + _unassessed(context)
 
 
-def _closing(context: QuestionContext, evidence: Sequence[Citation]) -> list[AnswerLine]:
+def _closing(context: QuestionContext, evidence: Sequence[Citation], routed: Routed = UNROUTED) -> list[AnswerLine]:
     """How the answer ends: that nothing was recorded in the time asked about, or that there is no evidence, when
-    so; then how its evidence was found."""
+    so; then how its evidence was found (and whether a model read the question, or failed to)."""
     lines = []
     if not evidence and context.intent.about_a_time:
         lines.append(_line("sentence", "Nothing was recorded since then."))
@@ -353,10 +362,14 @@ def _closing(context: QuestionContext, evidence: Sequence[Citation]) -> list[Ans
             )
         )
     found = FOUND_BY_TEXT[context.found_by]
+    if routed.intent is not None and context.found_by != "model":
+        found = READ_BY_MODEL + found
     if context.nearby_under_other_factors:
         found += f" and, as nothing is recorded under it yet, {FOUND_BY_TEXT['nearby']}"
     if context.unassessed_answers:
         found += f"; and {FOUND_BY_TEXT['answers']}"
+    if routed.failure is not None:
+        found += ROUTER_FAILED
     lines.append(_line("sentence", f"Found by: {found}."))
     return lines
 
@@ -369,24 +382,32 @@ def answer_question(
     budget_tokens: int = DEFAULT_BUDGET_TOKENS,
     now: datetime | None = None,
     embedder: EmbedderChoice = "default",
+    router: IntentRouter | None = None,
 ) -> Answer:
     """Answer a question about the user's assessment with the dated journal evidence behind it, and say how
     the evidence was found (``found_by``): by the names in the question, else by meaning (the person's journal
     searched by similarity, or the catalog ranked against the question), else, for a question about how things stand,
     the whole assessment (``standing``).  ``embedder`` embeds the question (default: the process's, ``FJ_EMBEDDER``;
     None: no journal search).  Confidences, the blockers and the tier are the summary's as they count at ``now``
-    (``freshness.assess``), as the pages show them.  ValueError for an unknown person."""
+    (``freshness.assess``), as the pages show them.  With a ``router`` (Gemini, ``FJ_EXTRACTOR=gemini``) a model reads
+    what the question is about, against the catalog and the person's journal index (``routing``): the factors it
+    names are found by ``model``; when it names none, the search by meaning runs as without it; when its call fails,
+    the embedded rules read the question and the answer says so.  ValueError for an unknown person."""
     question = (question or "").strip()[:500]
     now = now or datetime.now(UTC)
     summary = assessment_now(store, user_id, now)
-    intent = analyse_intent(question, store.catalog, store.graph, now)
+    routed = route(router, store, user_id, question, summary, now)
+    intent = routed.intent or analyse_intent(question, store.catalog, store.graph, now)
     if intent.since_visit:  # "since my last visit": when the person's previous visit ended, by their answers
         intent.since = previous_visit_end(store.activity(user_id), now)
-    found = find_factors(store, user_id, question, intent, summary, embedder)
+    if routed.intent is not None:
+        found = route_found(store, user_id, question, intent, summary, embedder)
+    else:
+        found = find_factors(store, user_id, question, intent, summary, embedder)
     context = gather_context(store, user_id, found, summary, budget_tokens, embedder)
     composer = composer or OfflineComposer()
     evidence = citations(context)
-    lines = [*_from_when(found.intent), *_composed(composer, question, context), *_closing(context, evidence)]
+    lines = [*_from_when(found.intent), *_composed(composer, question, context), *_closing(context, evidence, routed)]
     return Answer(
         text=plain_text(lines),
         lines=lines,
@@ -396,4 +417,6 @@ def answer_question(
         composer=composer.name,
         found_by=found.found_by,
         unassessed_answers=context.unassessed_answers,
+        routed_by=routed.by if routed.intent is not None else "embedded",
+        routing_failed=routed.failure is not None,
     )

@@ -263,7 +263,8 @@ def build_context(
 
 def citations(context: QuestionContext) -> list[Citation]:
     """The evidence: entries a journal search found first (nearest first), then the rest, newest first (the entries
-    said near factors with nothing recorded under them among the first)."""
+    said near factors with nothing recorded under them among the first); for factors a model named (``model``), the
+    rest factor by factor in the model's order, most relevant first, each newest first."""
     matched = sorted(
         (c for item in context.factors.values() for c in item.matched), key=lambda c: -(c.similarity or 0.0)
     )
@@ -275,6 +276,8 @@ def citations(context: QuestionContext) -> list[Citation]:
             if citation is not None and (citation.entry_id is None or citation.entry_id not in seen):
                 seen.add(citation.entry_id)
                 found.append(citation)
+    if context.found_by == "model":
+        return matched + found
     return matched + sorted(found, key=lambda c: c.date, reverse=True)
 
 

@@ -11,16 +11,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from factor_journal.catalog import Catalog
 from factor_journal.graph import FactorGraph
-from factor_journal.models import AssessmentSummary
+from factor_journal.models import AssessmentSummary, QuestionType
 from factor_journal.page_models import RETURN_AFTER
 
-QuestionType = Literal["why_blocker", "why_value", "what_changed", "what_if", "status", "what_said", "standing"]
 STANDING_CAPABILITIES = 2  # the capabilities closest to being evaluated that a question about the whole answers with
 
 
@@ -49,6 +47,8 @@ SINCE_VISIT = re.compile(
 )
 """A question about what changed since the person was last here ("since my last visit", "since last time", "since
 we last spoke", "since I was here"): from when their previous visit ended, not a fixed span."""
+
+CHANGED_WITHIN = timedelta(days=30)  # "what changed?" with no time said: within the last month
 
 _SINCE_PATTERNS = [
     (re.compile(r"last\s+month|past\s+month|a\s+month\s+ago"), timedelta(days=30)),
@@ -103,6 +103,18 @@ def about_the_whole(question: str, catalog: Catalog) -> bool:
     return re.fullmatch(rf"{lead}(?:{frames})(?:\s+(?:{_WHOLE_TAILS}))*", text) is not None
 
 
+def implied_factors(catalog: Catalog, factor_ids: Sequence[str], archetype_ids: Sequence[str]) -> list[str]:
+    """The factors a question about ``factor_ids`` and ``archetype_ids`` needs, in order, each once: those, then
+    each archetype's prerequisites (a blocker question needs them), then each composite's components (a composite
+    is explained by them).  Every id must be the catalog's.  Pure."""
+    factors = list(factor_ids)
+    for archetype_id in archetype_ids:
+        factors.extend(p.factor for p in catalog.archetype(archetype_id).prerequisites)
+    for factor_id in list(factors):
+        factors.extend(catalog.factor(factor_id).composite or {})
+    return list(dict.fromkeys(factors))
+
+
 def analyse_intent(question: str, catalog: Catalog, graph: FactorGraph, now: datetime | None = None) -> QuestionIntent:
     """Stage 1, deterministic: the question's type, the factors and archetypes it names, and from when."""
     text = " ".join(question.lower().split())
@@ -125,20 +137,16 @@ def analyse_intent(question: str, catalog: Catalog, graph: FactorGraph, now: dat
         kind = "what_if"
     elif re.search(r"what('s|\s+has|\s+have)?\s+changed|\bsince\b|\bprogress\b", text):
         kind = "what_changed"
-        since = since or (None if since_visit else now - timedelta(days=30))
+        since = since or (None if since_visit else now - CHANGED_WITHIN)
     elif archetypes or re.search(r"\bwhy\s+(can'?t|cannot|can\s+not|not)\b|\bblock", text):
         kind = "why_blocker"
     elif re.search(r"\bwhy\b|\bhow\s+come\b|\bexplain\b", text):
         kind = "why_value"
     else:
         kind = "status"
-    for archetype_id in archetypes:  # a blocker question needs the prerequisites
-        factors.extend(p.factor for p in catalog.archetype(archetype_id).prerequisites)
-    for factor_id in list(factors):  # a composite is explained by its components
-        factors.extend(catalog.factor(factor_id).composite or {})
     return QuestionIntent(
         question_type=kind,
-        factor_ids=list(dict.fromkeys(factors)),
+        factor_ids=implied_factors(catalog, factors, archetypes),
         archetype_ids=archetypes,
         needs_history=kind in ("why_value", "what_changed", "why_blocker", "what_said"),
         needs_dependencies=kind in ("why_value", "what_if", "why_blocker"),

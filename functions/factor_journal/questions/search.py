@@ -26,7 +26,7 @@ from factor_journal.vocabulary import content_words, factor_vocabulary
 
 log = logging.getLogger(__name__)
 
-FoundBy = Literal["names", "standing", "journal", "nearest", "catalog", "recent", "none"]
+FoundBy = Literal["names", "model", "standing", "journal", "nearest", "catalog", "recent", "none"]
 SEARCH_LIMIT = 8  # entries the nearest-neighbour search returns
 MIN_SIMILARITY = 0.2  # cosine similarity below which a journal entry is not about the question
 NEAR_TIE = 0.1  # factors scoring this close to the best are near ties: both are cited

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -18,7 +18,7 @@ from factor_journal.graph import FactorGraph
 from factor_journal.models import AssessmentSummary, FactorState, HistoryPage, JournalEntry
 from factor_journal.planner import DamagedFactorError, DamagedSummaryError, stored_factor, stored_summary
 from factor_journal.repositories.client import Repository
-from factor_journal.repositories.paths import SUMMARY_FIELD
+from factor_journal.repositories.paths import SUMMARY_FIELD, Paths
 from factor_journal.setaside import DocumentKind, SetAside, describe, read_journal, set_aside
 from factor_journal.summary import build_summary
 
@@ -161,6 +161,11 @@ class JournalReads(Repository):
         snapshot = self.paths.journal(user_id, factor_id).document(entry_id).get()
         return JournalEntry.model_validate(snapshot.to_dict()) if snapshot.exists else None
 
+    def entries(self, user_id: str, refs: Sequence[tuple[str, str]]) -> dict[str, JournalEntry]:
+        """The journal entries ``refs`` name, as (factor id, entry id), in one batched read, by entry id; an entry
+        that is gone or no longer reads is left out (logged)."""
+        return read_entries(self.paths, user_id, refs)
+
     def history(self, user_id: str, factor_id: str, *, page_size: int, cursor: str | None) -> HistoryPage:
         """Journal entries newest observation first, a page at a time (pass ``next_cursor`` on).  An entry that
         no longer reads is left out of its page (logged), never the page."""
@@ -189,6 +194,17 @@ class JournalReads(Repository):
         )
         snapshots = list(query.stream())
         return JournalEntry.model_validate(snapshots[0].to_dict()) if snapshots else None
+
+
+def read_entries(paths: Paths, user_id: str, refs: Sequence[tuple[str, str]]) -> dict[str, JournalEntry]:
+    """The journal entries ``refs`` name, as (factor id, entry id), in one batched read (``get_all``), by entry id;
+    an entry that is gone or no longer reads is left out (logged)."""
+    documents = [paths.journal(user_id, factor_id).document(entry_id) for factor_id, entry_id in refs]
+    found: dict[str, JournalEntry] = {}
+    for snapshot in paths.client.get_all(documents) if documents else []:
+        if snapshot.exists and (entry := _entry_or_none(user_id, snapshot.reference.parent.parent.id, snapshot)):
+            found[snapshot.id] = entry
+    return found
 
 
 def _entry_or_none(user_id: str, factor_id: str, snapshot: firestore.DocumentSnapshot) -> JournalEntry | None:

@@ -43,6 +43,7 @@ from factor_journal.embedding import Embedder, answer_said, entry_said, text_dig
 from factor_journal.errors import InvalidInputError
 from factor_journal.models import JournalEntry
 from factor_journal.repositories.client import Repository, run_transaction
+from factor_journal.repositories.journal import read_entries
 from factor_journal.repositories.paths import ANSWER_VECTORS, TURNS, VECTORS
 
 log = logging.getLogger(__name__)
@@ -210,16 +211,7 @@ class JournalVectors(Repository):
     def entries(self, user_id: str, hits: Sequence[VectorHit]) -> dict[str, JournalEntry]:
         """The journal entries the hits belong to (one batched read), by entry id; an entry that is gone or no
         longer reads is left out."""
-        refs = [self.paths.journal(user_id, hit.factor_id).document(hit.entry_id) for hit in hits]
-        found: dict[str, JournalEntry] = {}
-        for snapshot in self.client.get_all(refs) if refs else []:
-            if not snapshot.exists:
-                continue
-            try:
-                found[snapshot.id] = JournalEntry.model_validate(snapshot.to_dict())
-            except ValidationError:
-                log.warning("journal entry %s of user %s does not read: left out of the search", snapshot.id, user_id)
-        return found
+        return read_entries(self.paths, user_id, [(hit.factor_id, hit.entry_id) for hit in hits])
 
     # Keeping them current -----------------------------------------------------------------------------
 
