@@ -107,6 +107,22 @@ def test_the_demo_sends_the_seats_requests_reads_its_answers_and_where_it_has_no
     assert len(again.missing) == 3
 
 
+def test_the_committed_demo_answers_answer_every_request_the_demo_sends(store):
+    """``make demo`` shows the seat's readings only while its answers are for the requests the demo sends now: a
+    changed prompt, catalog or script changes them, and the demo would fall back to the configured reader."""
+    answers = read_answers(DEMO_ANSWERS)
+    if not answers:
+        pytest.skip("no seat answers for the demo committed yet (eval/seat/answers/demo.jsonl): see eval/seat/BRIEF.md")
+    run = run_demo(store, SeatAnswers(answers))
+    assert not run.missing, (
+        f"{len(run.missing)} of the demo's requests have no answer in the seat: the requests changed since the answers "
+        "were given; run the seat's rounds again (`make seat-requests SPLIT=demo`, eval/seat/BRIEF.md)"
+    )
+    sessions = [session for person in load_script()["users"] for session in person.get("sessions", [])]
+    answers_in_the_script = sum(role == "user" for session in sessions for role, _ in session["turns"])
+    assert not run.excluded and len(run.requests) == answers_in_the_script  # one request per answer
+
+
 def test_what_the_seeding_says_of_each_answer():
     def turn(**fields) -> SeededTurn:
         base = dict(person="demo-ben", user_id="demo-ben", session_id="infra", index=1, role="user", text="We moved")
