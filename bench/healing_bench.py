@@ -27,13 +27,12 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+from factor_journal_tools.emulator_hub import DISABLE, put, triggers_stopped
 
 ROOT = Path(__file__).resolve().parents[1]
 SWEEP_SECONDS = 5  # the stand-in's compressed sweep interval (deployed: 300)
@@ -45,30 +44,6 @@ PATIENCE = 300  # how long a test or the bench waits for a heal before it calls 
 # 2-core machine takes a minute and more: the time a heal takes is measured, never asserted)
 DEPLOYED = {"sweep_minutes": 5, "unclaimed_after_minutes": 2, "claim_lease_minutes": 3}
 TEXT = "Our data is all over the place, 5 different systems"
-
-
-def _hub() -> str:
-    hub = os.environ.get("FIREBASE_EMULATOR_HUB")
-    if not hub:
-        raise RuntimeError("FIREBASE_EMULATOR_HUB is not set: run inside the emulators (make test, make bench)")
-    return f"http://{hub}"
-
-
-def _put(path: str) -> None:
-    request = urllib.request.Request(f"{_hub()}{path}", method="PUT", data=b"")
-    with urllib.request.urlopen(request, timeout=120) as response:  # noqa: S310 (the loopback emulator hub)
-        response.read()
-
-
-@contextmanager
-def triggers_stopped() -> Iterator[None]:
-    """The Functions emulator's background functions switched off (the Firestore trigger and the scheduled ones: as
-    when the functions are down), and on again however the block ends."""
-    _put("/functions/disableBackgroundTriggers")
-    try:
-        yield
-    finally:
-        _put("/functions/enableBackgroundTriggers")
 
 
 class ScheduledSweep:
@@ -159,7 +134,7 @@ def lost_while_stopped(store: Any, user: str, session: str, unclaimed_after: flo
         turn = store.add_turn(user, session, "user", TEXT)
         written_at = store.turn_data(user, session, turn)["created_at"]
         time.sleep(1.0)  # the event reaches the Functions emulator in milliseconds; it is dropped while they are off
-        _put("/functions/disableBackgroundTriggers")  # returns once the events it had queued are done (dropped)
+        put(DISABLE)  # returns once the events it had queued are done (dropped)
         assert "extraction" not in store.turn_data(user, session, turn)  # nothing claimed it: the delivery is lost
     back = datetime.now(UTC)
     findable_at = max(written_at + timedelta(seconds=unclaimed_after), back)

@@ -75,8 +75,8 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
         "tools: eval, training, catalog check",
         {TOOLS.name}
         | _modules(
-            "evaluate corpus report train catalog_check screen_check browser vertex_stand_in seat seat_run torn_margin"
-            " ask_sets seat_ask",
+            """evaluate corpus report train catalog_check screen_check browser vertex_stand_in seat seat_run seat_demo
+            emulator_hub torn_margin ask_sets seat_ask""",
             TOOLS.name,
         ),
     ),

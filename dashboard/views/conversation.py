@@ -4,8 +4,9 @@ understood from it.
 Answers are written as turns to the same Firestore path the trigger listens on; the page waits briefly for
 the trigger, then says back under each analysed answer what it told us (``factor_journal.sayback``), one line
 per reading, each with "That's right" and "Not quite": the person's decisions go through the store's confirm /
-correct / retract, as their own entries, in one transaction with the summary.  The next question follows from
-what the last answer was understood to say.
+correct / retract, as their own entries, in one transaction with the summary; in small text under the lines, which
+reader read the answer (``sayback.read_by``).  The next question follows from what the last answer was understood
+to say.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from dashboard import brand, context, labels
 from dashboard.safe_text import announce, md, quote
 from dashboard.views import unsure
 from factor_journal.conversation import MAX_TURN_TEXT_CHARS, turn_text_problem
-from factor_journal.documents import TurnStatus, told_readings
+from factor_journal.documents import ExtractionOutcome, TurnStatus, told_readings
 from factor_journal.extraction.base import ExtractionError
 from factor_journal.extraction.quotes import shorten
 from factor_journal.models import AssessmentSummary, SaidIn
@@ -40,7 +41,7 @@ from factor_journal.page_models import (
     turn_outcome,
     where_we_left_off,
 )
-from factor_journal.sayback import LineState, SayBackLine, in_one_sentence, nothing_understood, say_back
+from factor_journal.sayback import LineState, SayBackLine, in_one_sentence, nothing_understood, read_by, say_back
 
 WAIT_FOR_ANALYSIS_SECONDS = 8.0
 WATCH_EVERY_SECONDS = 2.0
@@ -104,13 +105,24 @@ def _show(turns: list[tuple[str, dict]], summary: AssessmentSummary | None, *, c
                 lines = say_back(store.catalog, outcome.readings, factors, told)
                 for line in lines:
                     _say_back_line(turn_id, line, can_act=can_act)
+                _who_read(outcome)
             elif outcome is not None and status == TurnStatus.no_update:
                 st.caption(nothing_understood(outcome.screened) if not outcome.torn else NOT_SURE)
+                _who_read(outcome)
             elif status_worth_saying(status, latest=turn_id == latest):
                 next_attempt = outcome.next_attempt_at if outcome else None
                 st.caption(labels.turn_status_message(status, next_attempt))
             unsure.offer(turn_id, data, outcome, can_act=can_act)  # when the reader was unsure: the person tells
     return shown
+
+
+def _who_read(outcome: ExtractionOutcome) -> None:
+    """In small text under what an answer was understood to say, which reader read it (``sayback.read_by``, from
+    the turn's outcome as the pipeline wrote it): "Read offline", "Read by Gemini", or a language model in Gemini's
+    seat named as such; nothing when no reader read it."""
+    said = read_by(outcome.extractor, outcome.model)
+    if said:
+        st.caption(f"{md(said)}.")
 
 
 def _linked_here(turn_id: str) -> None:

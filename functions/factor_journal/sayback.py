@@ -156,6 +156,35 @@ def nothing_understood(screened: ScreenedTurn | None) -> str:
     return f"{NOTHING_UNDERSTOOD.removesuffix('.')} ({why})." if why else NOTHING_UNDERSTOOD
 
 
+READ_OFFLINE = "Read offline"
+READ_BY_GEMINI = "Read by Gemini"
+OFFLINE_READERS = frozenset({"semantic", "rules", "offline"})  # the embedded reader and the keyword rules
+GEMINI_PATH = "gemini"  # ``GeminiExtractor.name``
+
+
+def read_by(extractor: str | None, model: str | None) -> str | None:
+    """Who read an answer, as the say-back says it in small text under the answer's lines, from what the pipeline
+    wrote on the turn's outcome (``AnalysisDetails.extractor`` and ``model``; a client never writes an outcome):
+
+    * the embedded reader or the keyword rules: ``READ_OFFLINE``;
+    * the Gemini path, when the model version the answer came back with names Gemini: ``READ_BY_GEMINI``;
+    * the Gemini path answered by any other model (a language model in Gemini's seat, whose answers a stand-in
+      serves with that model's name, as ``make demo`` replays them): said as such, with the model's name, and
+      never as Gemini.
+
+    None when no reader read the answer (set aside before any reader: no model on the outcome) or the reader is
+    not one of these.  Pure."""
+    if not model:
+        return None
+    if extractor in OFFLINE_READERS:
+        return READ_OFFLINE
+    if extractor != GEMINI_PATH:
+        return None
+    if model.strip().lower().startswith("gemini"):
+        return READ_BY_GEMINI
+    return f"Read through the Gemini path by {model.strip()}, a language model in Gemini's seat, not by Gemini"
+
+
 def in_one_sentence(lines: list[SayBackLine]) -> str:
     """What an answer was understood to say, as one sentence to be read out (a screen reader's announcement of the
     lines shown under the answer): "Understood from your answer: Data quality is low; Automation maturity is high."

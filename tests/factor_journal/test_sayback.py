@@ -11,10 +11,13 @@ from factor_journal.documents import HeardReading, ScreenedTurn, ScreenKind
 from factor_journal.models import Conflict, FactorState, InferenceStatus
 from factor_journal.sayback import (
     NOTHING_UNDERSTOOD,
+    READ_BY_GEMINI,
+    READ_OFFLINE,
     LineState,
     heard_factors,
     in_one_sentence,
     nothing_understood,
+    read_by,
     say_back,
 )
 
@@ -100,3 +103,33 @@ def test_an_answer_set_aside_says_why_nothing_changed():
         == "Noted — nothing to change in the assessment (it is about another organisation)."
     )
     assert all(nothing_understood(ScreenedTurn(kind=kind, reason="r")) != NOTHING_UNDERSTOOD for kind in ScreenKind)
+
+
+@pytest.mark.parametrize(
+    ("extractor", "model", "said"),
+    [
+        ("semantic", "all-MiniLM-L6-v2+v12", READ_OFFLINE),  # the embedded reader
+        ("offline", "rules-3", READ_OFFLINE),  # the keyword rules
+        ("gemini", "gemini-2.5-flash-001", READ_BY_GEMINI),  # the model version Vertex AI answers with
+        ("gemini", "Gemini-2.5-Flash", READ_BY_GEMINI),
+        (
+            "gemini",
+            "claude-opus-4-5",
+            "Read through the Gemini path by claude-opus-4-5, a language model in Gemini's seat, not by Gemini",
+        ),
+        ("gemini", None, None),  # the Gemini path's screen set it aside before the model: no model read it
+        ("semantic", None, None),  # set aside before the embedded reader
+        ("scripted", "scripted-1", None),  # a reader the say-back does not know is named by nothing
+        (None, None, None),
+    ],
+)
+def test_the_say_back_names_the_reader_from_the_turns_outcome(extractor, model, said):
+    assert read_by(extractor, model) == said
+
+
+def test_only_a_model_version_naming_gemini_is_said_to_be_gemini():
+    """Whatever else answers through the Gemini path is a language model in Gemini's seat, named, never Gemini."""
+    for model in ("claude-opus-4-5", "gpt-5", "seat:claude-opus-4-5", "my-gemini-lookalike"):
+        said = read_by("gemini", model)
+        assert said is not None and said != READ_BY_GEMINI
+        assert model in said and "language model in Gemini's seat, not by Gemini" in said

@@ -58,7 +58,8 @@ from factor_journal_tools.seat import (
     request_key,
     write_requests,
 )
-from factor_journal_tools.seat_run import DATABASE, check_split, seat_settings
+from factor_journal_tools.seat_demo import seat_settings
+from factor_journal_tools.seat_run import DATABASE, check_split
 from factor_journal_tools.vertex_stand_in import VertexStandIn
 
 SPLIT = "ask"

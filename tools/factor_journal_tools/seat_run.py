@@ -35,16 +35,14 @@ import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel
 
 from factor_journal.catalog import load_catalog
 from factor_journal.extraction.base import ExtractionOutput
-from factor_journal.extraction.gemini import GeminiExtractor, GeminiSettings
 from factor_journal_tools.corpus import CORPUS, REPO, CorpusTurn, load_corpus
 from factor_journal_tools.evaluate import (
     RESULTS,
@@ -80,12 +78,11 @@ from factor_journal_tools.seat import (
     request_key,
     write_requests,
 )
+from factor_journal_tools.seat_demo import load_script, read_conversations, seat_extractor
 from factor_journal_tools.vertex_stand_in import VertexStandIn
 
 DATABASE = "fj-seat"
 SEAT_SPLITS = ("pilot", "dev", "validation", "test", "demo")
-DEMO_SCRIPT = REPO / "demo" / "conversations.yaml"
-DEMO_TURN_SPACING = timedelta(seconds=90)  # as demo/seed.py writes them (time never reaches a prompt)
 BENCHMARKS = REPO / "docs" / "benchmarks.md"
 
 
@@ -95,15 +92,6 @@ def turns_of(split: str) -> list[CorpusTurn]:
     if split == "pilot":
         return every_nth(load_corpus(CORPUS / "dev.jsonl", catalog), PILOT_SIZE)
     return load_corpus(CORPUS / f"{split}.jsonl", catalog)
-
-
-def seat_settings(url: str) -> GeminiSettings:
-    """The deployed extractor's settings (``FJ_GEMINI_*``, so the requests are the ones production sends), pointed
-    at the stand-in, one attempt each (a 404 for a missing answer is final anyway)."""
-    settings = GeminiSettings.from_env()
-    return settings.model_copy(
-        update={"base_url": url, "project": settings.project or "seat", "max_attempts": 1, "timeout_seconds": 120}
-    )
 
 
 @dataclass
@@ -131,8 +119,8 @@ def run_corpus(store: Any, turns: Sequence[CorpusTurn], seat: SeatAnswers, progr
 
     run = SeatRun()
     run_id = uuid.uuid4().hex[:8]
-    with VertexStandIn(respond=seat.respond) as vertex:
-        timed = TimedExtractor(GeminiExtractor(seat_settings(vertex.url), catalog=store.catalog))
+    with seat_extractor(store, seat) as extractor:
+        timed = TimedExtractor(extractor)
         processor = TurnProcessor(store, timed)
         for number, turn in enumerate(turns, 1):
             before = len(seat.log)
@@ -154,39 +142,19 @@ def run_corpus(store: Any, turns: Sequence[CorpusTurn], seat: SeatAnswers, progr
 
 
 def run_demo(store: Any, seat: SeatAnswers) -> SeatRun:
-    """The demo's conversations (``demo/conversations.yaml``), person by person and turn by turn in order, as the
-    trigger would analyse them; a person stops at the first turn whose request has no answer (what their later
-    turns are sent depends on it)."""
+    """The demo's conversations (``demo/conversations.yaml``) read as ``make demo`` reads them
+    (``seat_demo.read_conversations``), each person a fresh one of this run; a person stops at the first turn whose
+    request has no answer (what their later turns are sent depends on it)."""
     from factor_journal.models import UserProfile
-    from factor_journal.pipeline import TurnProcessor
 
-    script = yaml.safe_load(DEMO_SCRIPT.read_text(encoding="utf-8"))
-    run = SeatRun()
     run_id = uuid.uuid4().hex[:8]
-    now = datetime.now(UTC)
-    with VertexStandIn(respond=seat.respond) as vertex:
-        processor = TurnProcessor(store, GeminiExtractor(seat_settings(vertex.url), catalog=store.catalog))
-        for person in script["users"]:
-            user = f"seat-{run_id}-{person['user_id']}"
-            store.register_user(UserProfile(user_id=user, display_name=person["display_name"]))
-            waiting = False
-            for session in person.get("sessions", []):
-                started = now - timedelta(days=session["days_ago"])
-                store.start_session(user, session["id"], started_at=started)
-                for index, (role, text) in enumerate(session["turns"]):
-                    turn = store.add_turn(
-                        user, session["id"], role, text, created_at=started + index * DEMO_TURN_SPACING
-                    )
-                    before = len(seat.log)
-                    processor.process(user, session["id"], turn)
-                    keys, answered = _turn_needs(seat, before)
-                    run.models.update(seat.answers[key].model for key in keys if key in seat.answers)
-                    if not answered:
-                        run.excluded.append(f"{person['user_id']}/{session['id']}/{index}")
-                        waiting = True
-                        break
-                if waiting:
-                    break
+    people = load_script()["users"]
+    for person in people:
+        store.register_user(
+            UserProfile(user_id=f"seat-{run_id}-{person['user_id']}", display_name=person["display_name"])
+        )
+    reading = read_conversations(store, people, seat, user_of=lambda user: f"seat-{run_id}-{user}")
+    run = SeatRun(excluded=[turn.where for turn in reading.no_answer], models=reading.models)
     run.requests, run.missing = list(seat.seen.values()), list(seat.missing)
     return run
 
