@@ -23,6 +23,7 @@ from pydantic import BaseModel
 from dashboard.safe_text import md
 from factor_journal import freshness, renewal, runtime
 from factor_journal.access import AccessChecker, Viewer
+from factor_journal.conversation import StoredTurn, stored_turns
 from factor_journal.errors import FactorJournalError
 from factor_journal.links import SECTION_PARAM, ExpiredLinkError, LinkError, LinkSigner, is_section_id
 from factor_journal.models import AssessmentSummary
@@ -259,13 +260,14 @@ def _session_to_continue(subject: Subject) -> str | None:
     return named or the_store.latest_session(subject.user_id)
 
 
-def conversation_so_far(subject: Subject) -> list[dict]:
-    """The turns (oldest first, as stored) of the session the person's conversation continues (no session is
-    started: a conversation not begun has none), so another page can say what the conversation asks next."""
+def conversation_so_far(subject: Subject) -> list[StoredTurn]:
+    """The turns (oldest first, as stored; each read once, those without text left out) of the session the person's
+    conversation continues (no session is started: a conversation not begun has none), so another page can say what
+    the conversation asks next."""
     session = _session_to_continue(subject)
     if session is None:
         return []
-    return [data for _, data in store().session_turns(subject.user_id, session) if isinstance(data.get("text"), str)]
+    return stored_turns(store().session_turns(subject.user_id, session))
 
 
 def fresh(summary: AssessmentSummary, at: datetime | None = None) -> freshness.FreshAssessment:

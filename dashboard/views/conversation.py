@@ -22,8 +22,8 @@ import streamlit as st
 from dashboard import brand, context, labels
 from dashboard.safe_text import announce, md, quote
 from dashboard.views import unsure
-from factor_journal.conversation import MAX_TURN_TEXT_CHARS, turn_text_problem
-from factor_journal.documents import ExtractionOutcome, TurnStatus, told_readings
+from factor_journal.conversation import MAX_TURN_TEXT_CHARS, StoredTurn, stored_turns, turn_text_problem
+from factor_journal.documents import ExtractionOutcome, TurnStatus
 from factor_journal.extraction.base import ExtractionError
 from factor_journal.extraction.quotes import shorten
 from factor_journal.models import AssessmentSummary, SaidIn
@@ -38,7 +38,6 @@ from factor_journal.page_models import (
     status_worth_saying,
     time_for_next_question,
     to_ask_again,
-    turn_outcome,
     where_we_left_off,
 )
 from factor_journal.sayback import LineState, SayBackLine, in_one_sentence, nothing_understood, read_by, say_back
@@ -65,10 +64,10 @@ def _watch_until_analysed(user_id: str, session_id: str, turn_ids: tuple[str, ..
         st.rerun(scope="app")
 
 
-def _shown(turns: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
+def _shown(turns: list[StoredTurn]) -> list[StoredTurn]:
     """The turns on the page: the last SHOWN_TURNS, or all once the person asked for the earlier ones (a button above
     them says how many there are)."""
-    hidden = {turn_id for turn_id, _ in turns[:-SHOWN_TURNS]}
+    hidden = {turn.turn_id for turn in turns[:-SHOWN_TURNS]}
     linked = st.session_state.get("conversation_focus") in hidden  # an answer another page linked to is shown
     if len(turns) <= SHOWN_TURNS or st.session_state.get("conversation_show_all") or linked:
         return turns
@@ -82,27 +81,26 @@ def _shown(turns: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
     return turns[-SHOWN_TURNS:]
 
 
-def _show(turns: list[tuple[str, dict]], summary: AssessmentSummary | None, *, can_act: bool) -> list[tuple[str, dict]]:
+def _show(turns: list[StoredTurn], summary: AssessmentSummary | None, *, can_act: bool) -> list[StoredTurn]:
     """The turns on the page (``_shown``), which it returns; under each analysed answer what it was understood to
     say, under any other what became of it (always for the latest answer, otherwise only when it is not simply
     done)."""
     store = context.store()
-    users = [tid for tid, data in turns if data.get("role") != "assistant"]
+    users = [turn.turn_id for turn in turns if not turn.by_assistant]
     latest = users[-1] if users else None
     factors = summary.factors if summary is not None else {}
     shown = _shown(turns)
-    for turn_id, data in shown:
-        with st.chat_message("assistant" if data.get("role") == "assistant" else "user"):
-            quote(data["text"])
-            if data.get("role") == "assistant":
+    for turn in shown:
+        with st.chat_message("assistant" if turn.by_assistant else "user"):
+            quote(turn.text or "")
+            if turn.by_assistant:
                 continue
+            turn_id, outcome = turn.turn_id, turn.outcome
             if turn_id == st.session_state.get("conversation_focus"):
                 _linked_here(turn_id)
-            outcome = turn_outcome(data)
             status = outcome.status if outcome else None
-            told = told_readings(data)
-            if outcome is not None and (outcome.readings or told):
-                lines = say_back(store.catalog, outcome.readings, factors, told)
+            if outcome is not None and (outcome.readings or turn.told):
+                lines = say_back(store.catalog, outcome.readings, factors, turn.told)
                 for line in lines:
                     _say_back_line(turn_id, line, can_act=can_act)
                 _who_read(outcome)
@@ -112,7 +110,7 @@ def _show(turns: list[tuple[str, dict]], summary: AssessmentSummary | None, *, c
             elif status_worth_saying(status, latest=turn_id == latest):
                 next_attempt = outcome.next_attempt_at if outcome else None
                 st.caption(labels.turn_status_message(status, next_attempt))
-            unsure.offer(turn_id, data, outcome, can_act=can_act)  # when the reader was unsure: the person tells
+            unsure.offer(turn, can_act=can_act)  # when the reader was unsure: the person tells
     return shown
 
 
@@ -132,7 +130,7 @@ def _linked_here(turn_id: str) -> None:
     st.caption("↑ The answer you opened from Ask why.")
 
 
-def _announce_what_was_understood(turns: list[tuple[str, dict]], summary: AssessmentSummary | None) -> None:
+def _announce_what_was_understood(turns: list[StoredTurn], summary: AssessmentSummary | None) -> None:
     """Once per answer, as soon as it is analysed: have a screen reader read out what it was understood to say and
     the question asked after it, which appear above the answer box, away from the person's focus.  What was already
     on the page when the visit began is not read out."""
@@ -144,26 +142,25 @@ def _announce_what_was_understood(turns: list[tuple[str, dict]], summary: Assess
         announce(latest[1])
 
 
-def _understood_latest(turns: list[tuple[str, dict]], summary: AssessmentSummary | None) -> tuple[str, str] | None:
+def _understood_latest(turns: list[StoredTurn], summary: AssessmentSummary | None) -> tuple[str, str] | None:
     """The latest answer's turn id and, once it is analysed, what it was understood to say in one sentence (the
     say-back lines, or that nothing changed), with the question the assistant asked after it; None before."""
-    answers = [index for index, (_, data) in enumerate(turns) if data.get("role") != "assistant"]
+    answers = [index for index, turn in enumerate(turns) if not turn.by_assistant]
     if not answers:
         return None
-    turn_id, data = turns[answers[-1]]
-    outcome = turn_outcome(data)
-    told = told_readings(data)
-    if outcome is not None and (outcome.readings or told):
+    latest = turns[answers[-1]]
+    outcome = latest.outcome
+    if outcome is not None and (outcome.readings or latest.told):
         factors = summary.factors if summary is not None else {}
-        said = in_one_sentence(say_back(context.store().catalog, outcome.readings, factors, told))
+        said = in_one_sentence(say_back(context.store().catalog, outcome.readings, factors, latest.told))
     elif outcome is not None and outcome.status == TurnStatus.no_update and outcome.torn:
         said = NOT_SURE  # the next question asks which
     elif outcome is not None and outcome.status == TurnStatus.no_update:
         said = nothing_understood(outcome.screened) + (f" {TELL_US}" if outcome.screened is None else "")
     else:
         return None
-    asked = [data["text"] for _, data in turns[answers[-1] + 1 :] if data.get("role") == "assistant"]
-    return turn_id, said + (f" Next question: {asked[-1]}" if asked else "")
+    asked = [turn.text for turn in turns[answers[-1] + 1 :] if turn.by_assistant]
+    return latest.turn_id, said + (f" Next question: {asked[-1]}" if asked else "")
 
 
 def _say_back_line(turn_id: str, line: SayBackLine, *, can_act: bool) -> None:
@@ -282,24 +279,19 @@ def render() -> None:
         announce(notice)  # a toast is not read out: the decision is, once
     unsure.open_at(linked)  # opened at one answer (Ask's "say what it was about"): its choice open
     session_id = context.conversation_session(subject)
-    turns = [
-        (tid, data)
-        for tid, data in store.session_turns(subject.user_id, session_id)
-        if isinstance(data.get("text"), str)
-    ]
+    turns = stored_turns(store.session_turns(subject.user_id, session_id))  # each turn read once, typed
     summary = store.summary(subject.user_id)
-    said = [data for _, data in turns]
     visit = st.session_state.setdefault("conversation_visit", datetime.now(UTC))  # a page load is a visit
-    left_off = where_we_left_off(said, visit)
+    left_off = where_we_left_off(turns, visit)
     if left_off is not None and not left_off.paused:
         st.info(f"Welcome back. You last answered on {left_off.answered_at:%d %b %Y}: we carry on where you left off.")
-    pause_asked = asked_to_pause(said) and not st.session_state.pop("resume_asked", False)
-    if time_for_next_question(said) and not pause_asked:
-        asked = _next_question(said, summary, visit)
+    pause_asked = asked_to_pause(turns) and not st.session_state.pop("resume_asked", False)
+    if time_for_next_question(turns) and not pause_asked:
+        asked = _next_question(turns, summary, visit)
         if asked is None:
             _show(turns, summary, can_act=True)
             _announce_what_was_understood(turns, summary)
-            waiting = paused_questions(said)  # paused on just now, with nothing else left to ask before it
+            waiting = paused_questions(turns)  # paused on just now, with nothing else left to ask before it
             if waiting:
                 st.info(
                     f"That is every other question for now. “{md(waiting[0].text)}”, the question you paused on, "
@@ -310,11 +302,11 @@ def render() -> None:
             return
         question, about = asked
         turn_id = store.add_turn(subject.user_id, session_id, "assistant", question, about=about)
-        turns.append((turn_id, {"role": "assistant", "text": question, "about": about}))  # as written: no re-read
+        turns.append(StoredTurn(turn_id=turn_id, role="assistant", text=question, about=about))  # as written
 
     shown = _show(turns, summary, can_act=True)
     _announce_what_was_understood(turns, summary)
-    statuses = {tid: (d.get("extraction") or {}).get("status") for tid, d in shown if d.get("role") != "assistant"}
+    statuses = {turn.turn_id: turn.status for turn in shown if not turn.by_assistant}
     awaiting = tuple(tid for tid, status in statuses.items() if awaiting_analysis(status))
     if awaiting:
         _watch_until_analysed(subject.user_id, session_id, awaiting)
@@ -328,19 +320,19 @@ def render() -> None:
 
     if pause_asked:
         if left_off is not None:
-            again = to_ask_again(said, visit)
+            again = to_ask_again(turns, visit)
             carry_on = f"comes back to “{md(again.text)}”" if again is not None else "carries on"
             st.info(
                 f"Welcome back. You asked to pause on {left_off.answered_at:%d %b %Y}; everything you said is saved. "
                 f"“Next question” {carry_on} when you are ready."
             )
         else:
-            paused = just_paused_on(said)  # asked again later, never as the very next question
+            paused = just_paused_on(turns)  # asked again later, never as the very next question
             later = f" “Next question” asks another one first; “{md(paused.text)}” comes back later." if paused else ""
             st.info(TAKE_YOUR_TIME + later)
         st.button("Next question", key="conversation_resume", icon=":material/play_arrow:", on_click=_resume)
     seen_before = st.session_state.get("conversation_last_seen")
-    st.session_state["conversation_last_seen"] = last_seen = (session_id, turns[-1][0] if turns else None)
+    st.session_state["conversation_last_seen"] = last_seen = (session_id, turns[-1].turn_id if turns else None)
     answer = st.chat_input("Your answer", max_chars=MAX_TURN_TEXT_CHARS)
     if answer is not None:
         problem = turn_text_problem(answer)  # the rules and the pipeline refuse exactly these too
@@ -369,19 +361,21 @@ def _resume() -> None:
     st.session_state["resume_asked"] = True
 
 
-def _next_question(said: list[dict], summary: AssessmentSummary | None, visit: datetime) -> tuple[str, str] | None:
+def _next_question(
+    turns: list[StoredTurn], summary: AssessmentSummary | None, visit: datetime
+) -> tuple[str, str] | None:
     """The assistant's next question and the factor it asks about: the first of ``page_models.questions_ahead``
     (the rule the overview's next best questions follow too), a suggestion phrased by the writer when there is
     one (a question explained or paused on keeps its words); None when there is nothing left to ask."""
     store = context.store()
     fresh = context.fresh(summary) if summary is not None else None  # aged: answers due for a re-check first
-    ahead = questions_ahead(store.catalog, store.graph, fresh, said, visit, limit=1)
+    ahead = questions_ahead(store.catalog, store.graph, fresh, turns, visit, limit=1)
     if not ahead:
         return None
     question = ahead[0].question
     writer = context.writer()
-    if writer is not None and said and not ahead[0].verbatim:
-        last = "\n".join(f"{d.get('role')}: {d.get('text')}" for d in said[-2:])
+    if writer is not None and turns and not ahead[0].verbatim:
+        last = "\n".join(f"{turn.role}: {turn.text}" for turn in turns[-2:])
         with contextlib.suppress(ExtractionError):  # the catalog's wording is a fine question too
             question = writer.phrase_question(question, last)
     return question, ahead[0].factor_id

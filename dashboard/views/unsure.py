@@ -19,18 +19,18 @@ The choice for one answer can be opened by address: the conversation page with `
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from functools import partial
-from typing import Any
 
 import streamlit as st
 
 from dashboard import context
-from factor_journal.documents import ExtractionOutcome, ScreenLift, TurnStatus, told_readings
+from factor_journal.conversation import StoredTurn
+from factor_journal.documents import ExtractionOutcome, TurnStatus
 from factor_journal.models import SaidIn
 from factor_journal.sayback import (
     LIFT,
     AboutChoice,
+    TornQuestion,
     about_choice,
     can_lift,
     closest_factors,
@@ -58,49 +58,50 @@ def open_at(linked: str | None) -> None:
         st.session_state[OPEN] = (linked, None)
 
 
-def offer(turn_id: str, data: Mapping[str, Any], outcome: ExtractionOutcome | None, *, can_act: bool) -> None:
-    """What the person can tell us under one answer, when the reader was unsure about it (see the module): the
-    torn question, "This was about…", or "It was about us"; nothing for a reader who may not act (a manager)."""
+def offer(turn: StoredTurn, *, can_act: bool) -> None:
+    """What the person can tell us under one answer (its turn, read by the page), when the reader was unsure about
+    it (see the module): the torn question, "This was about…", or "It was about us"; nothing for a reader who may
+    not act (a manager)."""
+    outcome, turn_id = turn.outcome, turn.turn_id
     if not can_act or outcome is None or outcome.status not in (TurnStatus.processed, TurnStatus.no_update):
         return
     catalog = context.store().catalog
-    told = told_readings(dict(data))
-    lift = ScreenLift.of(dict(data))
-    if lift is not None:
+    if turn.lift is not None:
         st.caption("You said this answer was about you after all: it was read again.")
-    questions = torn_questions(catalog, outcome.torn, told)
-    understood = outcome.readings or told or questions
+    questions = torn_questions(catalog, outcome.torn, turn.told)
+    understood = outcome.readings or turn.told or questions
     addressed = st.session_state.get(ADDRESSED) == turn_id  # opened at this answer, or "Something else" chosen
     with st.container(key=f"unsure-{turn_id}"):
         if questions:
-            _torn(turn_id, data, questions[0])
-        elif can_lift(outcome.screened, lift) and st.button(LIFT, key=f"lift-{turn_id}", icon=":material/undo:"):
+            _torn(turn, questions[0])
+        elif can_lift(outcome.screened, turn.lift) and st.button(LIFT, key=f"lift-{turn_id}", icon=":material/undo:"):
             _lift(turn_id)
         if outcome.screened is None and (addressed or not understood):
-            _about(turn_id, data, outcome)
+            _about(turn, outcome)
 
 
-def _torn(turn_id: str, data: Mapping[str, Any], question: Any) -> None:
+def _torn(turn: StoredTurn, question: TornQuestion) -> None:
     """The reader's question about the answer, one click per answer, and "Something else"."""
+    turn_id = turn.turn_id
     st.markdown(question.question)
     columns = st.columns(len(question.options) + 1)
     for index, option in enumerate(question.options):
         if columns[index].button(option.label, key=f"torn-{turn_id}-{index}"):
-            _tell(turn_id, data, option.factor_id, option.value, WHICH_READING)
+            _tell(turn, option.factor_id, option.value, WHICH_READING)
     if columns[-1].button("Something else", key=f"torn-else-{turn_id}", icon=":material/search:"):
         st.session_state[OPEN] = (turn_id, None)
         st.session_state[ADDRESSED] = turn_id
         st.rerun()
 
 
-def _about(turn_id: str, data: Mapping[str, Any], outcome: ExtractionOutcome) -> None:
+def _about(turn: StoredTurn, outcome: ExtractionOutcome) -> None:
     """ "This was about…": the closest factors, then the chosen factor's three levels; "Something else"."""
     catalog = context.store().catalog
+    turn_id = turn.turn_id
     opened = st.session_state.get(OPEN)
     chosen = opened[1] if isinstance(opened, tuple) and opened[0] == turn_id else None
-    text = str(data.get("text") or "")
     read = [reading.factor_id for reading in outcome.readings]
-    choices = closest_factors(catalog, [*read, *outcome.ranking], text)
+    choices = closest_factors(catalog, [*read, *outcome.ranking], turn.text or "")
     st.markdown(f"**{ABOUT}**")
     columns = st.columns(len(choices)) if choices else []
     for column, choice in zip(columns, choices, strict=True):
@@ -124,31 +125,31 @@ def _about(turn_id: str, data: Mapping[str, Any], outcome: ExtractionOutcome) ->
         st.session_state[OPEN] = (turn_id, found)
         chosen = found
     if chosen is not None and catalog.has_factor(chosen):
-        _levels(turn_id, data, about_choice(catalog, chosen))
+        _levels(turn, about_choice(catalog, chosen))
 
 
-def _levels(turn_id: str, data: Mapping[str, Any], choice: AboutChoice) -> None:
+def _levels(turn: StoredTurn, choice: AboutChoice) -> None:
     """The chosen factor's three levels, in its own words: one click saves the answer as the person's."""
     st.caption(f"How is it for {choice.factor_name}?")
     for level in choice.levels:
         label = f"{choice.factor_name} is {level.level.value}: {level.meaning}"
-        if st.button(label, key=f"about-{turn_id}-{choice.factor_id}-{level.level.value}"):
-            _tell(turn_id, data, choice.factor_id, level.value, WHAT_IT_WAS_ABOUT)
+        if st.button(label, key=f"about-{turn.turn_id}-{choice.factor_id}-{level.level.value}"):
+            _tell(turn, choice.factor_id, level.value, WHAT_IT_WAS_ABOUT)
 
 
 WHAT_IT_WAS_ABOUT = "User said what their answer was about, where nothing was understood from it"
 WHICH_READING = "User said which reading of their answer was right, where the reader could not choose"
 
 
-def _tell(turn_id: str, data: Mapping[str, Any], factor_id: str, value: float, rationale: str) -> None:
+def _tell(turn: StoredTurn, factor_id: str, value: float, rationale: str) -> None:
     """The person's own value for the factor, journaled with the answer (its words) as its evidence and kept on
     the answer's turn; the page then shows it under the answer."""
     subject = context.require_subject()
     store = context.store()
     said = SaidIn(
         session_id=st.session_state.get("conversation_session"),
-        turn_id=turn_id,
-        words=clip(str(data.get("text") or ""), EVIDENCE_CHARS),  # the answer is the evidence (its line quotes it)
+        turn_id=turn.turn_id,
+        words=clip(turn.text or "", EVIDENCE_CHARS),  # the answer is the evidence (its line quotes it)
     )
     name = store.catalog.factor(factor_id).name
     level = store.catalog.band(factor_id, value).value

@@ -4,16 +4,22 @@
 (user | assistant), ``text`` and ``created_at``, and a person's turn
 ``awaiting_analysis: true`` until its first claim.  Everything else about a
 turn (its ``extraction`` outcome) is written by the pipeline.
+
+Two readings of a turn: ``parse_turn`` (``Turn``) for the pipeline, strict, refusing
+what cannot be analysed; ``StoredTurn.of`` for the pages, lenient, keeping what still
+reads of a damaged or half-written turn.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, Field
 
+from factor_journal.documents import ExtractionOutcome, HeardReading, ScreenLift, told_readings
 from factor_journal.errors import InvalidInputError
 
 MAX_TURN_TEXT_CHARS = 4000
@@ -80,6 +86,60 @@ def parse_turn(turn_id: str, data: dict[str, Any] | None) -> Turn:
     if created_at.tzinfo is None:  # type: ignore[union-attr]
         created_at = created_at.replace(tzinfo=UTC)  # type: ignore[union-attr]
     return Turn(turn_id=turn_id, role=role, text=text, created_at=created_at)
+
+
+class StoredTurn(BaseModel):
+    """A stored turn as the pages read it, read once (``of``) and never refused: a field that does not read (missing,
+    of the wrong type, damaged) is absent (None, or empty), so a page shows what it can of any turn.
+
+    ``status`` is the analysis status as written (what ``store.analysis_status`` reads, None while there is none);
+    ``outcome`` the analysis parsed, where a damaged record reads as needing attention (``ExtractionOutcome.of``).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    turn_id: str
+    role: Literal["user", "assistant"] | None = None  # None: no role a turn may have (the pages take it as an answer)
+    text: str | None = None
+    created_at: datetime | None = None
+    about: str | None = None  # the factor an assistant's question asks about; None for one written without it
+    status: str | None = None
+    outcome: ExtractionOutcome | None = None
+    told: list[HeardReading] = Field(default_factory=list)  # what the person told us it was about (``told_readings``)
+    lift: ScreenLift | None = None  # the screen the person lifted from it ("It was about us"), None when none was
+
+    @property
+    def by_assistant(self) -> bool:
+        """True for the assistant's question; any other turn is a person's answer."""
+        return self.role == "assistant"
+
+    @classmethod
+    def of(cls, turn_id: str, data: Mapping[str, Any] | None) -> StoredTurn:
+        """The turn stored under ``turn_id`` as ``data``, whatever state its document is in; never raises.  A time
+        stored without a zone is read as UTC (as ``parse_turn`` reads it)."""
+        document = dict(data) if isinstance(data, Mapping) else {}
+        role, text, created_at, about = (document.get(name) for name in ("role", "text", "created_at", "about"))
+        extraction = document.get("extraction")
+        status = extraction.get("status") if isinstance(extraction, dict) else None
+        if isinstance(created_at, datetime) and created_at.tzinfo is None:
+            created_at = created_at.replace(tzinfo=UTC)
+        return cls(
+            turn_id=turn_id,
+            role=role if role in ("user", "assistant") else None,
+            text=text if isinstance(text, str) else None,
+            created_at=created_at if isinstance(created_at, datetime) else None,
+            about=about if isinstance(about, str) and about else None,
+            status=None if status is None else str(status),
+            outcome=ExtractionOutcome.of(document),
+            told=told_readings(document),
+            lift=ScreenLift.of(document),
+        )
+
+
+def stored_turns(documents: Iterable[tuple[str, Mapping[str, Any] | None]]) -> list[StoredTurn]:
+    """A session's turns as the pages show them, from its (turn id, document) pairs in their order: each read once
+    (``StoredTurn.of``), those without text left out (a turn with no words has nothing to show or answer)."""
+    return [turn for turn in (StoredTurn.of(turn_id, data) for turn_id, data in documents) if turn.text is not None]
 
 
 def format_excerpt(turns: list[Turn], limit_per_turn: int = 240) -> str:

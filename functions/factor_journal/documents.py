@@ -189,7 +189,8 @@ class ExtractionOutcome(AnalysisDetails):
         nor trusted as settled: it reads as ``needs_attention`` (attempts kept where they still read), which a
         delivery refuses and a person's reprocess claims again.  None when the turn was never touched."""
         raw = (turn_document or {}).get("extraction")
-        if not isinstance(raw, dict) or raw.get("status") not in TurnStatus.__members__:
+        status = raw.get("status") if isinstance(raw, dict) else None
+        if not isinstance(raw, dict) or not isinstance(status, str) or status not in TurnStatus.__members__:
             return None, None
         try:
             return cls.model_validate(raw), None

@@ -3,8 +3,9 @@
 The pages in ``dashboard/views`` only render what these functions decide: which answers to re-check and in
 what order, what "What we know" lists and how each answer stands, which factors have a history and which one
 the history opens on, what became of a journal entry, which days a factor's chart has, whether an answer is
-still being analysed, what a correction saved on Review stores.  Words, colours and charts stay in the
-dashboard.  Pure: imports only the pure core (no Streamlit, no Firestore).
+still being analysed, what a correction saved on Review stores, what the conversation asks next.  A session's
+turns come typed, each read once by the page (``conversation.StoredTurn``).  Words, colours and charts stay in
+the dashboard.  Pure: imports only the pure core (no Streamlit, no Firestore).
 """
 
 from __future__ import annotations
@@ -14,12 +15,12 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
 from enum import StrEnum
-from typing import Any
 
 from pydantic import BaseModel
 
 from factor_journal.catalog import Catalog
-from factor_journal.documents import DONE, ExtractionOutcome, ScreenKind, TurnStatus, awaiting_analysis, told_readings
+from factor_journal.conversation import StoredTurn
+from factor_journal.documents import DONE, ScreenKind, TurnStatus, awaiting_analysis
 from factor_journal.freshness import FactorFreshness, FreshAssessment, last_said
 from factor_journal.graph import FactorGraph
 from factor_journal.guidance import SuggestedQuestion, clarifying_question, next_best_questions
@@ -274,12 +275,6 @@ def status_worth_saying(status: str | None, latest: bool) -> bool:
     return latest or status not in DONE
 
 
-def turn_outcome(turn: Mapping[str, Any] | None) -> ExtractionOutcome | None:
-    """A turn's stored analysis outcome, None while it has none yet; one that no longer reads shows as needing
-    attention (``ExtractionOutcome.read``), which is what the sweep then records."""
-    return ExtractionOutcome.of(dict(turn) if turn is not None else None)
-
-
 class NextQuestionBounds(BaseModel):
     """What the assistant's next question must not be: a question already asked in the session (``asked``), about
     a factor the last answer was just understood to settle (``just_heard``, whose neighbours it opened up come
@@ -290,7 +285,7 @@ class NextQuestionBounds(BaseModel):
     covered: set[str] = set()
 
 
-def time_for_next_question(turns: Sequence[Mapping[str, Any]]) -> bool:
+def time_for_next_question(turns: Sequence[StoredTurn]) -> bool:
     """Whether the assistant asks its next question now: at the start, or after the person's answer once its
     analysis has finished (whatever the outcome), so the question follows from what was understood and never
     re-asks what the answer settled; never after its own question, unless the person answered it under their
@@ -298,38 +293,37 @@ def time_for_next_question(turns: Sequence[Mapping[str, Any]]) -> bool:
     if not turns:
         return True
     last = turns[-1]
-    if last.get("role") == "assistant":
+    if last.by_assistant:
         return answered_in_place(turns)
-    return not awaiting_analysis((last.get("extraction") or {}).get("status"))
+    return not awaiting_analysis(last.status)
 
 
-def torn_unanswered(catalog: Catalog, turn: Mapping[str, Any] | None) -> TornQuestion | None:
+def torn_unanswered(catalog: Catalog, turn: StoredTurn | None) -> TornQuestion | None:
     """The question to ask about an answer the reader could not choose about (``sayback.torn_questions``: the first
     one), None when there is none or the person told us already what it was about."""
-    outcome = turn_outcome(turn)
-    if turn is None or outcome is None or turn.get("role") == "assistant":
+    if turn is None or turn.outcome is None or turn.by_assistant:
         return None
-    questions = torn_questions(catalog, outcome.torn, told_readings(dict(turn)))
+    questions = torn_questions(catalog, turn.outcome.torn, turn.told)
     return questions[0] if questions else None
 
 
-def answered_in_place(turns: Sequence[Mapping[str, Any]]) -> bool:
+def answered_in_place(turns: Sequence[StoredTurn]) -> bool:
     """Whether the assistant's last question was the torn question about the answer before it (the question asked
     right after such an answer, ``questions_ahead``) and the person answered it with a click under that answer
-    (``documents.told_readings``): nothing is left waiting for a typed answer."""
-    if len(turns) < 2 or turns[-1].get("role") != "assistant" or turns[-2].get("role") == "assistant":
+    (``StoredTurn.told``): nothing is left waiting for a typed answer."""
+    if len(turns) < 2 or not turns[-1].by_assistant or turns[-2].by_assistant:
         return False
-    outcome = turn_outcome(turns[-2])
-    return outcome is not None and bool(outcome.torn) and bool(told_readings(dict(turns[-2])))
+    outcome = turns[-2].outcome
+    return outcome is not None and bool(outcome.torn) and bool(turns[-2].told)
 
 
-def asked_to_pause(turns: Sequence[Mapping[str, Any]]) -> bool:
+def asked_to_pause(turns: Sequence[StoredTurn]) -> bool:
     """Whether the person's last word was a request to pause (or to stop, or change the subject), set aside as such:
     the assistant then waits until they ask for the next question instead of asking it at once."""
     last = turns[-1] if turns else None
-    if last is None or last.get("role") == "assistant":
+    if last is None or last.by_assistant:
         return False
-    outcome = turn_outcome(last)
+    outcome = last.outcome
     return outcome is not None and outcome.screened is not None and outcome.screened.kind == ScreenKind.pause
 
 
@@ -346,16 +340,14 @@ RETURN_AFTER = timedelta(minutes=30)
 (which also starts a new visit) is not welcomed back."""
 
 
-def where_we_left_off(turns: Sequence[Mapping[str, Any]], visit_started: datetime) -> LeftOff | None:
+def where_we_left_off(turns: Sequence[StoredTurn], visit_started: datetime) -> LeftOff | None:
     """For a visit that started at ``visit_started``: the person's last answer in the session (oldest first, as
     stored) when they gave it at least ``RETURN_AFTER`` before this visit, so the page can welcome them back and say
     where they left off; None when they have not answered yet, or answered during this visit or just before it."""
-    answers = [
-        turn for turn in turns if turn.get("role") != "assistant" and isinstance(turn.get("created_at"), datetime)
-    ]
-    if not answers or answers[-1]["created_at"] > visit_started - RETURN_AFTER:
+    answered = [turn.created_at for turn in turns if not turn.by_assistant and turn.created_at is not None]
+    if not answered or answered[-1] > visit_started - RETURN_AFTER:
         return None
-    return LeftOff(answered_at=answers[-1]["created_at"], paused=asked_to_pause(turns))
+    return LeftOff(answered_at=answered[-1], paused=asked_to_pause(turns))
 
 
 class PausedQuestion(BaseModel):
@@ -369,7 +361,12 @@ class PausedQuestion(BaseModel):
     pause_turn: int
 
 
-def paused_questions(turns: Sequence[Mapping[str, Any]]) -> list[PausedQuestion]:
+def times_asked(turns: Sequence[StoredTurn], about: str) -> int:
+    """How many of the assistant's questions in the session asked about the factor ``about``."""
+    return sum(1 for turn in turns if turn.by_assistant and turn.about == about)
+
+
+def paused_questions(turns: Sequence[StoredTurn]) -> list[PausedQuestion]:
     """The questions the person paused on that are still open in the session (turns oldest first, as stored), oldest
     pause first.  A paused question is an assistant question with its factor (``about``) to which the person's very
     next turn was a request to pause (``asked_to_pause``); it stays open while its factor was asked about that once
@@ -378,81 +375,69 @@ def paused_questions(turns: Sequence[Mapping[str, Any]]) -> list[PausedQuestion]
     open_questions = []
     for index in range(1, len(turns)):
         question = turns[index - 1]
-        about = question.get("about")
-        if question.get("role") != "assistant" or not about or not asked_to_pause((turns[index],)):
+        about = question.about
+        if not question.by_assistant or not about or not asked_to_pause((turns[index],)):
             continue
-        times_asked = sum(1 for turn in turns if turn.get("role") == "assistant" and turn.get("about") == about)
         heard_since: set[str] = set()
         for later in turns[index + 1 :]:
-            outcome = turn_outcome(later) if later.get("role") != "assistant" else None
+            outcome = later.outcome if not later.by_assistant else None
             heard_since |= heard_factors(outcome.readings) if outcome else set()
-        if times_asked == 1 and about not in heard_since:
-            paused_at = turns[index].get("created_at")
+        if times_asked(turns, about) == 1 and about not in heard_since:
             open_questions.append(
                 PausedQuestion(
-                    text=str(question.get("text", "")),
-                    about=str(about),
-                    paused_at=paused_at if isinstance(paused_at, datetime) else None,
-                    pause_turn=index,
+                    text=question.text or "", about=about, paused_at=turns[index].created_at, pause_turn=index
                 )
             )
     return open_questions
 
 
-def to_ask_again(turns: Sequence[Mapping[str, Any]], visit_started: datetime) -> PausedQuestion | None:
+def to_ask_again(turns: Sequence[StoredTurn], visit_started: datetime) -> PausedQuestion | None:
     """The question the person paused on to ask again now, when the assistant asks its next question: the oldest
     open one (``paused_questions``) that another question has followed since the pause, or that was paused at least
     ``RETURN_AFTER`` before this visit (the person came back).  Never the one they paused on just now: it waits for
     another question first, or for their next visit.  None when no paused question is due."""
     for paused in paused_questions(turns):
-        asked_since = any(turn.get("role") == "assistant" for turn in turns[paused.pause_turn + 1 :])
+        asked_since = any(turn.by_assistant for turn in turns[paused.pause_turn + 1 :])
         came_back = paused.paused_at is not None and paused.paused_at <= visit_started - RETURN_AFTER
         if asked_since or came_back:
             return paused
     return None
 
 
-def just_paused_on(turns: Sequence[Mapping[str, Any]]) -> PausedQuestion | None:
+def just_paused_on(turns: Sequence[StoredTurn]) -> PausedQuestion | None:
     """The open paused question (``paused_questions``) that the person's last word paused on, so the page can say
     it will come back; None when their last word was no pause, or paused on a question without its factor."""
     paused = paused_questions(turns)
     return paused[-1] if paused and paused[-1].pause_turn == len(turns) - 1 else None
 
 
-def to_clarify(turns: Sequence[Mapping[str, Any]], catalog: Catalog) -> str | None:
+def to_clarify(turns: Sequence[StoredTurn], catalog: Catalog) -> str | None:
     """The factor to explain before anything else is asked, when the person's last word was a question back to the
     assistant's last question: the one factor it names ("What do you mean by data governance?"), else the one the
     question was about ("What do you mean?"); once per factor (a factor the session asked about twice was explained
     already, and a question back to it moves the interview on).  None otherwise."""
-    if len(turns) < 2 or turns[-1].get("role") == "assistant" or turns[-2].get("role") != "assistant":
+    if len(turns) < 2 or turns[-1].by_assistant or not turns[-2].by_assistant:
         return None
-    outcome = turn_outcome(turns[-1])
+    outcome = turns[-1].outcome
     if outcome is None or outcome.screened is None or outcome.screened.kind != ScreenKind.question_back:
         return None
-    text = turns[-1].get("text")
-    named = [
-        fid
-        for fid in catalog.factors_named_in(text if isinstance(text, str) else "")
-        if not catalog.factor(fid).is_composite
-    ]
-    about = named[0] if len(named) == 1 else turns[-2].get("about")
-    if not about or not catalog.has_factor(str(about)):
+    named = [fid for fid in catalog.factors_named_in(turns[-1].text or "") if not catalog.factor(fid).is_composite]
+    about = named[0] if len(named) == 1 else turns[-2].about
+    if not about or not catalog.has_factor(about):
         return None
-    times_asked = sum(1 for turn in turns if turn.get("role") == "assistant" and turn.get("about") == about)
-    return str(about) if times_asked <= 1 else None
+    return about if times_asked(turns, about) <= 1 else None
 
 
-def next_question_bounds(turns: Sequence[Mapping[str, Any]]) -> NextQuestionBounds:
+def next_question_bounds(turns: Sequence[StoredTurn]) -> NextQuestionBounds:
     """From a session's turns (oldest first, as stored): every assistant question, the factors the person's last
     answer spoke to (none while it is not analysed, or when its outcome no longer reads), and every factor the
     session covered: asked about (an assistant turn's ``about``) or spoken to by any analysed answer."""
-    asked = {str(turn["text"]) for turn in turns if turn.get("role") == "assistant" and "text" in turn}
-    covered = {str(turn["about"]) for turn in turns if turn.get("role") == "assistant" and turn.get("about")}
+    asked = {turn.text for turn in turns if turn.by_assistant and turn.text is not None}
+    covered = {turn.about for turn in turns if turn.by_assistant and turn.about}
     just_heard: set[str] = set()
     for turn in turns:
-        if turn.get("role") != "assistant":  # ends on the last answer: what it spoke to is just_heard
-            outcome = turn_outcome(turn)
-            just_heard = heard_factors([*(outcome.readings if outcome else []), *told_readings(dict(turn))])
+        if not turn.by_assistant:  # ends on the last answer: what it spoke to is just_heard
+            just_heard = heard_factors([*(turn.outcome.readings if turn.outcome else []), *turn.told])
             covered |= just_heard
     return NextQuestionBounds(asked=asked, just_heard=just_heard, covered=covered)
 
@@ -464,7 +449,7 @@ def questions_ahead(
     catalog: Catalog,
     graph: FactorGraph,
     assessment: FreshAssessment | None,
-    turns: Sequence[Mapping[str, Any]],
+    turns: Sequence[StoredTurn],
     visit_started: datetime,
     limit: int = 3,
 ) -> list[SuggestedQuestion]:
@@ -504,15 +489,15 @@ def questions_ahead(
 
 
 def _asked_first(
-    catalog: Catalog, turns: Sequence[Mapping[str, Any]], visit_started: datetime, bounds: NextQuestionBounds
+    catalog: Catalog, turns: Sequence[StoredTurn], visit_started: datetime, bounds: NextQuestionBounds
 ) -> SuggestedQuestion | None:
     """What the conversation asks before any suggestion (see ``questions_ahead``), None when nothing is."""
-    waiting = turns[-1] if turns and turns[-1].get("role") == "assistant" and not answered_in_place(turns) else None
+    waiting = turns[-1] if turns and turns[-1].by_assistant and not answered_in_place(turns) else None
     torn = torn_unanswered(catalog, turns[-1]) if turns else None
     about: str | None
     if waiting is not None:
-        about = str(waiting.get("about") or "")
-        question, reason = str(waiting.get("text", "")), "asked in the conversation, waiting for your answer"
+        about = waiting.about or ""
+        question, reason = waiting.text or "", "asked in the conversation, waiting for your answer"
     elif torn is not None:
         about, question, reason = torn.options[0].factor_id, torn.question, "to tell what your last answer was about"
     elif (about := to_clarify(turns, catalog)) is not None:

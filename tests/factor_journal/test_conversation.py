@@ -1,4 +1,4 @@
-"""Turn documents at the boundary, table-driven (no Firestore)."""
+"""Turn documents at the boundary, table-driven (no Firestore): refused by the pipeline, read by the pages."""
 
 from __future__ import annotations
 
@@ -9,13 +9,16 @@ import pytest
 from factor_journal.conversation import (
     MAX_TURN_TEXT_CHARS,
     InvalidTurnError,
+    StoredTurn,
     Turn,
     excerpt_as_read,
     format_excerpt,
     parse_turn,
+    stored_turns,
     text_length,
     turn_text_problem,
 )
+from factor_journal.documents import ScreenKind, TurnStatus
 
 NOW = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
 
@@ -56,6 +59,60 @@ def test_bad_turns_are_refused_naming_the_problem(document, message):
 def test_a_good_turn_is_parsed_and_naive_times_are_utc():
     turn = parse_turn("t1", {"role": "user", "text": "Our data is a mess", "created_at": NOW.replace(tzinfo=None)})
     assert turn.created_at == NOW and turn.role == "user"
+
+
+def test_a_stored_turn_reads_every_field_it_has_for_the_pages():
+    told = {"cloud": {"value": 70, "confidence": 0.95, "quote": "all on AWS", "told_at": NOW}}
+    lifted = {"kind": "small_talk", "reason": "because", "lifted_at": NOW}
+    extraction = {"status": "processed", "readings": [{"factor_id": "cloud", "value": 70, "confidence": 0.6}]}
+    answer = {"role": "user", "text": "All on AWS", "created_at": NOW, "extraction": extraction}
+    turn = StoredTurn.of("u1", answer | {"told": told, "screen_lifted": lifted})
+    assert (turn.turn_id, turn.role, turn.text, turn.created_at, turn.status) == (
+        "u1",
+        "user",
+        "All on AWS",
+        NOW,
+        "processed",
+    )
+    assert not turn.by_assistant and turn.about is None
+    assert turn.outcome is not None and [reading.factor_id for reading in turn.outcome.readings] == ["cloud"]
+    assert [(reading.factor_id, reading.value) for reading in turn.told] == [("cloud", 70)]
+    assert turn.lift is not None and turn.lift.kind == ScreenKind.small_talk
+    asked = StoredTurn.of("a1", {"role": "assistant", "text": "Where?", "about": "cloud", "created_at": NOW})
+    assert asked.by_assistant and asked.about == "cloud" and asked.outcome is None and asked.status is None
+    naive = StoredTurn.of("u2", {"role": "user", "text": "x", "created_at": NOW.replace(tzinfo=None)})
+    assert naive.created_at == NOW  # as parse_turn reads it
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        None,
+        {},
+        "not a document",
+        {"role": "robot", "text": 7, "created_at": "yesterday", "about": ["cloud"]},
+        {"role": "user", "text": "hi", "extraction": "oops", "told": "x", "screen_lifted": 3},
+        {"role": "user", "text": "hi", "extraction": {"status": ["processed"]}, "told": {"cloud": 5}},
+        {"role": "user", "text": "hi", "extraction": {"status": "nonsense"}, "told": {"cloud": {"value": "much"}}},
+        {"role": "user", "text": "hi", "screen_lifted": {"kind": "nonsense"}, "about": ""},
+    ],
+)
+def test_a_damaged_or_half_written_turn_reads_as_a_stored_turn_without_what_does_not_read(document):
+    turn = StoredTurn.of("t1", document)
+    assert turn.turn_id == "t1" and turn.role in (None, "user") and not turn.by_assistant
+    assert turn.text in (None, "hi") and turn.created_at is None and turn.about is None
+    assert turn.outcome is None and turn.told == [] and turn.lift is None
+
+
+def test_a_damaged_analysis_record_reads_as_needing_attention_and_keeps_its_status_as_written():
+    turn = StoredTurn.of("t1", {"role": "user", "text": "hi", "extraction": {"status": "processing", "attempts": "x"}})
+    assert turn.outcome is not None and turn.outcome.status == TurnStatus.needs_attention
+    assert turn.status == "processing"
+
+
+def test_the_pages_show_the_turns_with_text_in_their_order():
+    documents = [("a", {"role": "assistant", "text": "Hi?"}), ("b", {"role": "user"}), ("c", {"text": "Hello"})]
+    assert [(turn.turn_id, turn.by_assistant) for turn in stored_turns(documents)] == [("a", True), ("c", False)]
 
 
 def test_the_excerpt_names_speakers_flattens_and_shortens():

@@ -9,6 +9,7 @@ import pytest
 from factor_journal import freshness, page_models, transitions
 from factor_journal.catalog import load_catalog
 from factor_journal.catalog.models import parse_catalog
+from factor_journal.conversation import StoredTurn
 from factor_journal.documents import TurnStatus
 from factor_journal.freshness import FactorFreshness, FreshAssessment, TierNote
 from factor_journal.graph import graph_for
@@ -377,6 +378,11 @@ def _answer(text: str, extraction: dict | None = None) -> dict:
     return {"role": "user", "text": text} | ({"extraction": extraction} if extraction is not None else {})
 
 
+def stored(documents: list[dict]) -> list[StoredTurn]:
+    """A session's turn documents (oldest first) as the pages read them, each turn once."""
+    return [StoredTurn.of(f"turn-{index}", document) for index, document in enumerate(documents)]
+
+
 def test_the_next_question_never_repeats_one_asked_nor_asks_what_the_last_answer_settled():
     heard = {
         "status": "processed",
@@ -392,12 +398,12 @@ def test_the_next_question_never_repeats_one_asked_nor_asks_what_the_last_answer
         {"role": "assistant", "text": "Who builds models?"},
         _answer("Numbers never match; two data scientists", heard),
     ]
-    bounds = page_models.next_question_bounds(turns)
+    bounds = page_models.next_question_bounds(stored(turns))
     assert bounds.asked == {"How clean is your data?", "Who builds models?"}
     assert bounds.just_heard == {"data_quality", "ml_expertise"}  # the last answer only, not the earlier one
-    pending = page_models.next_question_bounds([*turns, _answer("Not analysed yet")])
+    pending = page_models.next_question_bounds(stored([*turns, _answer("Not analysed yet")]))
     assert pending.just_heard == set()
-    damaged = page_models.next_question_bounds([*turns, _answer("x", {"status": "processed", "readings": "?"})])
+    damaged = page_models.next_question_bounds(stored([*turns, _answer("x", {"status": "processed", "readings": "?"})]))
     assert damaged.just_heard == set()  # an outcome that no longer reads speaks to nothing
     assert page_models.next_question_bounds([]) == page_models.NextQuestionBounds(
         asked=set(), just_heard=set(), covered=set()
@@ -417,7 +423,7 @@ def test_the_session_covers_every_factor_it_asked_about_or_heard_an_answer_speak
         _answer("Can we pause?", {"status": "no_update"}),
         _answer("Not analysed yet"),
     ]
-    bounds = page_models.next_question_bounds(turns)
+    bounds = page_models.next_question_bounds(stored(turns))
     assert bounds.just_heard == set()
     assert bounds.covered == {"ml_expertise", "data_quality"}
 
@@ -426,19 +432,21 @@ def test_a_request_to_pause_is_the_persons_last_word_set_aside_as_a_pause():
     pause = {"status": "no_update", "screened": {"kind": "pause", "reason": "asked to pause: 'pause'"}}
     question_back = {"status": "no_update", "screened": {"kind": "question_back", "reason": "a question"}}
     asked = {"role": "assistant", "text": "Where does your data live?"}
-    assert page_models.asked_to_pause([asked, _answer("Can we pause?", pause)])
-    assert not page_models.asked_to_pause([asked, _answer("Can we pause?", pause), asked])  # the interview went on
-    assert not page_models.asked_to_pause([asked, _answer("What do you mean?", question_back)])
-    assert not page_models.asked_to_pause([asked, _answer("Can we pause?")])  # not analysed yet
+    assert page_models.asked_to_pause(stored([asked, _answer("Can we pause?", pause)]))
+    went_on = [asked, _answer("Can we pause?", pause), asked]  # the interview went on
+    assert not page_models.asked_to_pause(stored(went_on))
+    assert not page_models.asked_to_pause(stored([asked, _answer("What do you mean?", question_back)]))
+    assert not page_models.asked_to_pause(stored([asked, _answer("Can we pause?")]))  # not analysed yet
     assert not page_models.asked_to_pause([])
 
 
 def test_a_turns_outcome_is_none_until_it_has_one_and_a_damaged_one_needs_attention():
-    assert page_models.turn_outcome(None) is None
-    assert page_models.turn_outcome(_answer("x")) is None
-    damaged = page_models.turn_outcome(_answer("x", {"status": "processed", "attempts": "many"}))
-    assert damaged is not None and damaged.status == TurnStatus.needs_attention  # never shown as understood
-    outcome = page_models.turn_outcome(_answer("x", {"status": "no_update"}))
+    assert StoredTurn.of("t", None).outcome is None
+    assert StoredTurn.of("t", _answer("x")).outcome is None
+    damaged = StoredTurn.of("t", _answer("x", {"status": "processed", "attempts": "many"}))
+    assert damaged.outcome is not None and damaged.outcome.status == TurnStatus.needs_attention  # never understood
+    assert damaged.status == "processed"  # as written: what the page watches, as the store reads it
+    outcome = StoredTurn.of("t", _answer("x", {"status": "no_update"})).outcome
     assert outcome is not None and outcome.status == TurnStatus.no_update
 
 
@@ -449,11 +457,12 @@ def test_the_next_question_waits_for_the_answer_to_be_understood():
         return {"role": "user", "text": "They never match", **({"extraction": {"status": status}} if status else {})}
 
     assert page_models.time_for_next_question([])  # the conversation opens with a question
-    assert not page_models.time_for_next_question([asked])  # never two questions in a row
-    assert not page_models.time_for_next_question([asked, answer(None)])  # written, not analysed yet
-    assert not page_models.time_for_next_question([asked, answer("processing")])
+    assert not page_models.time_for_next_question(stored([asked]))  # never two questions in a row
+    assert not page_models.time_for_next_question(stored([asked, answer(None)]))  # written, not analysed yet
+    assert not page_models.time_for_next_question(stored([asked, answer("processing")]))
     for status in ("processed", "no_update", "failed", "needs_attention", "invalid", "rate_limited"):
-        assert page_models.time_for_next_question([asked, answer(status)]), status  # finished, whatever came of it
+        finished = stored([asked, answer(status)])  # whatever came of it
+        assert page_models.time_for_next_question(finished), status
 
 
 def test_a_question_back_to_the_assistants_question_asks_for_it_to_be_explained_once():
@@ -462,19 +471,25 @@ def test_a_question_back_to_the_assistants_question_asks_for_it_to_be_explained_
     deferred = {"status": "no_update", "screened": {"kind": "deferral", "reason": "ask Sam"}}
     asked = {"role": "assistant", "text": "Who would build models?", "about": "ml_expertise"}
     explained = {"role": "assistant", "text": "I mean … So: who did the work?", "about": "ml_expertise"}
-    assert page_models.to_clarify([asked, _answer("What do you mean?", asked_back)], catalog) == "ml_expertise"
+    assert page_models.to_clarify(stored([asked, _answer("What do you mean?", asked_back)]), catalog) == "ml_expertise"
     assert (
-        page_models.to_clarify([asked, _answer("What do you mean?", asked_back), explained], catalog) is None
+        page_models.to_clarify(stored([asked, _answer("What do you mean?", asked_back), explained]), catalog) is None
     )  # asked
     # explained once already: asked back again, the interview moves on
     assert (
-        page_models.to_clarify([asked, _answer("Hm?", asked_back), explained, _answer("Why?", asked_back)], catalog)
+        page_models.to_clarify(
+            stored([asked, _answer("Hm?", asked_back), explained, _answer("Why?", asked_back)]), catalog
+        )
         is None
     )
-    assert page_models.to_clarify([asked, _answer("Ask Sam.", deferred)], catalog) is None  # not a question back
-    assert page_models.to_clarify([asked, _answer("What do you mean?")], catalog) is None  # not analysed yet
-    assert page_models.to_clarify([{"role": "assistant", "text": "Hi?"}, _answer("Why?", asked_back)], catalog) is None
-    assert page_models.to_clarify([_answer("Why?", asked_back)], catalog) is None
+    not_back = stored([asked, _answer("Ask Sam.", deferred)])
+    assert page_models.to_clarify(not_back, catalog) is None  # not a question back
+    assert page_models.to_clarify(stored([asked, _answer("What do you mean?")]), catalog) is None  # not analysed yet
+    assert (
+        page_models.to_clarify(stored([{"role": "assistant", "text": "Hi?"}, _answer("Why?", asked_back)]), catalog)
+        is None
+    )
+    assert page_models.to_clarify(stored([_answer("Why?", asked_back)]), catalog) is None
 
 
 def test_a_question_back_that_names_another_factor_has_that_one_explained():
@@ -482,12 +497,12 @@ def test_a_question_back_that_names_another_factor_has_that_one_explained():
     asked_back = {"status": "no_update", "screened": {"kind": "question_back", "reason": "a question"}}
     asked = {"role": "assistant", "text": "Who would build models?", "about": "ml_expertise"}
     named = _answer("What do you mean by data governance exactly?", asked_back)
-    assert page_models.to_clarify([asked, named], catalog) == "data_governance"
+    assert page_models.to_clarify(stored([asked, named]), catalog) == "data_governance"
     # named twice, or nothing the catalog knows: the question it answers is the one explained
     both = _answer("Is that about data quality or data governance?", asked_back)
-    assert page_models.to_clarify([asked, both], catalog) == "ml_expertise"
+    assert page_models.to_clarify(stored([asked, both]), catalog) == "ml_expertise"
     unknown = {"role": "assistant", "text": "Anything else?", "about": "no_such_factor"}
-    assert page_models.to_clarify([unknown, _answer("Why?", asked_back)], catalog) is None
+    assert page_models.to_clarify(stored([unknown, _answer("Why?", asked_back)]), catalog) is None
 
 
 def test_where_we_left_off_is_the_last_answer_given_before_this_visit_and_whether_it_was_a_pause():
@@ -495,14 +510,16 @@ def test_where_we_left_off_is_the_last_answer_given_before_this_visit_and_whethe
     visit = datetime(2026, 11, 28, 9, 0, tzinfo=UTC)
     before, during = visit - timedelta(days=3), visit + timedelta(minutes=1)
     asked = {"role": "assistant", "text": "Where does your data live?", "created_at": before}
-    left = page_models.where_we_left_off([asked, _answer("In SAP.") | {"created_at": before}, asked], visit)
+    left = page_models.where_we_left_off(stored([asked, _answer("In SAP.") | {"created_at": before}, asked]), visit)
     assert left == page_models.LeftOff(answered_at=before, paused=False)
-    paused = page_models.where_we_left_off([asked, _answer("Can we pause?", pause) | {"created_at": before}], visit)
+    paused = page_models.where_we_left_off(
+        stored([asked, _answer("Can we pause?", pause) | {"created_at": before}]), visit
+    )
     assert paused is not None and paused.paused
-    assert page_models.where_we_left_off([asked, _answer("In SAP.") | {"created_at": during}], visit) is None
+    assert page_models.where_we_left_off(stored([asked, _answer("In SAP.") | {"created_at": during}]), visit) is None
     just_before = _answer("In SAP.") | {"created_at": visit - timedelta(minutes=5)}  # a reload mid-conversation
-    assert page_models.where_we_left_off([asked, just_before], visit) is None
-    assert page_models.where_we_left_off([asked], visit) is None  # never answered: nothing to come back to
+    assert page_models.where_we_left_off(stored([asked, just_before]), visit) is None
+    assert page_models.where_we_left_off(stored([asked]), visit) is None  # never answered: nothing to come back to
     assert page_models.where_we_left_off([], visit) is None
 
 
@@ -516,43 +533,48 @@ def _question(text: str, about: str | None) -> dict:
 def test_a_question_paused_on_stays_open_until_it_is_asked_again_or_an_answer_speaks_to_it():
     models_q = _question("Who would build models?", "ml_expertise")
     paused = [models_q, _answer("Can we pause?", PAUSE) | {"created_at": T0}]
-    [open_one] = page_models.paused_questions(paused)
+    [open_one] = page_models.paused_questions(stored(paused))
     assert open_one == page_models.PausedQuestion(
         text="Who would build models?", about="ml_expertise", paused_at=T0, pause_turn=1
     )
     cloud_q = _question("Where do you host things?", "cloud")
     went_on = [*paused, cloud_q, _answer("Ask Sam.", {"status": "no_update"})]
-    assert [q.about for q in page_models.paused_questions(went_on)] == ["ml_expertise"]  # still open
+    assert [q.about for q in page_models.paused_questions(stored(went_on))] == ["ml_expertise"]  # still open
     asked_again = [*went_on, _question("Coming back to it: Who would build models?", "ml_expertise")]
-    assert page_models.paused_questions(asked_again) == []  # a paused question comes back once
+    assert page_models.paused_questions(stored(asked_again)) == []  # a paused question comes back once
     spoken_to = {"status": "processed", "readings": [{"factor_id": "ml_expertise", "value": 20, "confidence": 0.7}]}
-    assert page_models.paused_questions([*paused, cloud_q, _answer("Nobody, really.", spoken_to)]) == []
-    assert page_models.paused_questions([models_q, _answer("Nobody, really.", spoken_to)]) == []  # answered: no pause
+    assert page_models.paused_questions(stored([*paused, cloud_q, _answer("Nobody, really.", spoken_to)])) == []
+    answered = stored([models_q, _answer("Nobody, really.", spoken_to)])
+    assert page_models.paused_questions(answered) == []  # answered: no pause
     unnamed = _question("Anything else?", None)  # written without its factor: nothing to tell it by
-    assert page_models.paused_questions([unnamed, _answer("Can we pause?", PAUSE)]) == []
-    assert page_models.paused_questions([models_q, _answer("Can we pause?")]) == []  # not analysed yet
+    assert page_models.paused_questions(stored([unnamed, _answer("Can we pause?", PAUSE)])) == []
+    assert page_models.paused_questions(stored([models_q, _answer("Can we pause?")])) == []  # not analysed yet
     answered_then_paused = [models_q, _answer("In SAP."), _answer("Can we pause?", PAUSE)]
-    assert page_models.paused_questions(answered_then_paused) == []  # the pause came after an answer
+    assert page_models.paused_questions(stored(answered_then_paused)) == []  # the pause came after an answer
 
 
 def test_a_paused_question_comes_back_after_another_question_or_at_the_next_visit_never_straight_away():
     visit = T0 + timedelta(hours=1)
     models_q = _question("Who would build models?", "ml_expertise")
     just_now = [models_q, _answer("Can we pause?", PAUSE) | {"created_at": visit - timedelta(minutes=2)}]
-    assert page_models.to_ask_again(just_now, visit) is None  # "Next question" right after the pause: another one
-    again = page_models.to_ask_again([*just_now, _question("Where do you host?", "cloud"), _answer("AWS.")], visit)
+    # "Next question" right after the pause: another one
+    assert page_models.to_ask_again(stored(just_now), visit) is None
+    again = page_models.to_ask_again(
+        stored([*just_now, _question("Where do you host?", "cloud"), _answer("AWS.")]), visit
+    )
     assert again is not None and (again.text, again.about) == ("Who would build models?", "ml_expertise")
 
     days_ago = [models_q, _answer("Can we pause?", PAUSE) | {"created_at": visit - timedelta(days=2)}]
-    assert page_models.to_ask_again(days_ago, visit) == page_models.paused_questions(days_ago)[0]  # came back
+    came_back = stored(days_ago)
+    assert page_models.to_ask_again(came_back, visit) == page_models.paused_questions(came_back)[0]
 
     # paused twice in a row: the first comes back now, the one paused on just now waits
     cloud_q = _question("Where do you host?", "cloud")
     twice = [*just_now, cloud_q, _answer("Let's move on.", PAUSE) | {"created_at": visit}]
-    due = page_models.to_ask_again(twice, visit)
+    due = page_models.to_ask_again(stored(twice), visit)
     assert due is not None and due.about == "ml_expertise"
     after = [*twice, _question("Coming back to it: Who would build models?", "ml_expertise"), _answer("Two people.")]
-    due = page_models.to_ask_again(after, visit)
+    due = page_models.to_ask_again(stored(after), visit)
     assert due is not None and due.about == "cloud"
     assert page_models.to_ask_again([], visit) is None
 
@@ -560,11 +582,13 @@ def test_a_paused_question_comes_back_after_another_question_or_at_the_next_visi
 def test_the_question_just_paused_on_is_the_one_the_last_word_set_aside():
     models_q = _question("Who would build models?", "ml_expertise")
     paused = [models_q, _answer("Can we pause?", PAUSE)]
-    just = page_models.just_paused_on(paused)
+    just = page_models.just_paused_on(stored(paused))
     assert just is not None and just.about == "ml_expertise"
-    assert page_models.just_paused_on([*paused, _question("Where do you host?", "cloud")]) is None  # went on
-    assert page_models.just_paused_on([_question("Anything else?", None), _answer("Can we pause?", PAUSE)]) is None
-    assert page_models.just_paused_on([models_q, _answer("Nobody.", {"status": "no_update"})]) is None
+    assert page_models.just_paused_on(stored([*paused, _question("Where do you host?", "cloud")])) is None  # went on
+    assert (
+        page_models.just_paused_on(stored([_question("Anything else?", None), _answer("Can we pause?", PAUSE)])) is None
+    )
+    assert page_models.just_paused_on(stored([models_q, _answer("Nobody.", {"status": "no_update"})])) is None
 
 
 def _anna(at: datetime) -> FreshAssessment:
@@ -593,17 +617,17 @@ def test_the_questions_ahead_never_re_ask_what_was_answered_or_asked_and_start_w
         _question("How do you handle personal data under GDPR in analytics projects?", "privacy_protection"),
         _answer("We have the GDPR basics in place.", privacy),
     ]
-    ahead = page_models.questions_ahead(REAL, graph, assessment, session, at)
+    ahead = page_models.questions_ahead(REAL, graph, assessment, stored(session), at)
     answered = {"data_infrastructure", "ml_expertise", "historical_data_depth"}  # in earlier sessions
     asked = {"it_integration", "privacy_protection"}  # in this one
     assert len(ahead) == 3 and {q.factor_id for q in ahead}.isdisjoint(answered | asked)
     assert "sensor_data" in {q.factor_id for q in page_models.questions_ahead(REAL, graph, assessment, [], at, 60)}
     # what the conversation asks (the first) is what the overview lists first
-    [asks] = page_models.questions_ahead(REAL, graph, assessment, session, at, limit=1)
+    [asks] = page_models.questions_ahead(REAL, graph, assessment, stored(session), at, limit=1)
     assert asks == ahead[0] and not asks.verbatim
     # asked and not answered yet: the conversation shows that question, so it comes first, in its own words
     waiting = [*session, _question("Have you looked at the EU AI Act yet?", "regulatory_compliance")]
-    first, *rest = page_models.questions_ahead(REAL, graph, assessment, waiting, at)
+    first, *rest = page_models.questions_ahead(REAL, graph, assessment, stored(waiting), at)
     assert (first.factor_id, first.question, first.verbatim) == (
         "regulatory_compliance",
         "Have you looked at the EU AI Act yet?",
@@ -612,11 +636,13 @@ def test_the_questions_ahead_never_re_ask_what_was_answered_or_asked_and_start_w
     assert "regulatory_compliance" not in {q.factor_id for q in rest}
     # a question back: the question explained comes first
     back = {"status": "no_update", "screened": {"kind": "question_back", "reason": "a question"}}
-    [explained] = page_models.questions_ahead(REAL, graph, assessment, [*waiting, _answer("What?", back)], at, 1)
+    [explained] = page_models.questions_ahead(
+        REAL, graph, assessment, stored([*waiting, _answer("What?", back)]), at, 1
+    )
     assert explained.factor_id == "regulatory_compliance" and explained.question.startswith("Good question.")
     # a question paused on, at the next visit: it comes back first
     paused = [*session, _question("Have you looked at the EU AI Act yet?", "regulatory_compliance")]
     paused.append(_answer("Can we pause?", PAUSE) | {"created_at": at - timedelta(days=2)})
-    [again] = page_models.questions_ahead(REAL, graph, assessment, paused, at, 1)
+    [again] = page_models.questions_ahead(REAL, graph, assessment, stored(paused), at, 1)
     assert again.question == f"{page_models.COMING_BACK} Have you looked at the EU AI Act yet?"
     assert page_models.questions_ahead(REAL, graph, None, [], at) == []  # no summary yet: nothing to suggest

@@ -9,6 +9,7 @@ import pytest
 
 from factor_journal import page_models
 from factor_journal.catalog import Level, load_catalog
+from factor_journal.conversation import StoredTurn
 from factor_journal.documents import (
     HeardReading,
     ScreenedTurn,
@@ -193,6 +194,11 @@ TORN = {
 }
 
 
+def stored(documents: list[dict]) -> list[StoredTurn]:
+    """A session's turn documents (oldest first) as the pages read them."""
+    return [StoredTurn.of(f"turn-{index}", document) for index, document in enumerate(documents)]
+
+
 def _fresh():
     from factor_journal import freshness
 
@@ -207,16 +213,17 @@ def test_a_torn_answers_question_is_the_next_question_in_its_own_words():
         "extraction": TORN,
     }
     turns = [{"role": "assistant", "text": "How clean is your data?", "about": "data_quality"}, answer]
-    assert page_models.time_for_next_question(turns)
-    first, *_ = page_models.questions_ahead(CATALOG, graph_for(CATALOG), _fresh(), turns, NOW)
+    assert page_models.time_for_next_question(stored(turns))
+    first, *_ = page_models.questions_ahead(CATALOG, graph_for(CATALOG), _fresh(), stored(turns), NOW)
     asked = torn_question(CATALOG, TornReading.model_validate(TORN["torn"][0]))
     assert asked is not None
     assert (first.question, first.factor_id, first.verbatim) == (asked.question, "data_quality", True)
     # once asked, it waits for its answer, as every question does
     waiting = [*turns, {"role": "assistant", "text": asked.question, "about": "data_quality"}]
-    assert not page_models.time_for_next_question(waiting)
+    assert not page_models.time_for_next_question(stored(waiting))
     assert (
-        page_models.questions_ahead(CATALOG, graph_for(CATALOG), _fresh(), waiting, NOW)[0].question == asked.question
+        page_models.questions_ahead(CATALOG, graph_for(CATALOG), _fresh(), stored(waiting), NOW)[0].question
+        == asked.question
     )
 
 
@@ -225,14 +232,14 @@ def test_a_torn_question_answered_under_the_answer_moves_the_conversation_on():
     answer = {"role": "user", "text": "The numbers never match.", "extraction": TORN, "told": told}
     asked = {"role": "assistant", "text": "Is this about …?", "about": "data_quality"}
     turns = [{"role": "assistant", "text": "How clean is your data?", "about": "data_quality"}, answer, asked]
-    assert page_models.answered_in_place(turns)
-    assert page_models.time_for_next_question(turns)
-    ahead = page_models.questions_ahead(CATALOG, graph_for(CATALOG), _fresh(), turns, NOW)
+    assert page_models.answered_in_place(stored(turns))
+    assert page_models.time_for_next_question(stored(turns))
+    ahead = page_models.questions_ahead(CATALOG, graph_for(CATALOG), _fresh(), stored(turns), NOW)
     assert ahead and ahead[0].question != "Is this about …?" and not ahead[0].verbatim
-    assert "data_governance" in page_models.next_question_bounds(turns).just_heard  # what they told us is heard
+    assert "data_governance" in page_models.next_question_bounds(stored(turns)).just_heard  # what they told us is heard
     # a question after an answer that was not torn still waits for its typed answer
     plain = [turns[0], {**answer, "extraction": {"status": "no_update"}}, asked]
-    assert not page_models.answered_in_place(plain) and not page_models.time_for_next_question(plain)
+    assert not page_models.answered_in_place(stored(plain)) and not page_models.time_for_next_question(stored(plain))
 
 
 # Screening what a reader could not choose between -------------------------------------------------------------
