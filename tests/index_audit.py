@@ -6,7 +6,8 @@ not declared.  ``QueryRecorder`` records every query the code runs (it wraps
 index serves, by Firestore's rules:
 
 * a query on one field (filters and orders, ``__name__`` aside) needs none;
-* a query with only equality filters and no order needs none (index merging);
+* a query with only equality filters (``==``, ``array-contains``, ``in``) and no order needs none (index
+  merging);
 * otherwise an index on that collection must list the equality fields first
   (any order), then the inequality and order fields in order with the query's
   directions;
@@ -28,7 +29,12 @@ from google.cloud.firestore_v1 import vector_query as vector_query_module
 from google.cloud.firestore_v1.types import StructuredQuery
 
 INDEXES = Path(__file__).resolve().parents[1] / "firestore.indexes.json"
-EQUALITY = {StructuredQuery.FieldFilter.Operator.EQUAL, StructuredQuery.FieldFilter.Operator.ARRAY_CONTAINS}
+# ``in`` is a disjunction of equalities: Firestore serves it with the equality's index
+EQUALITY = {
+    StructuredQuery.FieldFilter.Operator.EQUAL,
+    StructuredQuery.FieldFilter.Operator.ARRAY_CONTAINS,
+    StructuredQuery.FieldFilter.Operator.IN,
+}
 
 
 @dataclass(frozen=True)

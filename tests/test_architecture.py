@@ -36,7 +36,7 @@ def _modules(names: str, package: str = "factor_journal") -> frozenset[str]:
 
 PURE_CORE = _modules("""
     catalog catalog.models models errors documents validation vocabulary graph evidence transitions folding composites
-    summary rollup freshness sayback guidance planner conversation screening extraction.base page_models
+    summary rollup figures freshness sayback guidance planner conversation screening extraction.base page_models
 """)
 
 LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
@@ -57,14 +57,14 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
         | _modules("""
             repositories.changes repositories.client repositories.journal repositories.links repositories.locks
             repositories.mail repositories.nightly_runs repositories.organisations repositories.paths
-            repositories.people repositories.personal_data repositories.vectors
+            repositories.people repositories.personal_data repositories.rows repositories.vectors
         """),
     ),
     ("the store", _modules("store")),
     (
         "services: a turn's pipeline, the nightly job and its mail, organisations, links and their renewal, privacy, "
         "questions",
-        _modules("pipeline nightly reminders organisation links access renewal privacy questions"),
+        _modules("pipeline nightly upkeep reminders organisation links access renewal privacy questions"),
     ),
     ("entry points: the functions' runtime and the command line", _modules("runtime cli __main__")),
     (

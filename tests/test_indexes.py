@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from factor_journal.figures import OrgFigures
 from factor_journal.models import InferredUpdate
-from factor_journal.organisation import OrganisationDirectory
+from factor_journal.organisation import TEAM_SORTS, Organisation, OrganisationDirectory, TeamFilter, TeamView
 from factor_journal.reminders import SCANS, due_page
+from factor_journal.upkeep import RowUpkeep
 from index_audit import QueryRecorder, QueryShape, missing_indexes, needs_composite
 
 
@@ -37,6 +39,26 @@ def test_every_query_path_of_the_code_has_its_index(small_store, make_user):
         directory.rows("org-index")
         directory.history("org-index")
         directory.organisation_ids()
+        team = TeamView(
+            Organisation(org_id="org-index", name="I"),
+            OrgFigures(store.organisations.figures("org-index"), store.catalog),
+            now,
+        )
+        for chosen in (
+            TeamFilter(),
+            TeamFilter(quiet_only=True),
+            TeamFilter(search="x"),
+            TeamFilter(stale_only=True, search="x"),
+        ):
+            for order in TEAM_SORTS:
+                directory.table_page(team, chosen, order, 1, 25)
+                directory.table_page(team, chosen, order, 2, 25, total=60)
+            list(directory.export(team, chosen))
+            directory.selected(team, chosen)
+        upkeep = RowUpkeep(store)
+        upkeep.age("org-index", now)
+        upkeep.refresh("org-index")
+        upkeep.check("org-index")
         for scan in SCANS:
             due_page(store, scan, now + timedelta(days=1), None, 10)
         store.ledger.due(now)

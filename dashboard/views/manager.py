@@ -1,8 +1,8 @@
 """Manager pages: team progress, blockers across the organisation, and a person's pages read-only.
 
-Team data comes from the organisation's roll-up shards: a constant number of
-document reads whatever the size of the organisation.  The manager is checked
-against the organisation before anything is read.
+The headline and charts come from the organisation's figures (one document per figures shard, kept a minute
+for reruns), the table from a query for the page shown: a constant number of document reads whatever the size
+of the organisation.  The manager is checked against the organisation before anything is read.
 """
 
 from __future__ import annotations
@@ -16,55 +16,51 @@ from dashboard import charts, context, labels
 from dashboard.safe_text import md
 from dashboard.views import chart_as_table
 from factor_journal.errors import FactorJournalError
+from factor_journal.figures import Counters
 from factor_journal.organisation import (
     MAPPED_BUCKETS,
     TEAM_SORTS,
     Organisation,
     OrganisationDirectory,
+    PageCursors,
     TeamFilter,
+    TeamView,
     blockers,
     cut_with_ties,
-    filter_people,
-    mapped_distribution,
-    people_held_back,
     progress,
-    sort_people,
     team_csv,
 )
-from factor_journal.rollup import PersonRow
 
 
 def directory() -> OrganisationDirectory:
     return OrganisationDirectory(context.store())
 
 
-ROWS_KEPT_SECONDS = 60
+FIGURES_KEPT_SECONDS = 60
 
 
-@st.cache_data(ttl=ROWS_KEPT_SECONDS, max_entries=64, show_spinner="Reading the team's figures…")
-def _rows(org_id: str, roster: int) -> tuple[datetime, list[PersonRow]]:
-    """The organisation's roll-up rows, kept a minute for the filter, sort and paging reruns (data: every run
-    gets its own copy, so nothing a run does to them reaches another session).
-
-    Kept per roster number: a join, a move away or an erasure changes it, so who is listed is always current
-    (the organisation document is read on every run anyway, for the manager check); the figures in the
-    rows may be up to a minute old, and the page says when they were read."""
-    return datetime.now(UTC), directory().rows(org_id)
+@st.cache_data(ttl=FIGURES_KEPT_SECONDS, max_entries=64, show_spinner=False)
+def _figures(org_id: str, roster: int) -> tuple[datetime, Counters]:
+    """The organisation's figures, kept a minute for the filter, sort and paging reruns (data: every run gets its
+    own copy).  Kept per roster number: a join, a move away or an erasure changes it (the organisation document
+    is read on every run anyway, for the manager check); the figures may be up to a minute old, and the page says
+    when they were read."""
+    return datetime.now(UTC), directory().figures(org_id)
 
 
-def _team():
-    """The team view for the signed-in manager and when its rows were read; ``team`` checks the manager
-    before the rows are read or reused."""
+def _team() -> tuple[TeamView, datetime]:
+    """The team view for the signed-in manager and when its figures were read; ``team`` checks the manager
+    before the figures are read or reused."""
     viewer = st.session_state["viewer"]
     read_at: list[datetime] = []
 
-    def load_rows(organisation: Organisation) -> list[PersonRow]:
-        at, rows = _rows(organisation.org_id, organisation.roster)
+    def load_figures(organisation: Organisation) -> Counters:
+        at, counters = _figures(organisation.org_id, organisation.roster)
         read_at.append(at)
-        return rows
+        return counters
 
     try:
-        return directory().team(viewer.user_id, viewer.org_id, load_rows=load_rows), read_at[0]
+        return directory().team(viewer.user_id, viewer.org_id, load_figures=load_figures), read_at[0]
     except FactorJournalError as error:
         st.error(str(error))
         st.stop()
@@ -83,7 +79,7 @@ NARROW_ONLY = """
 STALE_SHARES = {0.0: "any", 0.25: "a quarter or more", 0.5: "half or more"}
 
 
-def _filters(team) -> TeamFilter:
+def _filters(team: TeamView) -> TeamFilter:
     """The filter row: name search, tiers, only those gone quiet, only those with answers to re-check (and how
     large a share of their answers), widget state per browser session."""
     catalog = context.store().catalog
@@ -99,9 +95,9 @@ def _filters(team) -> TeamFilter:
         key="team_tiers",
         placeholder="All tiers",
     )
-    quiet_only = quiet.toggle(f"Gone quiet ({len(team.quiet)})", key="team_quiet")
+    quiet_only = quiet.toggle(f"Gone quiet ({team.quiet:,})", key="team_quiet")
     stale_only = stale.toggle(
-        f"To re-check ({len(team.stale)})",
+        f"To re-check ({team.stale:,})",
         key="team_stale",
         help="People with answers said so long ago that they are due for a re-check",
     )
@@ -119,23 +115,32 @@ def _filters(team) -> TeamFilter:
     )
 
 
-def _table(team, people: list, now: datetime) -> list:
-    """The paged, sorted team table (confidence and tier as the aged answers support them today); returns the
-    people on the page shown."""
+def _cursors(chosen: TeamFilter, order: str) -> PageCursors:
+    """Where the pages of this filter and order start, as far as this browser session has read them."""
+    kept = st.session_state.setdefault("team_cursors", {})
+    key = (chosen.model_dump_json(), order)
+    if key not in kept:
+        kept.clear()  # another filter or order: its pages start elsewhere
+        kept[key] = {}
+    return kept[key]
+
+
+def _table(team: TeamView, chosen: TeamFilter, selected: int) -> list:
+    """The paged, sorted team table (confidence and tier as the aged answers support them); returns the people on
+    the page shown."""
     catalog = context.store().catalog
     st.header("People", anchor=False)  # the grid's name, read before it (its count follows it)
     sort_col, page_col = st.columns([2, 1], vertical_alignment="bottom")
     order = sort_col.selectbox("Sort", list(TEAM_SORTS), key="team_sort")
-    ordered = sort_people(team, people, order)
-    pages = max(1, -(-len(ordered) // TABLE_PAGE))
+    pages = max(1, -(-selected // TABLE_PAGE))
     page = 1
     if pages > 1:
-        page = page_col.number_input(f"Page (of {pages})", min_value=1, max_value=pages, step=1, key="team_page")
-    page = min(int(page), pages)
-    shown = ordered[(page - 1) * TABLE_PAGE : page * TABLE_PAGE]
+        page = page_col.number_input(f"Page (of {pages:,})", min_value=1, max_value=pages, step=1, key="team_page")
+    found = directory().table_page(team, chosen, order, int(page), TABLE_PAGE, _cursors(chosen, order), selected)
+    shown = found.rows
     # the figures as text, rounded as the eye reads them: a screen reader reads the grid's data, not its format
-    table = pd.DataFrame(labels.team_rows(team, catalog, shown), columns=labels.TEAM_COLUMNS)
-    if not any(p.needs_attention for p in people):
+    table = pd.DataFrame(labels.team_rows(catalog, shown), columns=labels.TEAM_COLUMNS)
+    if not team.figures.attention():
         table = table.drop(columns=["Needs attention"])
     # Where the grid is wider than the page (a phone shows three columns and cuts the fourth, a laptop with the
     # sidebar open cuts the last): a cue above it names the columns a swipe away, shown only then (a container
@@ -154,8 +159,8 @@ def _table(team, people: list, now: datetime) -> list:
                 "To re-check": st.column_config.TextColumn(help="Share of their answers due for a re-check"),
             },
         )
-    first = (page - 1) * TABLE_PAGE + 1 if shown else 0
-    st.caption(f"People {first:,}–{first + len(shown) - 1:,} of {len(ordered):,}, sorted by {order.lower()}.")
+    first = (found.page - 1) * TABLE_PAGE + 1 if shown else 0
+    st.caption(f"People {first:,}–{first + len(shown) - 1:,} of {found.total:,}, sorted by {order.lower()}.")
     return shown
 
 
@@ -165,17 +170,18 @@ def team_progress() -> None:
     read_note, refresh = st.columns([4, 1], vertical_alignment="center")
     read_note.caption(f"Figures as of {read_at:%H:%M:%S} UTC.")
     if refresh.button("Refresh", key="team_refresh", icon=":material/refresh:"):
-        _rows.clear()
+        _figures.clear()
         st.rerun()
     people = team.people
     if not people:
         st.info("Nobody in this organisation has been invited yet.")
         return
     now = datetime.now(UTC)
-    attention = sum(p.needs_attention for p in people)
+    figures = team.figures
+    attention = figures.attention()
     # two rows of three: five in a row left 'Average confidence' a fifth of a 1024 px window's page, cut short
     columns = [*st.columns(3), *st.columns(3)]
-    columns[0].metric("People", f"{len(people):,}")
+    columns[0].metric("People", f"{people:,}")
     columns[1].metric("Average mapped", f"{team.avg_completeness():.0%}")
     confidence, started = team.avg_confidence(), team.started()
     columns[2].metric(
@@ -184,11 +190,11 @@ def team_progress() -> None:
         help=f"Of the {started:,} people who have assessed something, as their answers count today "
         "(what was said long ago counts for less)",
     )
-    columns[3].metric("Gone quiet", f"{len(team.quiet):,}")
+    columns[3].metric("Gone quiet", f"{team.quiet:,}")
     # a share of answers, named as one: beside it, whose they are (a count of people under a share of answers
     # read as one figure, "6% · 1 person")
-    stale_share, stale_people = team.stale_share(), len(team.stale)
-    given, due = sum(p.assessed for p in people), sum(team.fresh(p).due for p in people)
+    stale_share, stale_people = team.stale_share(), team.stale
+    given, due = figures.assessed(), figures.due()
     whose = labels.count(stale_people, "person", "people")
     columns[4].metric(
         "Answers to re-check",
@@ -205,26 +211,26 @@ def team_progress() -> None:
         )
 
     chosen = _filters(team)
-    selected = filter_people(team, chosen)
+    selected = directory().selected(team, chosen)
     st.caption(
-        f"Showing {len(selected):,} of {len(people):,} people."
-        if len(selected) != len(people)
-        else f"Showing all {len(people):,} people."
+        f"Showing {selected:,} of {people:,} people." if selected != people else f"Showing all {people:,} people."
     )
     if selected:
-        _people_shown(team, people, selected, now)
+        _people_shown(team, chosen, selected)
     else:
         st.info("Nobody matches these filters.")
     _organisation_wide(team, now, read_at)  # whoever the filters show: the organisation's own trend and who went quiet
 
 
-def _people_shown(team, people: list, selected: list, now: datetime) -> None:
-    """What the filters select: the table, the drill-down and export, the tiers, mapping and what holds them back."""
+def _people_shown(team: TeamView, chosen: TeamFilter, selected: int) -> None:
+    """What the filters select: the table, the drill-down and export, the tiers, mapping and what holds them back
+    (the charts count whom the tier, quiet and re-check filters select; a name search narrows the table)."""
     store = context.store()
     catalog = store.catalog
-    shown = _table(team, selected, now)
-    if len(selected) != len(people):
-        share = team.stale_share(selected)
+    shown = _table(team, chosen, selected)
+    searching = bool(chosen.search.strip())
+    if chosen.narrows and not searching:
+        share = team.stale_share(chosen)
         if share is not None:
             st.caption(f"Of the answers of the people shown, {share:.0%} are due for a re-check.")
     pick, export = st.columns([3, 1], vertical_alignment="bottom")
@@ -244,7 +250,7 @@ def _people_shown(team, people: list, selected: list, now: datetime) -> None:
             st.switch_page("screens/overview.py")
     export.download_button(
         "Export (CSV)",
-        lambda: team_csv(selected, team),
+        lambda: team_csv(directory().export(team, chosen)),
         file_name=f"{team.organisation.org_id}-team.csv",
         mime="text/csv",
         help="The people matching the filters, every column",
@@ -253,18 +259,23 @@ def _people_shown(team, people: list, selected: list, now: datetime) -> None:
         "Export (CSV) holds everyone the filters show, every column, figures unrounded (fractions of 1); "
         "the table's own “Download as CSV” holds only this page, as shown."
     )
+    if searching:
+        st.caption(
+            "The charts below count everyone the tier, gone-quiet and re-check filters show; the name search "
+            "narrows the table and the export."
+        )
 
     left, right = st.columns(2)
     with left:
         st.header("Decision tiers", anchor=False)
-        tiers = {labels.tier_name(catalog, tier): count for tier, count in team.tier_distribution(selected).items()}
+        tiers = {labels.tier_name(catalog, tier): count for tier, count in team.tier_distribution(chosen).items()}
         st.plotly_chart(
             charts.tier_distribution(tiers), width="stretch", key="team_tiers_chart", config=charts.PLOT_CONFIG
         )
         chart_as_table(labels.count_rows(list(tiers.items()), "Decision tier", "People"))
     with right:
         st.header("Mapped by category", anchor=False)
-        counts = mapped_distribution(catalog, selected)
+        counts = team.mapped_distribution(chosen)
         names = [catalog.category(c).name for c in counts]
         st.plotly_chart(
             charts.mapped_distribution(names, MAPPED_BUCKETS, list(counts.values())),
@@ -274,7 +285,7 @@ def _people_shown(team, people: list, selected: list, now: datetime) -> None:
         )
         chart_as_table(labels.bucket_rows(names, MAPPED_BUCKETS, list(counts.values())))
     st.header("What holds people back", anchor=False)
-    held, level = cut_with_ties(people_held_back(selected), TOP_FACTORS)
+    held, level = cut_with_ties(team.held_back(chosen), TOP_FACTORS)
     if held:
         st.caption(
             "How many of the people shown each factor keeps from evaluating at least one kind of AI project, each "
@@ -290,7 +301,7 @@ def _people_shown(team, people: list, selected: list, now: datetime) -> None:
         st.write("No capability is blocked for anyone shown.")
 
 
-def _organisation_wide(team, now: datetime, read_at: datetime) -> None:
+def _organisation_wide(team: TeamView, now: datetime, read_at: datetime) -> None:
     """The whole organisation's figures over time and who went quiet (not narrowed by the filters).
 
     Over time: each earlier day as the nightly roll-up recorded it, and today the live figures the headline
@@ -319,13 +330,12 @@ def _organisation_wide(team, now: datetime, read_at: datetime) -> None:
     st.header("Gone quiet", anchor=False)
     if not team.quiet:
         st.write("Everyone with an open assessment has been active this week.")
-    for person in team.quiet[:QUIET_LISTED]:
+    for person in directory().quiet_people(team, QUIET_LISTED) if team.quiet else []:
         when = f"last active {labels.ago(person.last_active, now)}" if person.last_active else "not active yet"
         st.markdown(f"- **{md(person.display_name or person.user_id)}**: {person.completeness:.0%} mapped, {when}")
-    if len(team.quiet) > QUIET_LISTED:
+    if team.quiet > QUIET_LISTED:
         st.caption(
-            f"… and {len(team.quiet) - QUIET_LISTED:,} more: switch on “Gone quiet” above "
-            "to list them all in the table."
+            f"… and {team.quiet - QUIET_LISTED:,} more: switch on “Gone quiet” above to list them all in the table."
         )
 
 
@@ -333,7 +343,7 @@ def organisation_blockers() -> None:
     team, _ = _team()
     store = context.store()
     st.title("Blockers across the organisation", anchor=False)
-    found = blockers(store.catalog, team.people)
+    found = blockers(store.catalog, team.figures)
     if not found.archetypes:
         st.info("No capability is blocked for anyone yet — or nobody has been assessed.")
         return
@@ -353,4 +363,4 @@ def organisation_blockers() -> None:
     chart_as_table(labels.count_rows(top_named, "Factor", "Blocked (person × project type)"))
     for item in found.archetypes:
         factors = ", ".join(f"{store.graph.name(f)} ({n})" for f, n in list(item.factors.items())[:4])
-        st.markdown(f"- **{item.name}** is blocked for {item.blocked_people:,} of {len(team.people):,}: {factors}")
+        st.markdown(f"- **{item.name}** is blocked for {item.blocked_people:,} of {team.people:,}: {factors}")

@@ -261,7 +261,6 @@ def organisation(store, make_user):
     """Anna (talked on several days), Nils (never active) and their manager, with a week of the organisation's daily
     figures (none recorded yesterday)."""
     from factor_journal.organisation import OrganisationDirectory
-    from factor_journal.rollup import PersonRow, shard_of
 
     directory = OrganisationDirectory(store)
     org = f"org-browser-{make_user(store)}"
@@ -286,10 +285,7 @@ def organisation(store, make_user):
                 observed_at=now - timedelta(days=days_ago),
             ),
         )
-    nils = make_user(store, org_id=org, display_name="Nils Never", email="nils@example.com")
-    store.org_ref(org).collection("rollup").document(shard_of(nils)).set(
-        {"rows": {nils: PersonRow(user_id=nils, display_name="Nils Never", total=52).to_document()}}, merge=True
-    )
+    nils = make_user(store, org_id=org, display_name="Nils Never", email="nils@example.com")  # his row: at once
     manager = make_user(store, org_id=org, display_name="Maria Manager")
     directory.assign_manager(org, manager)
     for days_ago in (7, 6, 5, 4, 3, 2, 0):  # a week: on a phone the progress chart's day labels lie slanted
