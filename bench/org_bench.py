@@ -5,8 +5,9 @@
 * 200 people each write a turn within ten seconds through the real trigger:
   the peak writes per second on any single document, derived from each
   analysed turn's commit time and the documents its transaction writes (its
-  own user, summary, session, turn and snapshot documents, and one roll-up
-  shard).  Shown beside what a single organisation document would have taken.
+  own user, summary, session, turn, snapshot and roll-up row documents, and
+  one figures shard of its organisation).  Shown beside what a single
+  organisation document would have taken.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from factor_journal.links import LinkSigner
 from factor_journal.models import UserProfile
 from factor_journal.organisation import OrganisationDirectory
 from factor_journal.repositories.links import LinkRecords
-from factor_journal.rollup import PersonRow, encode_said, shard_of
+from factor_journal.rollup import BlockedRow, PersonRow, aged, encode_said, shard_of
 from factor_journal.store import FactorJournalStore
 
 SIZES = (20, 200, 2000)
@@ -37,6 +38,9 @@ BURST_SECONDS = 10.0
 
 
 def _seed_org(store: FactorJournalStore, people: int) -> tuple[str, str]:
+    """An organisation of ``people`` rows written through the roll-up path (``put_rows``: each row aged and
+    keyed as a change writes it, the figures moved by its counts, in batches; the count of rows and the figures
+    read back, or it raises), and its manager."""
     org = f"bench-org-{people}-{uuid.uuid4().hex[:6]}"
     directory = OrganisationDirectory(store)
     directory.create(org, f"Bench Org {people}")
@@ -46,14 +50,14 @@ def _seed_org(store: FactorJournalStore, people: int) -> tuple[str, str]:
     tiers = [t.id for t in store.catalog.decision_tiers]
     categories = [c.id for c in store.catalog.categories]
     answerable = [f.id for f in store.catalog.assessable_factors]
+    archetypes = store.catalog.archetypes
     now = datetime.now(UTC)
-    shards: dict[str, dict[str, Any]] = defaultdict(dict)
+    rows = []
     for index in range(people):
-        user = f"{org}-p{index:04d}"
         completeness = (index * 37 % 100) / 100
-        shards[shard_of(user)][user] = PersonRow(
-            user_id=user,
-            display_name=f"Person {index:04d}",
+        row = PersonRow(
+            user_id=f"{org}-p{index:05d}",
+            display_name=f"Person {index:05d}",
             email=f"p{index}@example.com",
             completeness=completeness,
             avg_confidence=0.5 + (index % 40) / 100,
@@ -63,16 +67,21 @@ def _seed_org(store: FactorJournalStore, people: int) -> tuple[str, str]:
             unconfirmed=index % 5,
             last_active=now - timedelta(days=index % 30),
             categories={c: ((index + i * 13) % 100) / 100 for i, c in enumerate(categories)},
-            # each answer's confidence and when it was said (up to ~16 months ago), aged by the page on read
+            blocked=[
+                BlockedRow(
+                    archetype_id=archetype.id,
+                    blockers=[p.factor for p in archetype.prerequisites][: 1 + (index + k) % 3],
+                )
+                for k, archetype in enumerate(archetypes[: (index % len(archetypes)) + 1])
+            ],
+            # each answer's confidence and when it was said (up to ~16 months ago), aged with the row
             said=encode_said(
                 (fid, 0.55 + (index + k) % 40 / 100, now - timedelta(days=(index * 7 + k * 31) % 500))
                 for k, fid in enumerate(answerable[: int(completeness * 44)])
             ),
-        ).to_document()
-    writer = store.client.bulk_writer()
-    for shard, rows in shards.items():
-        writer.set(store.org_ref(org).collection("rollup").document(shard), {"rows": rows})
-    writer.close()
+        )
+        rows.append(aged(row, store.catalog, now))
+    store.organisations.put_rows(org, rows)
     return org, manager
 
 
@@ -83,9 +92,9 @@ def _team_pages() -> list[dict[str, Any]]:
     for people in SIZES:
         org, manager = _seed_org(store, people)
         token = LinkSigner(LinkRecords(client)).issue(manager, kind="manager", org_id=org)
-        from dashboard.views import manager  # the app keeps rows a minute for filter reruns: measure a first view
+        from dashboard.views import manager  # the app keeps figures a minute for filter reruns: a first view
 
-        measured = [measure_page(token, before=manager._rows.clear) for _ in range(RENDERS)]
+        measured = [measure_page(token, before=manager._figures.clear) for _ in range(RENDERS)]
         row = {"people": people, "reads": measured[-1][0], **percentiles([m[1] for m in measured])}
         rows.append(row)
         print(f"  org: team page for {people:>4} people: {row['reads']} reads, render p50 {row['p50_ms']} ms")
@@ -141,7 +150,8 @@ def _burst() -> dict[str, Any]:
             f"users/{user}/metadata/assessment",
             f"users/{user}/conversations/{session}",
             f"users/{user}/conversations/{session}/turns/{turn}",
-            f"organisations/{org}/rollup/{shard_of(user)}",
+            f"organisations/{org}/people/{user}",
+            f"organisations/{org}/figures/{shard_of(user)}",
         ):
             per_document[path][second] += 1
         single_document[second] += 1

@@ -80,6 +80,19 @@ def test_the_audit_flags_an_undeclared_composite_query():
     assert not needs_composite(equalities_only)
 
 
+def test_the_audit_knows_index_merging_for_equalities_with_an_order():
+    """Firestore serves equalities on several fields with an order from indexes of each field with that order."""
+    both = QueryShape("people", False, frozenset({"listed", "quiet", "tier"}), (("name_key", "ASCENDING"),))
+    assert missing_indexes({both}) == []  # (listed, quiet, name_key) and (listed, tier, name_key), merged
+    one = [
+        {
+            "collectionGroup": "people",
+            "fields": [{"fieldPath": "listed"}, {"fieldPath": "quiet"}, {"fieldPath": "name_key"}],
+        }
+    ]
+    assert missing_indexes({both}, indexes=one) == ["people: listed ==, quiet ==, tier ==, name_key ASCENDING"]
+
+
 def test_the_audit_covers_nearest_neighbour_queries():
     """A vector query needs a vector index with its pre-filter's fields and the query vector's dimension."""
     shape = QueryShape("journal_vectors", True, frozenset({"user_id", "embedding_model"}), (), ("embedding", 256))

@@ -7,7 +7,10 @@ of the organisation.  The manager is checked against the organisation before any
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, date, datetime
+from typing import Any, TypeVar
 
 import pandas as pd
 import streamlit as st
@@ -22,14 +25,18 @@ from factor_journal.organisation import (
     TEAM_SORTS,
     Organisation,
     OrganisationDirectory,
+    OrgDay,
     PageCursors,
+    RowQuery,
     TeamFilter,
     TeamView,
     blockers,
+    cursor_of,
     cut_with_ties,
     progress,
     team_csv,
 )
+from factor_journal.rollup import PersonRow
 
 
 def directory() -> OrganisationDirectory:
@@ -37,6 +44,7 @@ def directory() -> OrganisationDirectory:
 
 
 FIGURES_KEPT_SECONDS = 60
+T = TypeVar("T")
 
 
 @st.cache_data(ttl=FIGURES_KEPT_SECONDS, max_entries=64, show_spinner=False)
@@ -46,6 +54,66 @@ def _figures(org_id: str, roster: int) -> tuple[datetime, Counters]:
     is read on every run anyway, for the manager check); the figures may be up to a minute old, and the page says
     when they were read."""
     return datetime.now(UTC), directory().figures(org_id)
+
+
+@st.cache_data(ttl=FIGURES_KEPT_SECONDS, max_entries=512, show_spinner=False)
+def _rows(
+    org_id: str, read_at: datetime, queries: tuple[RowQuery, ...], order: str, size: int, after: Any, skip: int
+) -> list[PersonRow]:
+    """A page of rows, kept as long as the figures it is shown with (``read_at``: when they were read): a rerun
+    of the same page, by this manager or another, reads nothing again."""
+    return directory().read_page(org_id, queries, order, size, after, skip)
+
+
+@st.cache_data(ttl=FIGURES_KEPT_SECONDS, max_entries=64, show_spinner=False)
+def _quiet(org_id: str, read_at: datetime, queries: tuple[RowQuery, ...], size: int) -> list[PersonRow]:
+    """The first people gone quiet, by name (whatever the filters), kept as long as the figures."""
+    return directory().read_page(org_id, queries, "Name", size)
+
+
+@st.cache_data(ttl=FIGURES_KEPT_SECONDS, max_entries=64, show_spinner=False)
+def _history(org_id: str, read_at: datetime) -> list[OrgDay]:
+    """The organisation's daily figures, kept as long as the figures shown with them."""
+    return directory().history(org_id)
+
+
+_READS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="team-reads")
+
+
+def _ahead(read: Callable[..., T], *args: Any) -> Future[T]:
+    """Start a kept read on another thread, so that the page's other reads go on meanwhile (the emulator scans
+    a collection for each query: two at once take the time of one on two cores)."""
+    return _READS.submit(read, *args)
+
+
+@st.cache_data(ttl=FIGURES_KEPT_SECONDS, max_entries=128, show_spinner=False)
+def _count(org_id: str, read_at: datetime, queries: tuple[RowQuery, ...]) -> int:
+    """How many people a name search finds, kept as long as the figures it is shown with."""
+    return directory().count(org_id, queries)
+
+
+def _forget() -> None:
+    """Drop every kept figure, page and count (the Refresh button)."""
+    for kept in (_figures, _rows, _quiet, _history, _count):
+        kept.clear()
+
+
+def _selected(team: TeamView, chosen: TeamFilter, read_at: datetime) -> int:
+    """How many people the filters select: from the figures, or a count of a name search's matches."""
+    if not chosen.search.strip():
+        return team.selected(chosen)
+    return _count(team.organisation.org_id, read_at, directory().queries(team, chosen, "Name"))
+
+
+def _page(team: TeamView, chosen: TeamFilter, order: str, page: int, size: int, read_at: datetime) -> list:
+    """Page ``page`` of the table (kept), read from where this session knows it starts."""
+    cursors = _cursors(chosen, order)
+    queries = directory().queries(team, chosen, order)
+    after, skip = directory().page_start(cursors, page, size)
+    rows = _rows(team.organisation.org_id, read_at, queries, order, size, after, skip)
+    if rows:
+        cursors[page + 1] = cursor_of(rows[-1], queries[0])
+    return rows
 
 
 def _team() -> tuple[TeamView, datetime]:
@@ -87,7 +155,9 @@ def _filters(team: TeamView) -> TeamFilter:
     search, tiers = st.columns(2, vertical_alignment="bottom")
     # the toggles on a row of their own: beside the search, a sixth of the width cut 'To re-check (1)' short
     quiet, stale = st.columns(2, vertical_alignment="center")
-    text = search.text_input("Search by name", key="team_search", placeholder="Name or e-mail")
+    text = search.text_input(
+        "Search by name", key="team_search", placeholder="Start of a name", help="People whose name starts so"
+    )
     chosen = tiers.multiselect(
         "Decision tier",
         list(tier_names),
@@ -115,17 +185,21 @@ def _filters(team: TeamView) -> TeamFilter:
     )
 
 
+CURSORS_KEPT = 8  # the filter and order combinations whose page starts a session keeps
+
+
 def _cursors(chosen: TeamFilter, order: str) -> PageCursors:
     """Where the pages of this filter and order start, as far as this browser session has read them."""
-    kept = st.session_state.setdefault("team_cursors", {})
+    kept: dict = st.session_state.setdefault("team_cursors", {})
     key = (chosen.model_dump_json(), order)
     if key not in kept:
-        kept.clear()  # another filter or order: its pages start elsewhere
+        while len(kept) >= CURSORS_KEPT:
+            kept.pop(next(iter(kept)))  # the oldest
         kept[key] = {}
     return kept[key]
 
 
-def _table(team: TeamView, chosen: TeamFilter, selected: int) -> list:
+def _table(team: TeamView, chosen: TeamFilter, selected: int, read_at: datetime) -> list:
     """The paged, sorted team table (confidence and tier as the aged answers support them); returns the people on
     the page shown."""
     catalog = context.store().catalog
@@ -136,8 +210,9 @@ def _table(team: TeamView, chosen: TeamFilter, selected: int) -> list:
     page = 1
     if pages > 1:
         page = page_col.number_input(f"Page (of {pages:,})", min_value=1, max_value=pages, step=1, key="team_page")
-    found = directory().table_page(team, chosen, order, int(page), TABLE_PAGE, _cursors(chosen, order), selected)
-    shown = found.rows
+    page = min(max(1, int(page)), pages)
+    order = directory().effective_order(chosen, order)  # a name search lists its names in order
+    shown = _page(team, chosen, order, page, TABLE_PAGE, read_at)
     # the figures as text, rounded as the eye reads them: a screen reader reads the grid's data, not its format
     table = pd.DataFrame(labels.team_rows(catalog, shown), columns=labels.TEAM_COLUMNS)
     if not team.figures.attention():
@@ -159,8 +234,8 @@ def _table(team: TeamView, chosen: TeamFilter, selected: int) -> list:
                 "To re-check": st.column_config.TextColumn(help="Share of their answers due for a re-check"),
             },
         )
-    first = (found.page - 1) * TABLE_PAGE + 1 if shown else 0
-    st.caption(f"People {first:,}–{first + len(shown) - 1:,} of {found.total:,}, sorted by {order.lower()}.")
+    first = (page - 1) * TABLE_PAGE + 1 if shown else 0
+    st.caption(f"People {first:,}–{first + len(shown) - 1:,} of {selected:,}, sorted by {order.lower()}.")
     return shown
 
 
@@ -170,7 +245,7 @@ def team_progress() -> None:
     read_note, refresh = st.columns([4, 1], vertical_alignment="center")
     read_note.caption(f"Figures as of {read_at:%H:%M:%S} UTC.")
     if refresh.button("Refresh", key="team_refresh", icon=":material/refresh:"):
-        _figures.clear()
+        _forget()
         st.rerun()
     people = team.people
     if not people:
@@ -210,24 +285,28 @@ def team_progress() -> None:
             "Answers needing attention", f"{attention:,}", help="Answers whose analysis failed after retries"
         )
 
+    org_id = team.organisation.org_id
+    gone_quiet = directory().queries(team, TeamFilter(quiet_only=True), "Name")
+    quiet = _ahead(_quiet, org_id, read_at, gone_quiet, QUIET_LISTED) if team.quiet else None
+    later = (_ahead(_history, org_id, read_at), quiet)
     chosen = _filters(team)
-    selected = directory().selected(team, chosen)
+    selected = _selected(team, chosen, read_at)
     st.caption(
         f"Showing {selected:,} of {people:,} people." if selected != people else f"Showing all {people:,} people."
     )
     if selected:
-        _people_shown(team, chosen, selected)
+        _people_shown(team, chosen, selected, read_at)
     else:
         st.info("Nobody matches these filters.")
-    _organisation_wide(team, now, read_at)  # whoever the filters show: the organisation's own trend and who went quiet
+    _organisation_wide(team, now, read_at, *later)  # whatever the filters: the organisation's trend, who went quiet
 
 
-def _people_shown(team: TeamView, chosen: TeamFilter, selected: int) -> None:
+def _people_shown(team: TeamView, chosen: TeamFilter, selected: int, read_at: datetime) -> None:
     """What the filters select: the table, the drill-down and export, the tiers, mapping and what holds them back
     (the charts count whom the tier, quiet and re-check filters select; a name search narrows the table)."""
     store = context.store()
     catalog = store.catalog
-    shown = _table(team, chosen, selected)
+    shown = _table(team, chosen, selected, read_at)
     searching = bool(chosen.search.strip())
     if chosen.narrows and not searching:
         share = team.stale_share(chosen)
@@ -301,13 +380,19 @@ def _people_shown(team: TeamView, chosen: TeamFilter, selected: int) -> None:
         st.write("No capability is blocked for anyone shown.")
 
 
-def _organisation_wide(team: TeamView, now: datetime, read_at: datetime) -> None:
+def _organisation_wide(
+    team: TeamView,
+    now: datetime,
+    read_at: datetime,
+    history: Future[list[OrgDay]],
+    quiet: Future[list[PersonRow]] | None,
+) -> None:
     """The whole organisation's figures over time and who went quiet (not narrowed by the filters).
 
     Over time: each earlier day as the nightly roll-up recorded it, and today the live figures the headline
     shows (``organisation.progress``), so the last point never contradicts the figures above it."""
     st.header("Progress over time", anchor=False)
-    days = progress(directory().history(team.organisation.org_id), team.today())
+    days = progress(history.result(), team.today())
     if len(days) > 1:
         series = [(date.fromisoformat(d.date), d.avg_completeness, d.avg_confidence) for d in days]
         st.plotly_chart(
@@ -330,7 +415,7 @@ def _organisation_wide(team: TeamView, now: datetime, read_at: datetime) -> None
     st.header("Gone quiet", anchor=False)
     if not team.quiet:
         st.write("Everyone with an open assessment has been active this week.")
-    for person in directory().quiet_people(team, QUIET_LISTED) if team.quiet else []:
+    for person in quiet.result() if quiet is not None else []:
         when = f"last active {labels.ago(person.last_active, now)}" if person.last_active else "not active yet"
         st.markdown(f"- **{md(person.display_name or person.user_id)}**: {person.completeness:.0%} mapped, {when}")
     if team.quiet > QUIET_LISTED:

@@ -19,7 +19,7 @@ they went quiet and their re-check band: a page filtered by tier, quiet or re-ch
 ``d|cell``             answers due for a re-check
 ``b|cell|cat|k``       people whose category ``cat`` is mapped to bucket ``k`` (1-4; 0 is the rest)
 ``h|cell|factor``      people the factor holds back from at least one capability
-``p|cell|factor``      (person, capability) pairs the factor blocks
+``p|factor``           (person, capability) pairs the factor blocks (everyone's: the Blockers page's measure)
 ``x|archetype``        people the capability is blocked for
 ``y|archetype|factor`` people for whom the factor blocks that capability
 ``t``                  turns needing attention
@@ -74,7 +74,7 @@ def contribution(row: PersonRow | None) -> Counters:
         pairs.update(blocked.blockers)
     for factor, times in pairs.items():
         counts[f"h|{cell}|{factor}"] = 1
-        counts[f"p|{cell}|{factor}"] = times
+        counts[f"p|{factor}"] = times
     for half_life, term in row.confidence_terms.items():
         counts[f"k|{half_life}"] = term
     return counts
@@ -149,7 +149,7 @@ class OrgFigures:
         self._cells: dict[str, dict[str, float]] = {}
         for key, value in self.counters.items():
             kind, _, rest = key.partition("|")
-            if kind in "nsmadbhp" and rest:
+            if kind in "nsmadbh" and rest:
                 cell, _, tail = rest.partition("|")
                 self._cells.setdefault(cell, {})[f"{kind}|{tail}"] = value
 
@@ -221,19 +221,23 @@ class OrgFigures:
             distribution[category.id] = [people - sum(upper), *upper]
         return distribution
 
+    def pairs(self) -> dict[str, int]:
+        """Per blocking factor, the (person, capability) pairs it blocks, over everyone."""
+        return {key[2:]: int(value) for key, value in self.counters.items() if key.startswith("p|") and value}
+
     def held_back(self, cells: Sequence[str] | None = None) -> list[tuple[str, int]]:
         """Blocking factor id -> how many people it holds back from at least one capability, most first; among
-        factors holding back as many, the one blocking the most (person, capability) pairs first, then by id."""
+        factors holding back as many, the one blocking the most (person, capability) pairs over everyone (the
+        Blockers page's measure and order) first, then by id."""
         people: Counter[str] = Counter()
-        pairs: Counter[str] = Counter()
         for cell in self.cells if cells is None else cells:
             for key, value in self._cells[cell].items():
-                kind, _, factor = key.partition("|")
-                if kind == "h":
-                    people[factor] += int(value)
-                elif kind == "p":
-                    pairs[factor] += int(value)
-        return sorted(((f, n) for f, n in people.items() if n), key=lambda item: (-item[1], -pairs[item[0]], item[0]))
+                if key.startswith("h|"):
+                    people[key[2:]] += int(value)
+        pairs = self.pairs()
+        return sorted(
+            ((f, n) for f, n in people.items() if n), key=lambda item: (-item[1], -pairs.get(item[0], 0), item[0])
+        )
 
     def blocked(self) -> tuple[dict[str, int], dict[str, dict[str, int]], list[tuple[str, int]]]:
         """(people blocked per capability, per capability the people each factor blocks it for, and the
@@ -247,10 +251,5 @@ class OrgFigures:
             elif kind == "y" and value:
                 archetype, _, factor = rest.partition("|")
                 by_archetype.setdefault(archetype, {})[factor] = int(value)
-        pairs: Counter[str] = Counter()
-        for cell in self.cells:
-            for key, value in self._cells[cell].items():
-                if key.startswith("p|"):
-                    pairs[key[2:]] += int(value)
-        factors = sorted(((f, n) for f, n in pairs.items() if n), key=lambda item: (-item[1], item[0]))
+        factors = sorted(self.pairs().items(), key=lambda item: (-item[1], item[0]))
         return people, by_archetype, factors

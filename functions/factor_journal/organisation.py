@@ -24,19 +24,20 @@ from factor_journal.errors import UnknownOrganisationError as UnknownOrganisatio
 from factor_journal.figures import MAPPED_BUCKETS as MAPPED_BUCKETS
 from factor_journal.figures import Counters, OrgFigures, TeamChoice
 from factor_journal.models import UserProfile
-from factor_journal.repositories.organisations import RowQuery, cursor_of
+from factor_journal.repositories.organisations import RowQuery as RowQuery
+from factor_journal.repositories.organisations import cursor_of as cursor_of
+from factor_journal.rollup import BAND_FIELDS, STALE_BANDS, PersonRow, band_of, row_stamp, search_key
 from factor_journal.rollup import QUIET_AFTER as QUIET_AFTER
-from factor_journal.rollup import STALE_BANDS, PersonRow, band_of, row_stamp, search_key
 from factor_journal.store import FactorJournalStore
 
 log = logging.getLogger(__name__)
 
-MAX_CELLS_PER_QUERY = 30  # Firestore's limit on the values of one ``in`` filter
+MAX_CELLS_PER_QUERY = 30  # Firestore's limit on the values of one ``in`` filter (here: tiers)
 # what the table, the gone-quiet list and the export read of a row (not its answers' ages, search terms, ...)
 TABLE_FIELDS = (
     *("user_id", "display_name", "email", "completeness", "avg_confidence", "assessed", "total", "decision_tier"),
     *("unconfirmed", "conflicts", "needs_attention", "last_active", "tier", "due", "due_share", "aged_confidence"),
-    *("quiet", "band", "cell", "name_key", "listed"),
+    *("quiet", "band", "due_any", "due_quarter", "due_half", "cell", "name_key", "listed"),
 )
 
 
@@ -423,26 +424,61 @@ class OrganisationDirectory:
         counters = load_figures(organisation) if load_figures else self.figures(org_id)
         return TeamView(organisation, OrgFigures(counters, self.store.catalog), (now or datetime.now(UTC)))
 
-    def _queries(self, team: TeamView, chosen: TeamFilter, order: str) -> list[RowQuery]:
-        """The queries whose rows, merged in ``order``, are the people ``chosen`` selects (one unless more cells
-        are chosen than one query may name)."""
-        search = search_key(chosen.search)
-        sorting = TEAM_SORTS[order]
-        choice = chosen.choice
-        cells = team.figures.choose(choice)
-        if choice == TeamChoice() or cells == team.figures.cells:
-            return [RowQuery(cells=None, search=search, order=sorting, fields=TABLE_FIELDS)]
-        if not cells:
-            return [RowQuery(cells=(), search=search, order=sorting, fields=TABLE_FIELDS)]
-        chunks = [tuple(cells[i : i + MAX_CELLS_PER_QUERY]) for i in range(0, len(cells), MAX_CELLS_PER_QUERY)]
-        return [RowQuery(cells=chunk, search=search, order=sorting, fields=TABLE_FIELDS) for chunk in chunks]
+    def queries(self, team: TeamView, chosen: TeamFilter, order: str) -> tuple[RowQuery, ...]:
+        """The queries whose rows, merged in ``order``, are the people ``chosen`` selects: equalities on the
+        rows' flags (one query; a name search reads a range of names, in the name's order)."""
+        equal: list[tuple[str, Any]] = [("quiet", True)] if chosen.quiet_only else []
+        band = chosen.choice.min_band
+        if band:
+            equal.append((BAND_FIELDS[band - 1], True))
+        tiers = None
+        if chosen.tiers:
+            present = {tier for tier, n in team.figures.tier_distribution().items() if n}
+            tiers = tuple(sorted(chosen.tiers & present)) if not present <= chosen.tiers else None
+        prefix = search_key(chosen.search)
+        sorting = TEAM_SORTS["Name" if prefix else order]
+        chunks: list[tuple[str, ...] | None] = [None]
+        if tiers:
+            chunks = [tiers[i : i + MAX_CELLS_PER_QUERY] for i in range(0, len(tiers), MAX_CELLS_PER_QUERY)]
+        elif tiers is not None:
+            chunks = [()]
+        return tuple(
+            RowQuery(equal=tuple(equal), tiers=chunk, prefix=prefix, order=sorting, fields=TABLE_FIELDS)
+            for chunk in chunks
+        )
+
+    def read_page(
+        self,
+        org_id: str,
+        queries: Sequence[RowQuery],
+        order: str,
+        limit: int,
+        after: dict[str, Any] | None = None,
+        skip: int = 0,
+    ) -> list[PersonRow]:
+        """Up to ``limit`` rows of ``queries`` (merged in ``order``) after the cursor ``after``, skipping ``skip``
+        rows first (each a read)."""
+        if len(queries) == 1:
+            return self.records.page(org_id, queries[0], limit, after, skip)
+        parts = [self.records.page(org_id, query, skip + limit, after) for query in queries]
+        return list(heapq.merge(*parts, key=sort_key(order)))[skip : skip + limit]
+
+    def count(self, org_id: str, queries: Sequence[RowQuery]) -> int:
+        """How many people ``queries`` select (count aggregations: a read per 1,000 of them)."""
+        return sum(self.records.count(org_id, query) for query in queries)
 
     def selected(self, team: TeamView, chosen: TeamFilter) -> int:
         """How many people ``chosen`` selects: from the figures, or a count of the name search's matches."""
         if not search_key(chosen.search):
             return team.selected(chosen)
-        org_id = team.organisation.org_id
-        return sum(self.records.count(org_id, query) for query in self._queries(team, chosen, "Name"))
+        return self.count(team.organisation.org_id, self.queries(team, chosen, "Name"))
+
+    @staticmethod
+    def page_start(cursors: PageCursors, page: int, page_size: int) -> tuple[dict[str, Any] | None, int]:
+        """Where page ``page`` is read from: the cursor of the nearest page at or before it that ``cursors``
+        knows (None: the first page), and how many rows to skip after it."""
+        known = max((p for p in cursors if p <= page), default=1)
+        return cursors.get(known), (page - known) * page_size
 
     def table_page(
         self,
@@ -458,20 +494,14 @@ class OrganisationDirectory:
         ``TEAM_SORTS`` order ``order``: read from where the page starts when ``cursors`` knows it (a previous or
         next page), else after skipping the rows before it from the nearest page known (each skipped row a read);
         ``cursors`` learns where the next page starts."""
-        org_id = team.organisation.org_id
         total = self.selected(team, chosen) if total is None else total
         pages = max(1, -(-total // page_size))
         page = min(max(1, page), pages)
         cursors = {} if cursors is None else cursors
-        known = max((p for p in cursors if p <= page), default=1)
-        after = cursors.get(known)
-        skip = (page - known) * page_size
-        queries = self._queries(team, chosen, order)
-        if len(queries) == 1:
-            rows = self.records.page(org_id, queries[0], page_size, after, skip) if total else []
-        else:  # several cell lists: each query's first rows, merged in the order
-            parts = [self.records.page(org_id, query, skip + page_size, after) for query in queries]
-            rows = list(heapq.merge(*parts, key=sort_key(order)))[skip : skip + page_size]
+        after, skip = self.page_start(cursors, page, page_size)
+        order = self.effective_order(chosen, order)
+        queries = self.queries(team, chosen, order)
+        rows = self.read_page(team.organisation.org_id, queries, order, page_size, after, skip) if total else []
         if rows:
             cursors[page + 1] = cursor_of(rows[-1], queries[0])
         return TablePage(rows=rows, total=total, page=page, pages=pages)
@@ -481,10 +511,14 @@ class OrganisationDirectory:
         chosen = TeamFilter(quiet_only=True)
         return self.table_page(team, chosen, "Name", 1, limit, total=team.quiet).rows
 
+    def effective_order(self, chosen: TeamFilter, order: str) -> str:
+        """The order the table is in: a name search reads a range of names, in the name's order."""
+        return "Name" if search_key(chosen.search) else order
+
     def export(self, team: TeamView, chosen: TeamFilter, order: str = "Name") -> Iterator[PersonRow]:
         """Every person ``chosen`` selects, in ``order``, read a page of rows at a time."""
-        org_id = team.organisation.org_id
-        streams = [self.records.stream(org_id, query) for query in self._queries(team, chosen, order)]
+        org_id, order = team.organisation.org_id, self.effective_order(chosen, order)
+        streams = [self.records.stream(org_id, query) for query in self.queries(team, chosen, order)]
         return iter(streams[0]) if len(streams) == 1 else heapq.merge(*streams, key=sort_key(order))
 
     def in_organisation(self, org_id: str, user_id: str) -> UserProfile | None:

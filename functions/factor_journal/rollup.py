@@ -7,7 +7,7 @@ Why one document per person (``organisations/{org}/people/{uid}``):
 * **Writes stay per person.** A person's change rewrites their own row, in the transaction of the summary it
   mirrors; the organisation's figures move with it through sharded counters (``factor_journal.figures``).
 * **Pages read what they show.** Filters and orders are Firestore queries over fields the row carries for
-  them (``cell``, ``search``, ``name_key``, ...), served by the indexes in ``firestore.indexes.json``.
+  them (``tier``, ``quiet``, ``due_any``, ``name_key``, ...), served by the indexes in ``firestore.indexes.json``.
 
 What time does to a row: a row carries what its person's answers count *as of* ``aged_at`` (the tier their
 aged confidence supports, the answers due for a re-check, whether they went quiet) and when that next changes
@@ -26,7 +26,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
-import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -41,13 +40,12 @@ from factor_journal.summary import decision_tier
 log = logging.getLogger(__name__)
 
 ROW_FORMAT = 2  # bump when what a row holds changes: every row is rebuilt by the nightly job (``row_stamp``)
-FIGURE_SHARDS = 16  # the organisation's counters are split over this many documents (``factor_journal.figures``)
+FIGURE_SHARDS = 8  # the organisation's counters are split over this many documents (``factor_journal.figures``)
 QUIET_AFTER = timedelta(days=7)
 STALE_BANDS = (0.25, 0.5)  # a person with answers due: band 1 below a quarter of their answers, 2, then 3 from half
+BAND_FIELDS = ("due_any", "due_quarter", "due_half")  # a row's flags: its band is at least 1, 2, 3
 CONFIDENCE_EPOCH = datetime(2025, 1, 1, tzinfo=UTC)  # the origin of the confidence terms (``confidence_terms``)
 NEVER_AGES = "-"  # the confidence term of answers that do not age (or whose time is unknown)
-SEARCH_PREFIX_CHARS = 24  # a search matches the start of a name, an address or one of their words, up to this long
-_WORDS = re.compile(r"[\s.@_+\-,;()]+")
 
 
 def shard_of(user_id: str, shards: int = FIGURE_SHARDS) -> str:
@@ -129,13 +127,15 @@ class PersonRow(DocumentModel):
     aged_confidence: float = 0.0
     quiet: bool = False
     band: int = 0
+    due_any: bool = False  # band >= 1 (``BAND_FIELDS``: the team filters are equalities on these)
+    due_quarter: bool = False  # band >= 2
+    due_half: bool = False  # band >= 3
     next_change: datetime | None = None  # when any of the aged fields next changes with time alone (None: never)
     # the aged average confidence's terms, whatever the time (``confidence_terms``): the figures' sums
     confidence_terms: dict[str, float] = Field(default_factory=dict)
     # query keys (``aged``)
     cell: str = ""
-    name_key: str = ""
-    search: list[str] = Field(default_factory=list)
+    name_key: str = ""  # the name (the id for none), casefolded: the Name order and the name search
     shard: str = ""
     stamp: str = ""
 
@@ -143,6 +143,8 @@ class PersonRow(DocumentModel):
     def _keys_agree(self) -> PersonRow:
         if self.cell and self.cell != cell_of(self.tier, self.quiet, self.band):
             raise ValueError(f"cell {self.cell!r} disagrees with the row's tier, quiet and band")
+        if self.cell and [self.due_any, self.due_quarter, self.due_half] != [self.band > k for k in range(3)]:
+            raise ValueError(f"the re-check flags disagree with band {self.band}")
         return self
 
     @property
@@ -341,21 +343,9 @@ def next_change(row: PersonRow, catalog: Catalog, at: datetime) -> datetime | No
     return datetime.fromtimestamp(min(moments), UTC) if moments else None
 
 
-def search_terms(row: PersonRow) -> list[str]:
-    """What a team search matches (casefolded): the start of the name, the address and the id, and of each of
-    their words, up to ``SEARCH_PREFIX_CHARS`` characters ('ann', 'anna berg', 'berg', 'example')."""
-    terms: set[str] = set()
-    for text in (row.display_name, row.email, row.user_id):
-        folded = " ".join(text.casefold().split())
-        for word in [folded, *_WORDS.split(folded)]:
-            word = word[:SEARCH_PREFIX_CHARS]
-            terms.update(word[:end] for end in range(1, len(word) + 1))
-    return sorted(terms)
-
-
 def search_key(text: str) -> str:
-    """A manager's search as it is matched against ``search_terms`` ('' for none)."""
-    return " ".join(text.casefold().split())[:SEARCH_PREFIX_CHARS]
+    """A manager's search as it is matched against the start of ``name_key`` ('' for none)."""
+    return " ".join(text.casefold().split())
 
 
 def aged(row: PersonRow, catalog: Catalog, at: datetime) -> PersonRow:
@@ -374,9 +364,11 @@ def aged(row: PersonRow, catalog: Catalog, at: datetime) -> PersonRow:
             "band": band,
             "next_change": next_change(row, catalog, at),
             "confidence_terms": confidence_terms(row, catalog),
+            "due_any": band >= 1,
+            "due_quarter": band >= 2,
+            "due_half": band >= 3,
             "cell": cell_of(fresh.decision_tier, quiet, band),
-            "name_key": (row.display_name or row.user_id).casefold(),
-            "search": search_terms(row),
+            "name_key": " ".join((row.display_name or row.user_id).casefold().split()),
             "shard": shard_of(row.user_id),
             "stamp": row_stamp(catalog),
         }

@@ -524,7 +524,7 @@ def test_a_manager_reads_the_team_on_a_desktop_a_laptop_a_phone_and_in_dark_mode
         search = next(
             e
             for e in browser.find_elements(By.CSS_SELECTOR, "input")
-            if e.get_attribute("placeholder") == "Name or e-mail"
+            if e.get_attribute("placeholder") == "Start of a name"
         )
         search.send_keys("Nils", Keys.ENTER)
         wait_for_text(browser, "Showing 1 of 2 people.")

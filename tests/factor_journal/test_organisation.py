@@ -157,15 +157,17 @@ def test_the_table_filters_sorts_and_pages_by_queries_as_the_rows_say(small_stor
         "quiet": (TeamFilter(quiet_only=True), lambda r: r.quiet),
         "to re-check": (TeamFilter(stale_only=True), lambda r: r.due > 0),
         "half to re-check": (TeamFilter(stale_only=True, min_stale_share=0.5), lambda r: r.due_share >= 0.5),
-        "a name": (TeamFilter(search="P004"), lambda r: r.display_name.startswith("P004")),
-        "an address": (TeamFilter(search="p41@"), lambda r: r.email.startswith("p41@")),
-        "quiet and named": (TeamFilter(quiet_only=True, search="p0"), lambda r: r.quiet),
+        "two tiers": (TeamFilter(tiers=frozenset({"low_risk", "exploratory"})), lambda r: r.tier != "medium_risk"),
+        "quiet and to re-check": (TeamFilter(quiet_only=True, stale_only=True), lambda r: r.quiet and r.due > 0),
+        "a name": (TeamFilter(search=" p004"), lambda r: r.display_name.startswith("P004")),
+        "quiet and named": (TeamFilter(quiet_only=True, search="P0"), lambda r: r.quiet),
     }
     for name, (chosen, wanted) in choices.items():
         expected = [row for row in rows if wanted(row)]
         assert directory.selected(team, chosen) == len(expected), name
         for order in TEAM_SORTS:
-            ordered = [row.user_id for row in sort_people(expected, order)]
+            listed = directory.effective_order(chosen, order)  # a name search lists names in order
+            ordered = [row.user_id for row in sort_people(expected, listed)]
             cursors: dict = {}
             first = directory.table_page(team, chosen, order, 1, 20, cursors)
             second = directory.table_page(team, chosen, order, 2, 20, cursors)  # from where the first ended
@@ -173,6 +175,7 @@ def test_the_table_filters_sorts_and_pages_by_queries_as_the_rows_say(small_stor
             pages = first.rows + (second.rows if second.page == 2 else [])  # a page past the last shows the last
             assert [r.user_id for r in pages] == ordered[:40], (name, order)
             assert [r.user_id for r in skipped.rows] == [r.user_id for r in second.rows]
+        assert not chosen.search or directory.effective_order(chosen, "Least mapped first") == "Name"
         exported = list(csv.DictReader(io.StringIO(team_csv(directory.export(team, chosen)))))
         assert [r["user_id"] for r in exported] == [row.user_id for row in sort_people(expected, "Name")]
 

@@ -36,14 +36,20 @@ class WriteCheckError(FactorJournalError):
 
 @dataclass(frozen=True)
 class RowQuery:
-    """Which listed rows, in which order: ``cells`` (None: every cell; empty: nobody), ``search`` (a
-    ``rollup.search_key``: '' matches everyone), ``order``: (field, descending) pairs, the document id last;
-    ``fields``: the row fields read (None: all; the others read as their defaults)."""
+    """Which listed rows, in which order: ``equal`` (field, value) pairs, ``tiers`` (None: any tier; empty:
+    nobody), ``prefix`` (a ``rollup.search_key`` the ``name_key`` starts with: '' matches everyone; the order is
+    then the name's), ``order``: (field, descending) pairs, the document id last; ``fields``: the row fields
+    read (None: all; the others read as their defaults)."""
 
-    cells: tuple[str, ...] | None = None
-    search: str = ""
+    equal: tuple[tuple[str, Any], ...] = ()
+    tiers: tuple[str, ...] | None = None
+    prefix: str = ""
     order: tuple[tuple[str, bool], ...] = (("name_key", False),)
     fields: tuple[str, ...] | None = None
+
+    @property
+    def nobody(self) -> bool:
+        return self.tiers == ()
 
 
 @dataclass
@@ -85,14 +91,21 @@ class OrganisationRecords:
 
     def _query(self, org_id: str, query: RowQuery) -> firestore.Query:
         rows: firestore.Query = self.paths.person_rows(org_id).where(filter=FieldFilter("listed", "==", True))
-        if query.cells is not None:
-            rows = rows.where(filter=FieldFilter("cell", "in", list(query.cells)))
-        if query.search:
-            rows = rows.where(filter=FieldFilter("search", "array_contains", query.search))
-        for name, descending in query.order:
-            rows = rows.order_by(
-                name, direction=firestore.Query.DESCENDING if descending else firestore.Query.ASCENDING
+        for name, value in query.equal:
+            rows = rows.where(filter=FieldFilter(name, "==", value))
+        if query.tiers is not None:
+            tiers = list(query.tiers)
+            rows = rows.where(
+                filter=FieldFilter("tier", "==", tiers[0]) if len(tiers) == 1 else FieldFilter("tier", "in", tiers)
             )
+        order = query.order
+        if query.prefix:  # a range on the name: ordered by it
+            rows = rows.where(filter=FieldFilter("name_key", ">=", query.prefix))
+            rows = rows.where(filter=FieldFilter("name_key", "<", query.prefix + "\uf8ff"))
+            order = (("name_key", False),)
+        for name, descending in order:
+            direction = firestore.Query.DESCENDING if descending else firestore.Query.ASCENDING
+            rows = rows.order_by(name, direction=direction)
         rows = rows.order_by("__name__")
         return rows.select(list(query.fields)) if query.fields is not None else rows
 
@@ -101,7 +114,7 @@ class OrganisationRecords:
     ) -> list[PersonRow]:
         """Up to ``limit`` rows of ``query`` after the cursor ``after`` (``cursor_of`` a row), else after skipping
         ``offset`` rows (each skipped row is billed as a read).  A row that no longer reads is left out (logged)."""
-        if query.cells == ():
+        if query.nobody:
             return []
         rows = self._query(org_id, query)
         if after is not None:
@@ -112,7 +125,7 @@ class OrganisationRecords:
 
     def count(self, org_id: str, query: RowQuery) -> int:
         """How many rows ``query`` selects (a count aggregation: one read per 1,000 rows counted)."""
-        if query.cells == ():
+        if query.nobody:
             return 0
         counted = self._query(org_id, replace(query, fields=None)).count(alias="people")
         return int(counted.get()[0][0].value)  # type: ignore[call-arg,index]
@@ -239,7 +252,8 @@ class OrganisationRecords:
 def cursor_of(row: PersonRow, query: RowQuery) -> dict[str, Any]:
     """Where a page after ``row`` starts, for ``query``'s order."""
     document = row.to_document()
-    return {**{name: document[name] for name, _ in query.order}, "__name__": row.user_id}
+    order = (("name_key", False),) if query.prefix else query.order
+    return {**{name: document[name] for name, _ in order}, "__name__": row.user_id}
 
 
 def _counters(snapshot: firestore.DocumentSnapshot) -> Counters:
