@@ -170,7 +170,7 @@ def _first_content(token: str) -> dict[str, Any]:
         port = probe.getsockname()[1]
     root = Path(APP).resolve().parents[1]
     server = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", APP, "--server.headless", "true", "--server.port", str(port)],
+        [sys.executable, "-m", "dashboard.serve", "--server.headless", "true", "--server.port", str(port)],
         cwd=root,
         env=dict(os.environ),
         stdout=subprocess.DEVNULL,

@@ -52,9 +52,7 @@ def serve_app(database: str) -> Iterator[str]:
         [
             sys.executable,
             "-m",
-            "streamlit",
-            "run",
-            str(ROOT / "dashboard" / "app.py"),
+            "dashboard.serve",  # as the Dockerfile starts it
             "--server.headless",
             "true",
             "--server.port",

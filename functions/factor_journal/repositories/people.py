@@ -518,13 +518,13 @@ class People(Repository):
         minute = written_at.strftime("%H%M")
         batch = self.client.batch()
         batch.update(self.paths.turn(ref.user_id, ref.session_id, ref.turn_id), {"extraction.counted_at": now})
-        batch.set(rate, {"day": firestore.Increment(1), "expires_at": now + timedelta(days=2)}, merge=True)
-        batch.set(rate, {"minutes": {minute: firestore.Increment(1)}}, merge=True)
+        counts = {"day": firestore.Increment(1), "minutes": {minute: firestore.Increment(1)}}
+        batch.set(rate, {**counts, "expires_at": now + timedelta(days=2)}, merge=True)  # one write, two counts
         try:
-            _, day, this_minute = (result.transform_results for result in batch.commit())
+            _, (day, this_minute) = (result.transform_results for result in batch.commit())
         except api_exceptions.NotFound:
             return None
-        return int(this_minute[0].integer_value), int(day[0].integer_value)
+        return int(this_minute.integer_value), int(day.integer_value)
 
     def turns_of(self, user_id: str) -> Iterator[tuple[TurnRef, dict[str, Any]]]:
         """Every turn of every session of the user, oldest first within a session."""
