@@ -114,10 +114,13 @@ def _burst() -> dict[str, Any]:
     turns: list[tuple[str, str, str]] = []
     lock = threading.Lock()
 
+    written: dict[tuple[str, str, str], datetime] = {}
+
     def speak(user: str, session: str) -> None:
         turn = store.add_turn(user, session, "user", "Our data is all over the place, 5 different systems.")
         with lock:
             turns.append((user, session, turn))
+            written[(user, session, turn)] = datetime.now(UTC)
 
     started = time.perf_counter()
     threads = []
@@ -163,11 +166,17 @@ def _burst() -> dict[str, Any]:
 
     sustained_path, sustained_peak = max(((p, sustained(c)) for p, c in per_document.items()), key=lambda item: item[1])
     span = (max(commits.values()) - min(commits.values())).total_seconds() if commits else 0
+    first_write = min(written.values()) if written else datetime.now(UTC)
+    all_done = (max(commits.values()) - first_write).total_seconds() if commits else 0
+    waits = [(commits[key] - written[key]).total_seconds() * 1000 for key in commits if key in written]
     return {
         "people": BURST_PEOPLE,
         "turns_written_in_seconds": round(written_in, 2),
         "turns_analysed": len(commits),
         "analysis_span_seconds": round(span, 2),
+        "all_analysed_seconds_after_first_write": round(all_done, 2),
+        "target_seconds": BURST_SECONDS,
+        "written_to_analysed": percentiles(waits),
         "peak_writes_per_second_on_any_document": peak,
         "peak_document": peak_path.replace(org, "{org}"),
         "peak_if_one_organisation_document": max(single_document.values()) if single_document else 0,
@@ -183,7 +192,9 @@ def run() -> dict[str, Any]:
     burst = _burst()
     results["burst_200_people_10_seconds"] = burst
     print(
-        f"  org: 200 turns in {burst['turns_written_in_seconds']} s -> "
+        f"  org: 200 turns in {burst['turns_written_in_seconds']} s, all analysed "
+        f"{burst['all_analysed_seconds_after_first_write']} s after the first (each p50 "
+        f"{burst['written_to_analysed']['p50_ms']} ms, p95 {burst['written_to_analysed']['p95_ms']} ms) -> "
         f"peak {burst['peak_writes_per_second_on_any_document']} "
         f"writes/s on one document ({burst['peak_document']}); one org document would take "
         f"{burst['peak_if_one_organisation_document']}/s; sustained over 10 s: "

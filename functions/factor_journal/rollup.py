@@ -40,7 +40,7 @@ from factor_journal.summary import decision_tier
 log = logging.getLogger(__name__)
 
 ROW_FORMAT = 2  # bump when what a row holds changes: every row is rebuilt by the nightly job (``row_stamp``)
-FIGURE_SHARDS = 8  # the organisation's counters are split over this many documents (``factor_journal.figures``)
+FIGURE_SHARDS = 16  # the organisation's counters are split over this many documents (``factor_journal.figures``)
 QUIET_AFTER = timedelta(days=7)
 STALE_BANDS = (0.25, 0.5)  # a person with answers due: band 1 below a quarter of their answers, 2, then 3 from half
 BAND_FIELDS = ("due_any", "due_quarter", "due_half")  # a row's flags: its band is at least 1, 2, 3
