@@ -161,13 +161,19 @@ def _refresh_rows(org_id: str | None) -> int:
     """Rebuild the rows (and summaries) of every organisation whose rows were built for another catalog, or of
     ``org_id``, then check its figures: what the nightly job does, at once (run after a deploy that changes the
     catalog or its freshness; run again, it rebuilds nothing)."""
-    from factor_journal.organisation import OrganisationDirectory
+    from factor_journal.organisation import DamagedOrganisationError, OrganisationDirectory
     from factor_journal.upkeep import RowUpkeep
 
     store = runtime.store()
     directory, upkeep = OrganisationDirectory(store), RowUpkeep(store)
     for org in [org_id] if org_id else directory.organisation_ids():
-        organisation = directory.get(org)
+        try:
+            organisation = directory.get(org)
+        except DamagedOrganisationError as damage:  # one damaged organisation never stops the others
+            print(f"{org}: skipped, its document is damaged ({damage.reason})", file=sys.stderr)
+            if org_id:
+                return 2
+            continue
         if organisation is None:
             print(f"error: no organisation {org!r}", file=sys.stderr)
             return 2
