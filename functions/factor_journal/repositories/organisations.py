@@ -176,20 +176,28 @@ class OrganisationRecords:
         return self.client.recursive_delete(self.paths.legacy_rollup(org_id))
 
     def check_shard(self, org_id: str, shard: str) -> ShardCheck:
-        """Compare a figures shard with the sum of its rows, in one transaction; a difference is repaired (the
-        shard rewritten as the sum) and returned.  A row that no longer reads counts as none (logged)."""
+        """Compare a figures shard with the sum of its rows; a difference is repaired (the shard rewritten as the
+        sum, in a transaction that reads both again, so a change made meanwhile is never undone) and returned.  A
+        row that no longer reads counts as none (logged)."""
         paths = self.paths
 
-        @firestore.transactional
-        def run(transaction: firestore.Transaction) -> ShardCheck:
+        def compared(transaction: firestore.Transaction | None) -> tuple[int, Counters, Counters]:
             stored = _counters(paths.figures_shard(org_id, shard).get(transaction=transaction))
             query = paths.person_rows(org_id).where(filter=FieldFilter("shard", "==", shard))
             rows = [row for snapshot in query.stream(transaction=transaction) if (row := row_from(snapshot, org_id))]
             rebuilt = rebuild(rows)
-            repair = drift(stored, rebuilt)
+            return len(rows), rebuilt, drift(stored, rebuilt)
+
+        counted, _, repair = compared(None)  # most nights nothing drifted: no transaction, no lock on anyone's row
+        if not repair:
+            return ShardCheck(shard=shard, rows=counted)
+
+        @firestore.transactional
+        def run(transaction: firestore.Transaction) -> ShardCheck:
+            counted, rebuilt, repair = compared(transaction)
             if repair:
                 transaction.set(paths.figures_shard(org_id, shard), {"c": rebuilt})
-            return ShardCheck(shard=shard, rows=len(rows), repaired=repair)
+            return ShardCheck(shard=shard, rows=counted, repaired=repair)
 
         return run_transaction(self.client, run)
 
