@@ -14,4 +14,5 @@ COPY .streamlit .streamlit
 COPY dashboard dashboard
 
 # Cloud Run sends traffic to $PORT; the app's own settings come from FJ_* variables and FJ_LINK_SECRET.
-CMD ["sh", "-c", "exec streamlit run dashboard/app.py --server.port=${PORT:-8080} --server.address=0.0.0.0 --server.headless=true --browser.gatherUsageStats=false"]
+# dashboard.serve: `streamlit run dashboard/app.py` with the app's modules and its Firestore client loaded first
+CMD ["sh", "-c", "exec python -m dashboard.serve --server.port=${PORT:-8080} --server.address=0.0.0.0 --server.headless=true --browser.gatherUsageStats=false"]

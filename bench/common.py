@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import statistics
+import threading
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -87,3 +88,38 @@ def measure_page(token: str, page: str | None = None, before: Callable[[], objec
     if app.exception:
         raise RuntimeError(f"page {page or 'default'} failed: {app.exception}")
     return runtime.store().stats.reads, elapsed
+
+
+class CheckedBulkWriter:
+    """A ``BulkWriter`` that fails loudly: ``close`` raises unless every document set was written (a bulk
+    writer alone retries a failed write a few times and then drops it without a word)."""
+
+    def __init__(self, client: firestore.Client, attempts: int = 5) -> None:
+        self.writer = client.bulk_writer()
+        self.sent = self.written = 0
+        self.failures: list[str] = []
+        self._lock = threading.Lock()
+        self.writer.on_write_result(self._written)
+        self.writer.on_write_error(lambda failure, _: self._failed(failure, attempts))
+
+    def _written(self, *_: Any) -> None:
+        with self._lock:
+            self.written += 1
+
+    def _failed(self, failure: Any, attempts: int) -> bool:
+        if failure.attempts < attempts:
+            return True  # retried
+        with self._lock:
+            self.failures.append(f"{failure.operation.reference.path}: {failure.message}")
+        return False
+
+    def set(self, reference: Any, data: dict[str, Any]) -> None:
+        self.writer.set(reference, data)
+        self.sent += 1
+
+    def close(self) -> None:
+        self.writer.close()
+        if self.failures or self.written != self.sent:
+            raise RuntimeError(
+                f"bulk write: {self.written} of {self.sent} documents written; failed: {self.failures[:3]}"
+            )

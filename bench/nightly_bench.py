@@ -30,7 +30,7 @@ from typing import Any
 from google.cloud import firestore
 from google.cloud.firestore_v1.base_query import FieldFilter
 
-from bench.common import fresh_database
+from bench.common import CheckedBulkWriter, fresh_database
 from factor_journal import runtime
 from factor_journal.catalog import Catalog, load_catalog
 from factor_journal.graph import graph_for
@@ -42,7 +42,7 @@ from factor_journal.reminders import MAIL_COLLECTION, ReminderPolicy, remind
 from factor_journal.repositories.links import LinkRecords
 from factor_journal.repositories.nightly_runs import NightlyRuns
 from factor_journal.repositories.paths import SUMMARY_FIELD
-from factor_journal.rollup import PersonRow, shard_of
+from factor_journal.rollup import PersonRow, aged, row_stamp
 from factor_journal.store import FactorJournalStore
 from factor_journal.summary import build_summary
 
@@ -70,8 +70,8 @@ def seed_population(
     members: list[str] = []
     org_of: dict[str, str] = {}
     scans: dict[str, set[str]] = {"quiet": set(), "silent": set()}  # who each reminder scan reads at ``now``
-    shards: dict[tuple[str, str], dict[str, Any]] = defaultdict(dict)
-    writer = client.bulk_writer()
+    rows: dict[str, list[PersonRow]] = defaultdict(list)
+    writer = CheckedBulkWriter(client)  # raises at close unless every document was written
     for org in orgs:
         manager = f"{org}-manager"
         profile = UserProfile(
@@ -85,7 +85,8 @@ def seed_population(
         )
         writer.set(client.document(f"users/{manager}"), profile.to_document())
         writer.set(client.document(f"users/{manager}/metadata/assessment"), summary)
-        writer.set(client.document(f"organisations/{org}"), {"name": org, "shards": 64, "managers": [manager]})
+        organisation = {"name": org, "managers": [manager], "rows_stamp": row_stamp(catalog)}
+        writer.set(client.document(f"organisations/{org}"), organisation)
         scans["quiet"].add(manager)
     for index in range(people):
         user, org, slot = f"{prefix}-p{index:05d}", orgs[index % organisations], index % 10
@@ -112,7 +113,7 @@ def seed_population(
         )
         writer.set(client.document(f"users/{user}"), profile.to_document())
         writer.set(client.document(f"users/{user}/metadata/assessment"), summary)
-        shards[(org, shard_of(user))][user] = PersonRow(
+        row = PersonRow(
             user_id=user,
             display_name=profile.display_name,
             email=profile.email,
@@ -122,7 +123,8 @@ def seed_population(
             total=44,
             decision_tier=tiers[index % len(tiers)],
             last_active=profile.last_active,
-        ).to_document()
+        )
+        rows[org].append(aged(row, catalog, now))
         members.append(user)
         org_of[user] = org
         if profile.last_active is None:
@@ -131,9 +133,10 @@ def seed_population(
             scans["quiet"].add(user)
         if slot in DUE_SLOTS:
             due.add(user)
-    for (org, shard), rows in shards.items():
-        writer.set(client.document(f"organisations/{org}/rollup/{shard}"), {"rows": rows})
-    writer.close()
+    writer.close()  # the profiles first: a row is written for a member (read back below)
+    records = FactorJournalStore(client, catalog).organisations
+    for org, members_rows in rows.items():
+        records.put_rows(org, members_rows)  # with their figures, read back
     return {"organisations": orgs, "members": members, "due": due, "org_of": org_of, "scans": scans}
 
 

@@ -12,42 +12,11 @@ from datetime import date, datetime, timedelta
 import plotly.graph_objects as go
 
 from dashboard.safe_text import plot
-from factor_journal.models import AssessmentSummary, BlockedCapability, JournalEntry
-from factor_journal.page_models import categories_by_progress, day_ends
+from factor_journal.models import BlockedCapability, JournalEntry
+from factor_journal.page_models import day_ends
 
 PLOT_CONFIG = {"displayModeBar": False}  # a reading view: no zoom/pan toolbar over the charts
 PALETTE = {"value": "#2563eb", "confidence": "#f59e0b", "gap": "#ef4444", "met": "#10b981", "muted": "#cbd5e1"}
-
-
-def category_progress(summary: AssessmentSummary) -> go.Figure:
-    """Completeness and average confidence per category, side by side; the best-mapped category first."""
-    categories = categories_by_progress(summary)
-    names = [c.name for c in categories]
-    figure = go.Figure()
-    figure.add_bar(
-        name="Mapped",
-        y=names,
-        x=[c.completeness * 100 for c in categories],
-        orientation="h",
-        marker_color=PALETTE["value"],
-        text=[f"{c.factor_count}/{c.total_factors}" for c in categories],
-    )
-    figure.add_bar(
-        name="Confidence",
-        y=names,
-        x=[c.avg_confidence * 100 for c in categories],
-        orientation="h",
-        marker_color=PALETTE["confidence"],
-    )
-    figure.update_layout(
-        barmode="group",
-        height=60 + 55 * len(names),
-        margin={"l": 10, "r": 30, "t": 30, "b": 10},
-        xaxis={"range": [0, 100], "autorange": False, "ticksuffix": "%", "dtick": 25},
-        legend={"orientation": "h", "y": 1.1, "x": 0},
-        yaxis={"categoryorder": "array", "categoryarray": names, "autorange": "reversed"},
-    )
-    return figure
 
 
 def capability_gaps(capability: BlockedCapability) -> go.Figure:

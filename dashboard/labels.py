@@ -12,7 +12,7 @@ from datetime import UTC, date, datetime
 
 from factor_journal.catalog import Catalog
 from factor_journal.models import CategoryProgress, status_words
-from factor_journal.organisation import OrgDay, TeamView
+from factor_journal.organisation import OrgDay
 from factor_journal.page_models import shown_value
 from factor_journal.rollup import PersonRow
 
@@ -268,13 +268,14 @@ def sideways_cue(columns: Sequence[str]) -> str:
     return f"The table scrolls sideways, the names staying in place: {listed}."
 
 
-def team_rows(team: TeamView, catalog: Catalog, people: Sequence[PersonRow]) -> list[dict[str, str | int]]:
+def team_rows(catalog: Catalog, people: Sequence[PersonRow]) -> list[dict[str, str | int]]:
     """The team table as it is read, by eye and by a screen reader alike: whole percents (what a progress bar's
     format showed, where the grid's text was the raw float), confidence and tier as the aged answers support them
-    today, and words where there is no figure.  The CSV export keeps the unrounded fractions."""
+    (as the row was last aged), and words where there is no figure.  The CSV export keeps the unrounded
+    fractions."""
     rows: list[dict[str, str | int]] = []
     for person in people:
-        fresh = team.fresh(person)
+        fresh = person.fresh
         rows.append(
             {
                 "Person": person.display_name or person.user_id,

@@ -16,5 +16,5 @@ export FJ_APP_URL="${FJ_APP_URL:-http://localhost:$PORT}"  # the printed links o
 .venv/bin/python scripts/scheduler.py run &
 echo
 echo "Dashboard: http://localhost:$PORT  (open it through one of the links above; Ctrl-C stops everything)"
-exec .venv/bin/streamlit run dashboard/app.py --server.headless true --server.port "$PORT" \
+exec .venv/bin/python -m dashboard.serve --server.headless true --server.port "$PORT" \
   --browser.gatherUsageStats false

@@ -6,10 +6,12 @@ not declared.  ``QueryRecorder`` records every query the code runs (it wraps
 index serves, by Firestore's rules:
 
 * a query on one field (filters and orders, ``__name__`` aside) needs none;
-* a query with only equality filters and no order needs none (index merging);
+* a query with only equality filters (``==``, ``array-contains``, ``in``) and no order needs none (index
+  merging);
 * otherwise an index on that collection must list the equality fields first
   (any order), then the inequality and order fields in order with the query's
-  directions;
+  directions; or, with index merging, several such indexes whose equality fields
+  together are the query's, each followed by the same inequality and order fields;
 * a nearest-neighbour (vector) query always needs a vector index: its
   pre-filter's equality fields first (any order), then the vector field with a
   ``vectorConfig`` of the query vector's dimension, in the query's scope
@@ -28,7 +30,12 @@ from google.cloud.firestore_v1 import vector_query as vector_query_module
 from google.cloud.firestore_v1.types import StructuredQuery
 
 INDEXES = Path(__file__).resolve().parents[1] / "firestore.indexes.json"
-EQUALITY = {StructuredQuery.FieldFilter.Operator.EQUAL, StructuredQuery.FieldFilter.Operator.ARRAY_CONTAINS}
+# ``in`` is a disjunction of equalities: Firestore serves it with the equality's index
+EQUALITY = {
+    StructuredQuery.FieldFilter.Operator.EQUAL,
+    StructuredQuery.FieldFilter.Operator.ARRAY_CONTAINS,
+    StructuredQuery.FieldFilter.Operator.IN,
+}
 
 
 @dataclass(frozen=True)
@@ -119,6 +126,24 @@ def served_by(shape: QueryShape, index: dict) -> bool:
     return {f for f, _ in head} == set(shape.equalities) and tuple(tail) == shape.ordered
 
 
+def served_by_merging(shape: QueryShape, indexes: list[dict]) -> bool:
+    """Firestore's index merging: indexes on the query's collection, each listing some of its equality fields
+    and then exactly its inequality and order fields, whose equality fields together are all of the query's."""
+    if shape.vector is not None or not shape.equalities:
+        return False
+    covered: set[str] = set()
+    for index in indexes:
+        scope = "COLLECTION_GROUP" if shape.collection_group else "COLLECTION"
+        if index["collectionGroup"] != shape.collection or index.get("queryScope", "COLLECTION") != scope:
+            continue
+        fields = [(f["fieldPath"], f.get("order", "ASCENDING")) for f in index["fields"]]
+        head, tail = fields[: len(fields) - len(shape.ordered)], fields[len(fields) - len(shape.ordered) :]
+        heads = {f for f, _ in head}
+        if head and tuple(tail) == shape.ordered and heads <= shape.equalities:
+            covered |= heads
+    return covered == set(shape.equalities)
+
+
 def declared_overrides(path: Path = INDEXES) -> list[dict]:
     return json.loads(path.read_text()).get("fieldOverrides", [])
 
@@ -145,7 +170,11 @@ def missing_indexes(
 ) -> list[str]:
     indexes = declared() if indexes is None else indexes
     overrides = declared_overrides() if overrides is None else overrides
-    missing = [s.describe() for s in shapes if needs_composite(s) and not any(served_by(s, i) for i in indexes)]
+    missing = [
+        s.describe()
+        for s in shapes
+        if needs_composite(s) and not any(served_by(s, i) for i in indexes) and not served_by_merging(s, indexes)
+    ]
     missing += [
         f"{s.describe()} (collection group: needs a fieldOverride)"
         for s in shapes

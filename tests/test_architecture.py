@@ -36,7 +36,7 @@ def _modules(names: str, package: str = "factor_journal") -> frozenset[str]:
 
 PURE_CORE = _modules("""
     catalog catalog.models models errors documents validation vocabulary graph evidence transitions folding composites
-    summary rollup freshness sayback guidance planner conversation output_checks extraction.base page_models
+    summary rollup figures freshness sayback guidance planner conversation output_checks extraction.base page_models
     questions.intent setaside
 """)
 
@@ -58,7 +58,8 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
         | _modules("""
             repositories.changes repositories.client repositories.journal repositories.links repositories.locks
             repositories.mail repositories.nightly_runs repositories.organisations repositories.paths
-            repositories.people repositories.personal_data repositories.set_aside repositories.vectors
+            repositories.people repositories.personal_data repositories.rows repositories.set_aside
+            repositories.vectors
         """),
     ),
     ("the store", _modules("store")),
@@ -66,7 +67,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
         "services: a turn's pipeline, the nightly job and its mail, organisations, links and their renewal, privacy, "
         "questions (Ask why: what a question is about, the evidence found and its context, the answer composed)",
         _modules("""
-            pipeline nightly reminders organisation links access renewal privacy questions questions.search
+            pipeline nightly upkeep reminders organisation links access renewal privacy questions questions.search
             questions.context questions.routing questions.composing
         """),
     ),

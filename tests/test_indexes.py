@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from factor_journal.figures import OrgFigures
 from factor_journal.models import InferredUpdate
-from factor_journal.organisation import OrganisationDirectory
+from factor_journal.organisation import TEAM_SORTS, Organisation, OrganisationDirectory, TeamFilter, TeamView
 from factor_journal.reminders import SCANS, due_page
+from factor_journal.upkeep import RowUpkeep
 from index_audit import QueryRecorder, QueryShape, missing_indexes, needs_composite
 
 
@@ -37,6 +39,26 @@ def test_every_query_path_of_the_code_has_its_index(small_store, make_user):
         directory.rows("org-index")
         directory.history("org-index")
         directory.organisation_ids()
+        team = TeamView(
+            Organisation(org_id="org-index", name="I"),
+            OrgFigures(store.organisations.figures("org-index"), store.catalog),
+            now,
+        )
+        for chosen in (
+            TeamFilter(),
+            TeamFilter(quiet_only=True),
+            TeamFilter(search="x"),
+            TeamFilter(stale_only=True, search="x"),
+        ):
+            for order in TEAM_SORTS:
+                directory.table_page(team, chosen, order, 1, 25)
+                directory.table_page(team, chosen, order, 2, 25, total=60)
+            list(directory.export(team, chosen))
+            directory.selected(team, chosen)
+        upkeep = RowUpkeep(store)
+        upkeep.age("org-index", now)
+        upkeep.refresh("org-index")
+        upkeep.check("org-index")
         for scan in SCANS:
             due_page(store, scan, now + timedelta(days=1), None, 10)
         store.ledger.due(now)
@@ -56,6 +78,19 @@ def test_the_audit_flags_an_undeclared_composite_query():
     assert not needs_composite(single)
     equalities_only = QueryShape("users", False, frozenset({"org_id", "role"}), ())
     assert not needs_composite(equalities_only)
+
+
+def test_the_audit_knows_index_merging_for_equalities_with_an_order():
+    """Firestore serves equalities on several fields with an order from indexes of each field with that order."""
+    both = QueryShape("people", False, frozenset({"listed", "quiet", "tier"}), (("name_key", "ASCENDING"),))
+    assert missing_indexes({both}) == []  # (listed, quiet, name_key) and (listed, tier, name_key), merged
+    one = [
+        {
+            "collectionGroup": "people",
+            "fields": [{"fieldPath": "listed"}, {"fieldPath": "quiet"}, {"fieldPath": "name_key"}],
+        }
+    ]
+    assert missing_indexes({both}, indexes=one) == ["people: listed ==, quiet ==, tier ==, name_key ASCENDING"]
 
 
 def test_the_audit_covers_nearest_neighbour_queries():

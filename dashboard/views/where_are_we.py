@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import charts, context, labels
+from dashboard import bars, context, labels
 from dashboard.safe_text import md, quote
 from dashboard.views import chart_as_table
 from factor_journal.conversation import excerpt_as_read
@@ -81,7 +81,7 @@ def render() -> None:
     left, right = st.columns([3, 2])
     with left:
         st.header("Progress by category", anchor=False)
-        st.plotly_chart(charts.category_progress(summary), width="stretch", config=charts.PLOT_CONFIG)
+        st.html(bars.category_progress(summary))  # no plotly on the page a link opens first: see dashboard/bars.py
         chart_as_table(labels.category_rows(categories_by_progress(summary)))
     with right:
         st.header("Where we were", anchor=False)

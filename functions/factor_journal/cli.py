@@ -5,6 +5,7 @@ rebuild-summary --user U             recompute a summary from the factor documen
 link --user U [--session S] [--days N] [--manager]   print a signed resume (or manager) link
 revoke-link TOKEN_OR_ID              withdraw a link
 daily [--inline]                     start the nightly run now (enqueue its tasks; --inline: do them here)
+refresh-rows [--org ORG]             rebuild roll-up rows and summaries after a catalog change, check figures
 recover                              retry the turns whose retry time has come (the sweeper's job)
 export --user U [--out FILE]         everything held about a person, as JSON (stdout or FILE)
 erase --user U --yes                 erase everything held about a person (resumable: run it again
@@ -96,6 +97,10 @@ def _main(argv: Sequence[str] | None) -> int:
     daily = commands.add_parser("daily", help="start the nightly roll-ups and reminders now")
     daily.add_argument("--inline", action="store_true", help="run every task in this process instead of enqueueing")
     commands.add_parser("recover", help="retry every turn whose retry time has come (what the sweeper runs)")
+    refresh = commands.add_parser(
+        "refresh-rows", help="after a catalog or freshness change: rebuild roll-up rows and summaries, check figures"
+    )
+    refresh.add_argument("--org", help="one organisation (default: every one whose rows were built for another)")
     export = commands.add_parser("export", help="everything held about a person, as JSON")
     export.add_argument("--user", required=True)
     export.add_argument("--out", help="write to this file instead of standard output")
@@ -139,6 +144,8 @@ def _main(argv: Sequence[str] | None) -> int:
         return 0
     if args.command in ("export", "erase"):
         return _privacy(args)
+    if args.command == "refresh-rows":
+        return _refresh_rows(args.org)
     if args.command == "daily":
         if args.inline:
             result: dict[str, Any] = runtime.daily_jobs_inline()
@@ -164,6 +171,32 @@ def _set_aside(user_id: str | None) -> int:
     for record in records:
         print(f"{record.found_at:%Y-%m-%d %H:%M:%S}  {record.kind}  {record.user_id}  {record.where}  {record.error}")
     print(f"{len(records)} document(s) set aside" if records else "nothing set aside", file=sys.stderr)
+    return 0
+
+
+def _refresh_rows(org_id: str | None) -> int:
+    """Rebuild the rows (and summaries) of every organisation whose rows were built for another catalog, or of
+    ``org_id``, then check its figures: what the nightly job does, at once (run after a deploy that changes the
+    catalog or its freshness; run again, it rebuilds nothing)."""
+    from factor_journal.organisation import DamagedOrganisationError, OrganisationDirectory
+    from factor_journal.upkeep import RowUpkeep
+
+    store = runtime.store()
+    directory, upkeep = OrganisationDirectory(store), RowUpkeep(store)
+    for org in [org_id] if org_id else directory.organisation_ids():
+        try:
+            organisation = directory.get(org)
+        except DamagedOrganisationError as damage:  # one damaged organisation never stops the others
+            print(f"{org}: skipped, its document is damaged ({damage.reason})", file=sys.stderr)
+            if org_id:
+                return 2
+            continue
+        if organisation is None:
+            print(f"error: no organisation {org!r}", file=sys.stderr)
+            return 2
+        rebuilt = upkeep.refresh(org) if org_id or upkeep.needs_refresh(organisation.rows_stamp) else 0
+        repaired = upkeep.check(org).repaired
+        print(f"{org}: {rebuilt} rows rebuilt for {upkeep.stamp}; figures {'repaired' if repaired else 'agree'}")
     return 0
 
 

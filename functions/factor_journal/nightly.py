@@ -6,12 +6,16 @@ the first page of organisations and the first page of each reminder scan
 (``functions/main.py``), each task doing a bounded amount of work:
 
 * ``organisations`` page: lists up to ``org_page_size`` organisation ids after a
-  cursor, enqueues the next page (when this one was full), then writes each listed
-  organisation's figures for the run's day (``OrganisationDirectory.record_day``:
-  one document per organisation and day, a constant ~66 reads whatever its size);
-  an organisation whose document no longer reads is skipped, with its id and the
-  damaged field in the task's marker (``skipped``) and a warning, and the others'
-  figures are recorded;
+  cursor, enqueues the next page (when this one was full), then one ``organisation``
+  task for each listed organisation;
+* ``organisation``: keeps one organisation's rows and figures true (``upkeep``), a
+  bounded step per task, each task enqueueing the next: rebuild every row after a
+  catalog or freshness change (``refresh``), age the rows whose time has come
+  (``age``), compare the figures with the rows and repair any drift (``check``), and
+  write the organisation's figures for the run's day (``record_day``: one document per
+  organisation and day, from its figures whatever its size); an organisation whose
+  document no longer reads is skipped, with its id and the damaged field in the task's
+  marker (``skipped``) and a warning;
 * ``reminders`` page: reads up to ``page_size`` people of one scan after a cursor,
   enqueues the next page first (so pages overlap instead of queueing behind each
   other), then queues a reminder for each person due on it (one mail per person and
@@ -54,6 +58,7 @@ from factor_journal.repositories.nightly_runs import RUNS_COLLECTION as RUNS_COL
 from factor_journal.repositories.nightly_runs import NightlyRuns
 from factor_journal.settings import Settings
 from factor_journal.store import FactorJournalStore
+from factor_journal.upkeep import RowUpkeep
 
 REGION = "europe-west1"  # where the task queue functions are deployed (functions/main.py)
 ORGANISATION_QUEUE = "nightlyOrganisations"  # Cloud Tasks queue ids: letters, digits and hyphens only
@@ -63,8 +68,13 @@ RUN_ID = re.compile(r"^[A-Za-z0-9-]{1,64}$")
 
 log = logging.getLogger(__name__)
 
-TaskKind = Literal["organisations", "reminders"]
-QUEUE_OF: dict[str, str] = {"organisations": ORGANISATION_QUEUE, "reminders": REMINDER_QUEUE}
+TaskKind = Literal["organisations", "organisation", "reminders"]
+Phase = Literal["refresh", "strays", "age", "check"]
+QUEUE_OF: dict[str, str] = {
+    "organisations": ORGANISATION_QUEUE,
+    "organisation": ORGANISATION_QUEUE,
+    "reminders": REMINDER_QUEUE,
+}
 
 
 class NightlySettings(BaseModel):
@@ -106,18 +116,32 @@ class NightlyTask(BaseModel):
     after_org: str | None = None  # organisations: cursor
     scan: Scan | None = None  # reminders
     cursor: Cursor | None = None  # reminders
+    org_id: str | None = Field(None, min_length=1, max_length=1500)  # organisation
+    phase: Phase | None = None  # organisation: the step to do (None: decided from the organisation)
+    after: str | None = None  # organisation: where the step resumes
 
     @model_validator(mode="after")
     def _complete(self) -> NightlyTask:
         if self.kind == "reminders" and self.scan is None:
             raise ValueError("a reminders task needs scan")
+        if self.kind == "organisation" and self.org_id is None:
+            raise ValueError("an organisation task needs org_id")
         return self
+
+    @property
+    def chain(self) -> str:
+        """The chain of pages the task belongs to (``progress``)."""
+        if self.kind == "reminders":
+            return f"reminders/{self.scan}"
+        return f"organisation/{self.org_id}" if self.kind == "organisation" else "organisations"
 
     @property
     def key(self) -> str:
         """The task's name within its run (also its marker's document id)."""
         if self.kind == "reminders":
             return f"reminders-{self.scan}-{self.page:06d}"
+        if self.kind == "organisation":
+            return f"organisation-{hashlib.sha256(str(self.org_id).encode()).hexdigest()[:16]}-{self.page:06d}"
         return f"organisations-{self.page:06d}"
 
     @property
@@ -224,16 +248,18 @@ class NightlyWorker:
     def __init__(self, store: FactorJournalStore, signer: LinkSigner, base_url: str, sink: TaskSink) -> None:
         self.store, self.signer, self.base_url, self.sink = store, signer, base_url, sink
         self.directory = OrganisationDirectory(store)
+        self.upkeep = RowUpkeep(store)
 
     def run(self, task: NightlyTask | dict[str, Any]) -> dict[str, Any]:
         """Do the task's work and record its marker; returns the marker's counts."""
         task = task if isinstance(task, NightlyTask) else NightlyTask.model_validate(task)
         handler: Callable[[NightlyTask], dict[str, Any]] = {
             "organisations": self._organisations,
+            "organisation": self._organisation,
             "reminders": self._reminders,
         }[task.kind]
         counts = handler(task)
-        marker = {"kind": task.kind, "page": task.page, "scan": task.scan, **counts}
+        marker = {"kind": task.kind, "chain": task.chain, "page": task.page, "scan": task.scan, **counts}
         self.store.nightly_runs.mark_done(task.run_id, task.key, marker)
         return marker
 
@@ -241,19 +267,39 @@ class NightlyWorker:
         ids, after = self.directory.organisation_page(task.after_org, task.settings.org_page_size)
         if after is not None:  # the next page starts while this one is being worked on
             self.sink.enqueue(task.follow(page=task.page + 1, after_org=after))
-        people, skipped = 0, []  # a list: a task run again replaces it whole in its marker
         for org_id in ids:
-            try:
-                people += self.directory.record_day(org_id, task.now).people
-            except DamagedOrganisationError as damage:  # one damaged organisation never stops the others' figures
-                log.warning("organisation %s is damaged (%s): its day is not recorded", org_id, damage.reason)
-                skipped.append({"org_id": org_id, "reason": damage.reason})
-        return {
-            "organisations": len(ids) - len(skipped),
-            "people": people,
-            "skipped": skipped,
-            "more": after is not None,
-        }
+            self.sink.enqueue(NightlyTask(kind="organisation", run_id=task.run_id, now=task.now, org_id=org_id))
+        return {"listed": ids, "more": after is not None}
+
+    def _organisation(self, task: NightlyTask) -> dict[str, Any]:
+        """One bounded step of an organisation's upkeep, then the next task of its chain (until its day is
+        recorded); a damaged organisation document ends the chain, skipped."""
+        org_id = str(task.org_id)
+        try:
+            organisation = self.directory.get(org_id)
+        except DamagedOrganisationError as damage:  # one damaged organisation never stops the others' figures
+            log.warning("organisation %s is damaged (%s): its day is not recorded", org_id, damage.reason)
+            return {"skipped": [{"org_id": org_id, "reason": damage.reason}], "more": False}
+        if organisation is None:  # deleted since it was listed
+            return {"more": False}
+        phase = task.phase or ("refresh" if self.upkeep.needs_refresh(organisation.rows_stamp) else "age")
+        if phase == "refresh":
+            step = self.upkeep.refresh_members(org_id, task.after)
+            return self._next(task, "refresh" if step.after is not None else "strays", step.after, step.done)
+        if phase == "strays":
+            step = self.upkeep.remove_strays(org_id)
+            return self._next(task, "strays" if step.after is not None else "age", None, step.done)
+        if phase == "age":
+            step = self.upkeep.age(org_id, task.now)
+            return self._next(task, "age" if step.after is not None else "check", None, step.done)
+        check = self.upkeep.check(org_id)
+        day = self.directory.record_day(org_id, task.now)
+        repaired = {shard: len(counters) for shard, counters in check.repaired.items()}
+        return {"recorded": 1, "people": day.people, "repaired": repaired, "more": False}
+
+    def _next(self, task: NightlyTask, phase: Phase, after: str | None, done: int) -> dict[str, Any]:
+        self.sink.enqueue(task.follow(page=task.page + 1, phase=phase, after=after))
+        return {"phase": task.phase, "rows": done, "more": True}
 
     def _reminders(self, task: NightlyTask) -> dict[str, Any]:
         policy = task.settings.policy()
@@ -275,19 +321,22 @@ class RunProgress(BaseModel):
     reminders_sent: int
     # organisations whose document no longer reads, by id: why (the field), their day not recorded
     skipped_organisations: dict[str, str] = Field(default_factory=dict)
+    repaired_organisations: list[str] = Field(default_factory=list)  # whose figures had drifted from their rows
 
 
 def progress(runs: NightlyRuns, run_id: str) -> RunProgress:
     """How far a run got, from its task markers (one read per finished task).
 
-    Complete when each chain of pages (organisations, every reminder scan) has a last
+    Complete when each chain of pages (organisations, each organisation listed, every reminder scan) has a last
     page with every page before it.
     """
     markers = runs.markers(run_id)
     chains: dict[str, list[dict[str, Any]]] = {}
     for marker in markers:
-        chains.setdefault(f"{marker['kind']}/{marker.get('scan')}", []).append(marker)
-    expected_chains = {"organisations/None", *(f"reminders/{scan}" for scan in SCANS)}
+        chains.setdefault(marker.get("chain") or f"{marker['kind']}/{marker.get('scan')}", []).append(marker)
+    listed = {str(org_id) for m in markers if m["kind"] == "organisations" for org_id in m.get("listed") or []}
+    expected_chains = {"organisations", *(f"reminders/{scan}" for scan in SCANS)}
+    expected_chains |= {f"organisation/{org_id}" for org_id in listed}
 
     def chain_done(pages: list[dict[str, Any]]) -> bool:
         ends = [m["page"] for m in pages if not m.get("more")]
@@ -299,10 +348,13 @@ def progress(runs: NightlyRuns, run_id: str) -> RunProgress:
         complete=complete,
         tasks=len(markers),
         executions=sum(m.get("executions", 0) for m in markers),
-        organisations=sum(m.get("organisations", 0) for m in markers),
+        organisations=sum(m.get("recorded", 0) for m in markers),
         people_seen=sum(m.get("seen", 0) for m in markers),
         reminders_sent=sum(m.get("sent", 0) for m in markers),
         skipped_organisations={
             str(skip.get("org_id")): str(skip.get("reason")) for m in markers for skip in m.get("skipped") or []
         },
+        repaired_organisations=sorted(
+            str(m.get("chain", "")).removeprefix("organisation/") for m in markers if m.get("repaired")
+        ),
     )

@@ -1,40 +1,45 @@
-"""Organisations: managers, the team view from roll-up shards, blockers, history and CSV export.
+"""Organisations: managers, the team view from the figures, the team table a page at a time, history, CSV.
 
-Reading a team costs the organisation document plus its shard documents
-(``rollup.ROLLUP_SHARDS``), whatever the number of people; everything else
-here is computed in memory from those rows.
+A team page reads the organisation document, its figures (one document per figures shard: ``figures``) and the
+rows it shows (a query over the roll-up rows, ``organisations/{org}/people``): nothing grows with the number
+of people but a count of people matching a name search (one read per 1,000 of them).
 """
 
 from __future__ import annotations
 
 import csv
+import heapq
 import io
 import logging
-from collections import Counter
-from collections.abc import Callable, Sequence
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from factor_journal.catalog import Catalog
 from factor_journal.errors import FactorJournalError
 from factor_journal.errors import UnknownOrganisationError as UnknownOrganisationError
+from factor_journal.figures import MAPPED_BUCKETS as MAPPED_BUCKETS
+from factor_journal.figures import Counters, OrgFigures, TeamChoice
 from factor_journal.models import UserProfile
-from factor_journal.rollup import (
-    ROLLUP_SHARDS,
-    PersonRow,
-    RowFreshness,
-    mean_completeness,
-    mean_confidence,
-    row_freshness,
-)
-from factor_journal.setaside import describe
+from factor_journal.repositories.organisations import RowQuery as RowQuery
+from factor_journal.repositories.organisations import cursor_of as cursor_of
+from factor_journal.rollup import BAND_FIELDS, STALE_BANDS, PersonRow, band_of, row_stamp, search_key
+from factor_journal.rollup import QUIET_AFTER as QUIET_AFTER
+from factor_journal.setaside import SetAside
 from factor_journal.store import FactorJournalStore
 
 log = logging.getLogger(__name__)
 
-QUIET_AFTER = timedelta(days=7)
+MAX_CELLS_PER_QUERY = 30  # Firestore's limit on the values of one ``in`` filter (here: tiers)
+# what the table, the gone-quiet list and the export read of a row (not its answers' ages, search terms, ...)
+TABLE_FIELDS = (
+    *("user_id", "display_name", "email", "completeness", "avg_confidence", "assessed", "total", "decision_tier"),
+    *("unconfirmed", "conflicts", "needs_attention", "last_active", "tier", "due", "due_share", "aged_confidence"),
+    *("quiet", "band", "due_any", "due_quarter", "due_half", "cell", "name_key", "listed"),
+)
 
 
 class NotAManagerError(FactorJournalError):
@@ -55,84 +60,10 @@ class Organisation(BaseModel):
     org_id: str
     name: str
     managers: list[str] = Field(default_factory=list)
-    shards: int = ROLLUP_SHARDS
     # Counts every change of who is in the organisation (a join, a move away, an erasure, a stray row removed),
-    # in the transaction that makes it: a kept copy of the rows is current for its roster number only.
+    # in the transaction that makes it: a kept copy of the figures is current for its roster number only.
     roster: int = 0
-
-
-class TeamView(BaseModel):
-    """The team at ``at``: tiers and confidence as the aged answers support them (``freshness`` per person,
-    from the rows alone), who went quiet and who has answers due for a re-check."""
-
-    organisation: Organisation
-    people: list[PersonRow]
-    tiers: list[str] = Field(default_factory=list)  # the catalog's decision tier ids, lowest first
-    quiet: list[PersonRow]
-    freshness: dict[str, RowFreshness] = Field(default_factory=dict)
-    at: datetime | None = None
-
-    def fresh(self, row: PersonRow) -> RowFreshness:
-        """The person's freshness (rows not assessed at ``at``: as stored)."""
-        found = self.freshness.get(row.user_id)
-        if found is not None:
-            return found
-        return RowFreshness(due=0, share=0.0, avg_confidence=row.avg_confidence, decision_tier=row.decision_tier)
-
-    @property
-    def stale(self) -> list[PersonRow]:
-        """People with at least one answer due for a re-check."""
-        return [row for row in self.people if self.fresh(row).due]
-
-    def stale_share(self, people: list[PersonRow] | None = None) -> float | None:
-        """Of every answer ``people`` (default: everyone) gave, the share due for a re-check (None: none given)."""
-        chosen = self.people if people is None else people
-        given = sum(row.assessed for row in chosen)
-        return round(sum(self.fresh(row).due for row in chosen) / given, 4) if given else None
-
-    def tier_distribution(self, people: list[PersonRow] | None = None) -> dict[str, int]:
-        """How many of the people (default: everyone) each decision tier holds, as their aged answers support it:
-        every catalog tier in order (none: 0), then any tier the catalog no longer has, so everyone is counted."""
-        counts = Counter(self.fresh(row).decision_tier for row in (self.people if people is None else people))
-        return {tier: counts.pop(tier, 0) for tier in self.tiers} | dict(counts)
-
-    def avg_completeness(self, people: list[PersonRow] | None = None) -> float:
-        """How much of the catalog the people (default: everyone) have mapped on average."""
-        return mean_completeness(self.people if people is None else people)
-
-    def started(self, people: list[PersonRow] | None = None) -> int:
-        """How many of the people (default: everyone) have assessed something (whose confidence is averaged)."""
-        return sum(row.assessed > 0 for row in (self.people if people is None else people))
-
-    def avg_confidence(self, people: list[PersonRow] | None = None) -> float | None:
-        """The aged average confidence of the people (default: everyone) who have assessed something."""
-        chosen = [row for row in (self.people if people is None else people) if row.assessed > 0]
-        return round(sum(self.fresh(row).avg_confidence for row in chosen) / len(chosen), 4) if chosen else None
-
-    def today(self) -> OrgDay:
-        """The team's figures at ``at`` as a day of the organisation's history: the live figures the team page's
-        headline shows (everyone's, aged to ``at``), dated ``at``'s (UTC) day."""
-        at = (self.at or datetime.now(UTC)).astimezone(UTC)
-        return OrgDay(
-            date=at.strftime("%Y-%m-%d"),
-            people=len(self.people),
-            avg_completeness=self.avg_completeness(),
-            avg_confidence=self.avg_confidence(),
-            tiers={tier: n for tier, n in self.tier_distribution().items() if n},
-            stale_share=self.stale_share(),
-        )
-
-
-class BlockerCount(BaseModel):
-    archetype_id: str
-    name: str
-    blocked_people: int
-    factors: dict[str, int]  # blocking factor id -> people it blocks
-
-
-class Blockers(BaseModel):
-    archetypes: list[BlockerCount]
-    factors: list[tuple[str, int]]  # factor id -> how many (person, capability) pairs it blocks, most first
+    rows_stamp: str = ""  # the ``rollup.row_stamp`` every row was last rebuilt for (``upkeep``)
 
 
 class OrgDay(BaseModel):
@@ -153,26 +84,278 @@ def progress(history: Sequence[OrgDay], today: OrgDay) -> list[OrgDay]:
     return [day for day in history if day.date < today.date] + [today]
 
 
-def _aged_row(row: PersonRow, catalog: Catalog, at: datetime) -> dict[str, object]:
-    fresh = row_freshness(row, catalog, at)
-    return {"avg_confidence": fresh.avg_confidence, "decision_tier": fresh.decision_tier}
+class TeamFilter(BaseModel):
+    """What a manager narrows the team page to: tiers (empty: all), only people gone quiet, only people with
+    answers due for a re-check (at least ``min_stale_share`` of their answers: 0 or a cut of
+    ``rollup.STALE_BANDS``, the shares the rows are counted by), a name search."""
+
+    tiers: frozenset[str] = frozenset()
+    quiet_only: bool = False
+    stale_only: bool = False
+    min_stale_share: float = 0.0
+    search: str = ""
+
+    @field_validator("min_stale_share")
+    @classmethod
+    def _a_band(cls, share: float) -> float:
+        if share not in (0.0, *STALE_BANDS):
+            raise ValueError(f"a share to re-check is one of {(0.0, *STALE_BANDS)}, got {share}")
+        return share
+
+    @property
+    def choice(self) -> TeamChoice:
+        """The cells the tier, quiet and re-check filters select (the search aside)."""
+        band = band_of(1, self.min_stale_share) if self.stale_only else 0
+        return TeamChoice(tiers=self.tiers, quiet_only=self.quiet_only, min_band=band)
+
+    @property
+    def narrows(self) -> bool:
+        return bool(self.tiers or self.quiet_only or self.stale_only or search_key(self.search))
 
 
-def _stale_share(people: list[PersonRow], catalog: Catalog, at: datetime) -> float | None:
-    given = sum(row.assessed for row in people)
-    return round(sum(row_freshness(row, catalog, at).due for row in people) / given, 4) if given else None
+@dataclass
+class TeamView:
+    """The team's figures at ``at`` (``figures.OrgFigures``): tiers and re-checks as the rows were last aged,
+    the average confidence aged to ``at``."""
+
+    organisation: Organisation
+    figures: OrgFigures
+    at: datetime
+
+    def cells(self, chosen: TeamFilter | None = None) -> list[str] | None:
+        return None if chosen is None else self.figures.choose(chosen.choice)
+
+    @property
+    def people(self) -> int:
+        return self.figures.people()
+
+    @property
+    def quiet(self) -> int:
+        return self.figures.quiet()
+
+    @property
+    def stale(self) -> int:
+        """People with at least one answer due for a re-check."""
+        return self.figures.stale_people()
+
+    def selected(self, chosen: TeamFilter | None = None) -> int:
+        """People the filter's tiers, quiet and re-check select (the name search aside)."""
+        return self.figures.people(self.cells(chosen))
+
+    def stale_share(self, chosen: TeamFilter | None = None) -> float | None:
+        return self.figures.stale_share(self.cells(chosen))
+
+    def tier_distribution(self, chosen: TeamFilter | None = None) -> dict[str, int]:
+        return self.figures.tier_distribution(self.cells(chosen))
+
+    def mapped_distribution(self, chosen: TeamFilter | None = None) -> dict[str, list[int]]:
+        return self.figures.mapped_distribution(self.cells(chosen))
+
+    def held_back(self, chosen: TeamFilter | None = None) -> list[tuple[str, int]]:
+        return self.figures.held_back(self.cells(chosen))
+
+    def avg_completeness(self) -> float:
+        return self.figures.avg_completeness()
+
+    def started(self) -> int:
+        return self.figures.started()
+
+    def avg_confidence(self) -> float | None:
+        return self.figures.avg_confidence(self.at)
+
+    def today(self) -> OrgDay:
+        """The team's figures at ``at`` as a day of the organisation's history (the headline's live figures)."""
+        return day_of(self.figures, self.at)
+
+
+def day_of(figures: OrgFigures, at: datetime) -> OrgDay:
+    """The figures as a day of the organisation's history, dated ``at``'s (UTC) day."""
+    at = at.astimezone(UTC)
+    return OrgDay(
+        date=at.strftime("%Y-%m-%d"),
+        people=figures.people(),
+        avg_completeness=figures.avg_completeness(),
+        avg_confidence=figures.avg_confidence(at),
+        tiers={tier: n for tier, n in figures.tier_distribution().items() if n},
+        stale_share=figures.stale_share(),
+    )
+
+
+class BlockerCount(BaseModel):
+    archetype_id: str
+    name: str
+    blocked_people: int
+    factors: dict[str, int]  # blocking factor id -> people it blocks
+
+
+class Blockers(BaseModel):
+    archetypes: list[BlockerCount]
+    factors: list[tuple[str, int]]  # factor id -> how many (person, capability) pairs it blocks, most first
+
+
+def blockers(catalog: Catalog, figures: OrgFigures) -> Blockers:
+    """Across people: which capabilities are blocked most often, and by which factors."""
+    people, by_archetype, factors = figures.blocked()
+    archetypes = [
+        BlockerCount(
+            archetype_id=aid,
+            name=_archetype_name(catalog, aid),
+            blocked_people=count,
+            factors=dict(sorted(by_archetype.get(aid, {}).items(), key=lambda item: (-item[1], item[0]))),
+        )
+        for aid, count in people.items()
+    ]
+    archetypes.sort(key=lambda item: (-item.blocked_people, item.archetype_id))
+    return Blockers(archetypes=archetypes, factors=factors)
+
+
+def _archetype_name(catalog: Catalog, archetype_id: str) -> str:
+    """The capability's name (its id for one the catalog no longer has)."""
+    try:
+        return catalog.archetype(archetype_id).name
+    except KeyError:
+        return archetype_id
+
+
+def cut_with_ties(items: Sequence[tuple[str, int]], limit: int) -> tuple[list[tuple[str, int]], list[str]]:
+    """The first ``limit`` of ``items`` (counts, most first), and the ids left out that count as many as the
+    last one kept: a top ten that cuts through a tie says who else stands level with its last bar."""
+    shown = list(items[:limit])
+    if not shown:
+        return [], []
+    last = shown[-1][1]
+    return shown, [item_id for item_id, count in items[limit:] if count == last]
+
+
+TEAM_SORTS: dict[str, tuple[tuple[str, bool], ...]] = {
+    "Name": (("name_key", False),),
+    "Least mapped first": (("completeness", False), ("name_key", False)),
+    "Longest quiet first": (("last_active", False), ("name_key", False)),
+    "Most unconfirmed first": (("unconfirmed", True), ("name_key", False)),
+    "Most to re-check first": (("due_share", True), ("name_key", False)),
+}
+"""The orders a manager may sort the team table in, by name: the rows' fields, (name, descending), then the
+person's id (never active counts as the longest quiet: Firestore orders no time first)."""
+
+
+class _Reversed:
+    """Orders a value the other way round (a descending field in a merge of queries)."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __lt__(self, other: _Reversed) -> bool:
+        return bool(other.value < self.value)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Reversed) and self.value == other.value
+
+
+def sort_key(order: str) -> Callable[[PersonRow], tuple]:
+    """The ``TEAM_SORTS`` order named ``order`` as a sort key over rows (as Firestore orders them)."""
+    fields = TEAM_SORTS[order]
+
+    def key(row: PersonRow) -> tuple:
+        values: list[Any] = []
+        for name, descending in fields:
+            value = getattr(row, name)
+            comparable = (value is not None, value) if name == "last_active" else value
+            values.append(_Reversed(comparable) if descending else comparable)
+        return (*values, row.user_id)
+
+    return key
+
+
+def sort_people(rows: Iterable[PersonRow], order: str) -> list[PersonRow]:
+    """``rows`` in the ``TEAM_SORTS`` order named ``order``."""
+    return sorted(rows, key=sort_key(order))
+
+
+@dataclass
+class TablePage:
+    """One page of the team table: its rows, the people the filters select, the page shown and how many."""
+
+    rows: list[PersonRow]
+    total: int
+    page: int
+    pages: int
+
+
+PageCursors = dict[int, dict[str, Any]]  # page number -> where it starts (kept by the caller between views)
+
+
+CSV_COLUMNS = [
+    "user_id",
+    "display_name",
+    "email",
+    "completeness",
+    "avg_confidence",
+    "assessed",
+    "total",
+    "decision_tier",
+    "unconfirmed",
+    "conflicts",
+    "needs_attention",
+    "last_active",
+    "to_recheck",
+    "to_recheck_share",
+]
+
+# A spreadsheet evaluates a cell that starts with one of these as a formula (CSV injection).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _as_cell(value: object) -> object:
+    """A text cell that a spreadsheet would read as a formula, as text (a leading apostrophe)."""
+    return f"'{value}" if isinstance(value, str) and value.startswith(_FORMULA_START) else value
+
+
+def csv_lines(people: Iterable[PersonRow]) -> Iterator[str]:
+    """The team table as CSV, line by line (one row per person, ISO dates, fractions as 0-1; confidence and
+    tier as the answers counted when the row was last aged, with the answers due for a re-check); names and
+    addresses are data, never formulas, when the file is opened in a spreadsheet."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    for row in people:
+        fresh = row.fresh
+        data = row.model_dump() | {
+            "avg_confidence": fresh.avg_confidence,
+            "decision_tier": fresh.decision_tier,
+            "to_recheck": fresh.due,
+            "to_recheck_share": fresh.share,
+            "last_active": row.last_active.isoformat() if row.last_active else "",
+        }
+        writer.writerow({key: _as_cell(value) for key, value in data.items()})
+        yield buffer.getvalue()
+        buffer.seek(0)
+        buffer.truncate()
+
+
+def team_csv(people: Iterable[PersonRow]) -> str:
+    """The whole CSV of ``people`` (``csv_lines``)."""
+    return "".join(csv_lines(people))
+
+
+def _where(damage: ValidationError) -> str:
+    """Which field of a document failed to read (its location only: never the value)."""
+    first = damage.errors()[0]
+    return f"{'.'.join(str(part) for part in first['loc']) or 'document'}: {first['type']}"
 
 
 class OrganisationDirectory:
-    """Organisations and their managers, team roll-ups and daily history, over the shared store."""
+    """Organisations and their managers, team figures and rows, daily history, over the shared store."""
 
     def __init__(self, store: FactorJournalStore) -> None:
         self.store = store
         self.records = store.organisations
 
     def create(self, org_id: str, name: str) -> Organisation:
-        organisation = Organisation(org_id=org_id, name=name)
-        self.records.upsert(org_id, organisation.model_dump(exclude={"managers"}))
+        """Create the organisation (or rename it); a new one's rows are all built for the catalog in use."""
+        fields = Organisation(org_id=org_id, name=name).model_dump(exclude={"managers", "rows_stamp"})
+        if self.records.get(org_id) is None:
+            fields["rows_stamp"] = row_stamp(self.store.catalog)
+        self.records.upsert(org_id, fields)
         return self.get(org_id)  # type: ignore[return-value]
 
     def get(self, org_id: str) -> Organisation | None:
@@ -192,12 +375,13 @@ class OrganisationDirectory:
 
         ``organisations/{org}.managers`` is what makes a manager (the rules, sign-in and
         ``require_manager`` read only it); the profile's ``role`` follows it for display and
-        for the reminder job, in the same transaction (nothing else of the profile is written)."""
+        for the reminder job, and the manager's own row leaves the team's figures, in the same transaction."""
         self.store.set_manager(user_id, org_id, manager=True)
 
     def remove_manager(self, org_id: str, user_id: str) -> None:
-        """Take the organisation away from a manager: off the list (effective at once), role member.
-        UnknownOrganisationError when there is no such organisation: nothing is written (no document created)."""
+        """Take the organisation away from a manager: off the list (effective at once), role member, their row
+        counted with the team's again.  UnknownOrganisationError when there is no such organisation: nothing is
+        written (no document created)."""
         self.store.set_manager(user_id, org_id, manager=False)
 
     def require_manager(self, manager_id: str, org_id: str | None) -> UserProfile:
@@ -216,63 +400,155 @@ class OrganisationDirectory:
         return profile
 
     def rows(self, org_id: str) -> list[PersonRow]:
-        """Every person's row, read from the organisation's shard documents (constant reads).
+        """Every listed row of the organisation, by name (reads grow with the people: tests, the demo); a damaged
+        row is mended first (``_mended``)."""
+        found: list[SetAside] = []
+        rows = list(self.records.stream(org_id, RowQuery(), found))
+        return list(self.records.stream(org_id, RowQuery())) if self._mended(org_id, found) else rows
 
-        A row is derived from the person's profile and summary, so one that no longer reads (a bad write, a hand
-        edit) never stops the team page or the nightly figures: it is rewritten from them at once, as the
-        person's next change would (a few more reads, for that person only), and a damaged row of someone no
-        longer in the organisation is removed.
-        """
-        people = []
-        for user_id, row in self.records.shard_rows(org_id).items():
+    def figures(self, org_id: str) -> Counters:
+        """The organisation's counters (one read per figures shard)."""
+        return self.records.figures(org_id)
+
+    def _mended(self, org_id: str, found: Sequence[SetAside]) -> bool:
+        """Rewrite from their profiles and summaries the people whose rows a read found damaged (each rewrite
+        sets the stored row aside in its transaction; a stray row of a non-member is removed): True when any
+        was, so the caller reads again.  A row never stops the team page: it is mended where it is read."""
+        for user_id in sorted({record.user_id for record in found}):
             try:
-                people.append(PersonRow.model_validate(row))
-            except ValidationError as damage:
-                log.warning(
-                    "roll-up row of %s in %s was damaged (%s): rewritten", user_id, org_id, damage.errors()[0]["loc"]
-                )
-                rebuilt = self._rewritten_row(org_id, user_id, (row, describe(damage)))
-                if rebuilt is not None:
-                    people.append(rebuilt)
-        return sorted(people, key=lambda row: (row.display_name.lower(), row.user_id))
-
-    def _rewritten_row(self, org_id: str, user_id: str, damaged: tuple[Any, str] | None = None) -> PersonRow | None:
-        """The member's row rebuilt from their profile and summary, and written back (a ``damaged`` row set aside
-        in the same transaction); None for a non-member (whose stray row is removed)."""
-        try:
-            return self.store.rewrite_row(user_id, org_id, damaged)
-        except ValidationError:  # the profile itself no longer reads: nothing to rebuild the row from
-            return None
+                self.store.rewrite_row(user_id, org_id)
+            except ValidationError:  # the profile itself no longer reads: nothing to rebuild the row from
+                log.warning("roll-up row of %s in %s: the profile does not read, row left out", user_id, org_id)
+        return bool(found)
 
     def team(
         self,
         manager_id: str,
         org_id: str,
         now: datetime | None = None,
-        quiet_after: timedelta = QUIET_AFTER,
-        load_rows: Callable[[Organisation], list[PersonRow]] | None = None,
+        load_figures: Callable[[Organisation], Counters] | None = None,
     ) -> TeamView:
-        """The team page's data for a manager of ``org_id`` (NotAManagerError before anything else is read).
+        """The team page's figures for a manager of ``org_id`` (NotAManagerError before anything else is read).
 
-        ``load_rows(organisation)`` gives the organisation's rows when the caller keeps them for a while (the
-        app does, for filter reruns): a kept copy must be of the organisation's current ``roster``, so that
-        nobody who left is listed and nobody who joined is missing; ``rows(org_id)`` reads them otherwise."""
+        ``load_figures(organisation)`` gives the counters when the caller keeps them for a while (the app does,
+        for filter reruns): a kept copy must be of the organisation's current ``roster``."""
         self.require_manager(manager_id, org_id)
         organisation = self.get(org_id)
         if organisation is None:
             raise FactorJournalError(f"unknown organisation {org_id!r}")
-        rows = load_rows(organisation) if load_rows else self.rows(org_id)
-        people = [row for row in rows if row.user_id not in organisation.managers]
-        now = now or datetime.now(UTC)
-        quiet = [
-            row
-            for row in people
-            if row.completeness < 1.0 and (row.last_active is None or now - row.last_active > quiet_after)
-        ]
-        catalog = self.store.catalog
-        fresh = {row.user_id: row_freshness(row, catalog, now) for row in people}
-        tiers = [tier.id for tier in catalog.decision_tiers]
-        return TeamView(organisation=organisation, people=people, tiers=tiers, quiet=quiet, freshness=fresh, at=now)
+        counters = load_figures(organisation) if load_figures else self.figures(org_id)
+        return TeamView(organisation, OrgFigures(counters, self.store.catalog), (now or datetime.now(UTC)))
+
+    def queries(self, team: TeamView, chosen: TeamFilter, order: str) -> tuple[RowQuery, ...]:
+        """The queries whose rows, merged in ``order``, are the people ``chosen`` selects: equalities on the
+        rows' flags (one query; a name search reads a range of names, in the name's order)."""
+        equal: list[tuple[str, Any]] = [("quiet", True)] if chosen.quiet_only else []
+        band = chosen.choice.min_band
+        if band:
+            equal.append((BAND_FIELDS[band - 1], True))
+        tiers = None
+        if chosen.tiers:
+            present = {tier for tier, n in team.figures.tier_distribution().items() if n}
+            tiers = tuple(sorted(chosen.tiers & present)) if not present <= chosen.tiers else None
+        prefix = search_key(chosen.search)
+        sorting = TEAM_SORTS["Name" if prefix else order]
+        chunks: list[tuple[str, ...] | None] = [None]
+        if tiers:
+            chunks = [tiers[i : i + MAX_CELLS_PER_QUERY] for i in range(0, len(tiers), MAX_CELLS_PER_QUERY)]
+        elif tiers is not None:
+            chunks = [()]
+        return tuple(
+            RowQuery(equal=tuple(equal), tiers=chunk, prefix=prefix, order=sorting, fields=TABLE_FIELDS)
+            for chunk in chunks
+        )
+
+    def read_page(
+        self,
+        org_id: str,
+        queries: Sequence[RowQuery],
+        order: str,
+        limit: int,
+        after: dict[str, Any] | None = None,
+        skip: int = 0,
+    ) -> list[PersonRow]:
+        """Up to ``limit`` rows of ``queries`` (merged in ``order``) after the cursor ``after``, skipping ``skip``
+        rows first (each a read).  A row found damaged is mended (``_mended``) and the page read again."""
+        found: list[SetAside] = []
+        rows = self._read_page(org_id, queries, order, limit, after, skip, found)
+        return self._read_page(org_id, queries, order, limit, after, skip) if self._mended(org_id, found) else rows
+
+    def _read_page(
+        self,
+        org_id: str,
+        queries: Sequence[RowQuery],
+        order: str,
+        limit: int,
+        after: dict[str, Any] | None,
+        skip: int,
+        found: list[SetAside] | None = None,
+    ) -> list[PersonRow]:
+        if len(queries) == 1:
+            return self.records.page(org_id, queries[0], limit, after, skip, found)
+        parts = [self.records.page(org_id, query, skip + limit, after, found=found) for query in queries]
+        return list(heapq.merge(*parts, key=sort_key(order)))[skip : skip + limit]
+
+    def count(self, org_id: str, queries: Sequence[RowQuery]) -> int:
+        """How many people ``queries`` select (count aggregations: a read per 1,000 of them)."""
+        return sum(self.records.count(org_id, query) for query in queries)
+
+    def selected(self, team: TeamView, chosen: TeamFilter) -> int:
+        """How many people ``chosen`` selects: from the figures, or a count of the name search's matches."""
+        if not search_key(chosen.search):
+            return team.selected(chosen)
+        return self.count(team.organisation.org_id, self.queries(team, chosen, "Name"))
+
+    @staticmethod
+    def page_start(cursors: PageCursors, page: int, page_size: int) -> tuple[dict[str, Any] | None, int]:
+        """Where page ``page`` is read from: the cursor of the nearest page at or before it that ``cursors``
+        knows (None: the first page), and how many rows to skip after it."""
+        known = max((p for p in cursors if p <= page), default=1)
+        return cursors.get(known), (page - known) * page_size
+
+    def table_page(
+        self,
+        team: TeamView,
+        chosen: TeamFilter,
+        order: str,
+        page: int,
+        page_size: int,
+        cursors: PageCursors | None = None,
+        total: int | None = None,
+    ) -> TablePage:
+        """Page ``page`` (1-based, kept within the pages there are) of the people ``chosen`` selects, in the
+        ``TEAM_SORTS`` order ``order``: read from where the page starts when ``cursors`` knows it (a previous or
+        next page), else after skipping the rows before it from the nearest page known (each skipped row a read);
+        ``cursors`` learns where the next page starts."""
+        total = self.selected(team, chosen) if total is None else total
+        pages = max(1, -(-total // page_size))
+        page = min(max(1, page), pages)
+        cursors = {} if cursors is None else cursors
+        after, skip = self.page_start(cursors, page, page_size)
+        order = self.effective_order(chosen, order)
+        queries = self.queries(team, chosen, order)
+        rows = self.read_page(team.organisation.org_id, queries, order, page_size, after, skip) if total else []
+        if rows:
+            cursors[page + 1] = cursor_of(rows[-1], queries[0])
+        return TablePage(rows=rows, total=total, page=page, pages=pages)
+
+    def quiet_people(self, team: TeamView, limit: int) -> list[PersonRow]:
+        """The first ``limit`` people gone quiet, by name."""
+        chosen = TeamFilter(quiet_only=True)
+        return self.table_page(team, chosen, "Name", 1, limit, total=team.quiet).rows
+
+    def effective_order(self, chosen: TeamFilter, order: str) -> str:
+        """The order the table is in: a name search reads a range of names, in the name's order."""
+        return "Name" if search_key(chosen.search) else order
+
+    def export(self, team: TeamView, chosen: TeamFilter, order: str = "Name") -> Iterator[PersonRow]:
+        """Every person ``chosen`` selects, in ``order``, read a page of rows at a time."""
+        org_id, order = team.organisation.org_id, self.effective_order(chosen, order)
+        streams = [self.records.stream(org_id, query) for query in self.queries(team, chosen, order)]
+        return iter(streams[0]) if len(streams) == 1 else heapq.merge(*streams, key=sort_key(order))
 
     def in_organisation(self, org_id: str, user_id: str) -> UserProfile | None:
         """The member's profile when they belong to ``org_id`` (a manager's drill-down check)."""
@@ -280,27 +556,17 @@ class OrganisationDirectory:
         return profile if profile is not None and profile.org_id == org_id else None
 
     def record_day(self, org_id: str, day: datetime | None = None) -> OrgDay:
-        """Write the organisation's figures for a day (``organisations/{org}/daily/{date}``), from the shards.
+        """Write the organisation's figures for a day (``organisations/{org}/daily/{date}``), from its figures
+        (aged as its rows were last aged: the nightly job re-ages them first).
 
         The document id is the (UTC) date, so running this again the same day -- a retried or
         duplicated nightly task -- rewrites that day's one figure with fresh numbers, never adds one.
         Raises DamagedOrganisationError, before anything is written, when the organisation's document no longer
-        reads (its managers, who are left out of the figures, are not known then).
+        reads.
         """
         day = (day or datetime.now(UTC)).astimezone(UTC)
-        organisation = self.get(org_id)
-        managers = set(organisation.managers) if organisation else set()
-        people = [row for row in self.rows(org_id) if row.user_id not in managers]
-        count = len(people)
-        aged = [row.model_copy(update=_aged_row(row, self.store.catalog, day)) for row in people]
-        figures = OrgDay(
-            date=day.strftime("%Y-%m-%d"),
-            people=count,
-            avg_completeness=mean_completeness(people),
-            avg_confidence=mean_confidence(aged),
-            tiers=dict(Counter(r.decision_tier for r in aged)),
-            stale_share=_stale_share(people, self.store.catalog, day),
-        )
+        self.get(org_id)
+        figures = day_of(OrgFigures(self.figures(org_id), self.store.catalog), day)
         self.records.write_day(org_id, figures.date, figures.model_dump())
         return figures
 
@@ -336,163 +602,3 @@ class OrganisationDirectory:
             more, after = self.organisation_page(after)
             ids.extend(more)
         return ids
-
-
-def _where(damage: ValidationError) -> str:
-    """Which field of a document failed to read (its location only: never the value)."""
-    first = damage.errors()[0]
-    return f"{'.'.join(str(part) for part in first['loc']) or 'document'}: {first['type']}"
-
-
-def blockers(catalog: Catalog, people: list[PersonRow]) -> Blockers:
-    """Across people: which capabilities are blocked most often, and by which factors."""
-    by_archetype: dict[str, Counter[str]] = {}
-    blocked_people: Counter[str] = Counter()
-    by_factor: Counter[str] = Counter()
-    for row in people:
-        for blocked in row.blocked:
-            blocked_people[blocked.archetype_id] += 1
-            counts = by_archetype.setdefault(blocked.archetype_id, Counter())
-            counts.update(blocked.blockers)
-            by_factor.update(blocked.blockers)
-    archetypes = [
-        BlockerCount(
-            archetype_id=aid,
-            name=catalog.archetype(aid).name,
-            blocked_people=blocked_people[aid],
-            factors=dict(by_archetype[aid].most_common()),
-        )
-        for aid in blocked_people
-    ]
-    archetypes.sort(key=lambda item: (-item.blocked_people, item.archetype_id))
-    return Blockers(archetypes=archetypes, factors=by_factor.most_common())
-
-
-class TeamFilter(BaseModel):
-    """What a manager narrows the team page to: tiers (empty: all), only people gone quiet, only people with
-    answers due for a re-check (at least ``min_stale_share`` of their answers), a name search."""
-
-    tiers: frozenset[str] = frozenset()
-    quiet_only: bool = False
-    stale_only: bool = False
-    min_stale_share: float = Field(default=0.0, ge=0, le=1)
-    search: str = ""
-
-
-def filter_people(team: TeamView, chosen: TeamFilter) -> list[PersonRow]:
-    """The team's people matching every part of ``chosen`` (case-insensitive name or e-mail search), in team order."""
-    needle = chosen.search.strip().casefold()
-    quiet = {row.user_id for row in team.quiet} if chosen.quiet_only else set()
-    return [
-        row
-        for row in team.people
-        if (not chosen.tiers or team.fresh(row).decision_tier in chosen.tiers)
-        and (not chosen.quiet_only or row.user_id in quiet)
-        and (not chosen.stale_only or (team.fresh(row).due > 0 and team.fresh(row).share >= chosen.min_stale_share))
-        and (not needle or any(needle in text.casefold() for text in (row.display_name, row.email, row.user_id)))
-    ]
-
-
-def _by_name(row: PersonRow) -> str:
-    return (row.display_name or row.user_id).casefold()
-
-
-_NEVER = datetime.min.replace(tzinfo=UTC)
-TEAM_SORTS: dict[str, Callable[[PersonRow, TeamView], tuple]] = {
-    "Name": lambda row, team: (_by_name(row),),
-    "Least mapped first": lambda row, team: (row.completeness, _by_name(row)),
-    "Longest quiet first": lambda row, team: (row.last_active is not None, row.last_active or _NEVER),
-    "Most unconfirmed first": lambda row, team: (-row.unconfirmed, _by_name(row)),
-    "Most to re-check first": lambda row, team: (-team.fresh(row).share, _by_name(row)),
-}
-"""The orders a manager may sort the team table in, by name (never active counts as the longest quiet)."""
-
-
-def sort_people(team: TeamView, people: list[PersonRow], order: str) -> list[PersonRow]:
-    """``people`` (of ``team``) in the ``TEAM_SORTS`` order named ``order`` (a stable sort)."""
-    key = TEAM_SORTS[order]
-    return sorted(people, key=lambda row: key(row, team))
-
-
-MAPPED_BUCKETS = ("0–19%", "20–39%", "40–59%", "60–79%", "80–100%")
-
-
-def mapped_distribution(catalog: Catalog, people: list[PersonRow]) -> dict[str, list[int]]:
-    """Per category id (catalog order): how many people have mapped it to each of ``MAPPED_BUCKETS``."""
-    counts = {category.id: [0] * len(MAPPED_BUCKETS) for category in catalog.categories}
-    last = len(MAPPED_BUCKETS) - 1
-    for row in people:
-        for category_id, row_counts in counts.items():
-            row_counts[min(last, int(row.categories.get(category_id, 0.0) * 100 + 1e-9) // 20)] += 1
-    return counts
-
-
-def people_held_back(people: list[PersonRow]) -> list[tuple[str, int]]:
-    """Blocking factor id -> how many distinct people it holds back from at least one capability, most first;
-    among factors holding back as many people, the one blocking the most (person, capability) pairs first
-    (``blockers``' measure, the Blockers page's order), then by id."""
-    counts: Counter[str] = Counter()
-    pairs: Counter[str] = Counter()
-    for row in people:
-        counts.update({factor for blocked in row.blocked for factor in blocked.blockers})
-        pairs.update(factor for blocked in row.blocked for factor in blocked.blockers)
-    return sorted(counts.items(), key=lambda item: (-item[1], -pairs[item[0]], item[0]))
-
-
-def cut_with_ties(items: Sequence[tuple[str, int]], limit: int) -> tuple[list[tuple[str, int]], list[str]]:
-    """The first ``limit`` of ``items`` (counts, most first), and the ids left out that count as many as the
-    last one kept: a top ten that cuts through a tie says who else stands level with its last bar."""
-    shown = list(items[:limit])
-    if not shown:
-        return [], []
-    last = shown[-1][1]
-    return shown, [item_id for item_id, count in items[limit:] if count == last]
-
-
-CSV_COLUMNS = [
-    "user_id",
-    "display_name",
-    "email",
-    "completeness",
-    "avg_confidence",
-    "assessed",
-    "total",
-    "decision_tier",
-    "unconfirmed",
-    "conflicts",
-    "needs_attention",
-    "last_active",
-]
-FRESHNESS_COLUMNS = ["to_recheck", "to_recheck_share"]
-
-
-# A spreadsheet evaluates a cell that starts with one of these as a formula (CSV injection).
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _as_cell(value: object) -> object:
-    """A text cell that a spreadsheet would read as a formula, as text (a leading apostrophe)."""
-    return f"'{value}" if isinstance(value, str) and value.startswith(_FORMULA_START) else value
-
-
-def team_csv(people: list[PersonRow], team: TeamView | None = None) -> str:
-    """The team table as CSV (one row per person, ISO dates, fractions as 0-1); names and addresses are
-    data, never formulas, when the file is opened in a spreadsheet.  With the ``team`` they were read for,
-    confidence and tier are as the answers count at its moment (aged), with the answers due for a re-check."""
-    buffer = io.StringIO()
-    columns = CSV_COLUMNS + (FRESHNESS_COLUMNS if team is not None else [])
-    writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
-    writer.writeheader()
-    for row in people:
-        data = row.model_dump()
-        if team is not None:
-            fresh = team.fresh(row)
-            data |= {
-                "avg_confidence": fresh.avg_confidence,
-                "decision_tier": fresh.decision_tier,
-                "to_recheck": fresh.due,
-                "to_recheck_share": fresh.share,
-            }
-        data["last_active"] = row.last_active.isoformat() if row.last_active else ""
-        writer.writerow({key: _as_cell(value) for key, value in data.items()})
-    return buffer.getvalue()

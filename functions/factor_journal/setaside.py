@@ -12,9 +12,9 @@ shape: missing fields, wrong types) must not make every later turn of its person
   kept in the record, so the rewrite loses nothing;
 * **a turn** that does not read as a turn is settled ``invalid`` (never analysed, no longer context) and marked; a
   turn whose analysis record does not read needs attention (``documents.ExtractionOutcome.read``);
-* **a roll-up row** is rewritten from the person's profile and summary where it is read (the team page, the
-  nightly figures); a turn's commit writes the row without reading it, so the shard a person shares with others is
-  never read inside their transaction.
+* **a roll-up row** (``organisations/{org}/people/{uid}``) counts as none where it is read (a change's
+  transaction, the team page, the nightly job) and is rewritten from the person's profile and summary; the nightly
+  check sets the figures right for what it held.
 
 Each is **listed where the team looks**: a record ``users/{uid}/set_aside/{id}`` (``SetAside``: the path, the kind,
 the validation error, when it was found and a copy of what it held), its path on the person's profile
@@ -56,7 +56,7 @@ class SetAside(DocumentModel):
 
     user_id: str
     kind: DocumentKind
-    path: str  # the document's path; a roll-up row's is its shard's, with ``field`` naming the row
+    path: str  # the document's path
     field: str | None = None
     error: str  # what does not read (``describe``)
     found_at: datetime  # when it was (last) found
@@ -64,7 +64,7 @@ class SetAside(DocumentModel):
 
     @property
     def where(self) -> str:
-        """The path, with the field for a part of a document (``…/rollup/shard-07 rows.u-1``)."""
+        """The path, with the field for a part of a document (``… field``)."""
         return f"{self.path} {self.field}" if self.field else self.path
 
     @property

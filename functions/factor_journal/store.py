@@ -10,7 +10,7 @@ facades it owns (``tests/test_one_door.py`` keeps it so):
 * ``changes`` — ``FactorChanges``: read → plan (``factor_journal.planner``) → write, one transaction per change;
 * ``journal`` — ``JournalReads``: the summary, factor states, history pages, as-of states;
 * ``vectors`` — the embeddings of journal entries and (``vectors.answers``) of every answer: search, re-embedding;
-* ``organisations`` — organisation documents, roll-up shards, daily figures;
+* ``organisations`` — organisation documents, roll-up rows, the figures' shards, daily figures;
 * ``mail`` and ``links`` — queued reminder mail, who is due one, opt-outs; link records;
 * ``personal_data`` — a person's export and erasure;
 * ``nightly_runs`` — the nightly run and its task markers;
@@ -35,7 +35,7 @@ Promises:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from factor_journal import transitions
@@ -215,24 +215,24 @@ class FactorJournalStore:
     # People and conversations ---------------------------------------------------------------
 
     def register_user(self, profile: UserProfile) -> None:
-        """Create (or update) a user; a new user gets an empty summary; an organisation move takes the
-        person's roll-up row out of the old organisation in the same transaction."""
+        """Create (or update) a user (``People.register``: an organisation move moves their row at once)."""
         self._people.register(profile)
 
     def get_user(self, user_id: str) -> UserProfile | None:
         return self._people.get(user_id)
 
     def set_manager(self, user_id: str, org_id: str, manager: bool) -> None:
-        """Make the member a manager of ``org_id`` or take that away (its managers list and their ``role``,
-        one transaction that writes nothing else of the profile); UnknownOrganisationError, with nothing
-        written, when ``org_id`` does not exist."""
+        """Make the member a manager of ``org_id`` or take that away (``People.set_manager``: one transaction;
+        UnknownOrganisationError, with nothing written, when ``org_id`` does not exist)."""
         self._people.set_manager(user_id, org_id, manager)
 
-    def rewrite_row(self, user_id: str, org_id: str, damaged: tuple[Any, str] | None = None) -> PersonRow | None:
-        """Rewrite the member's roll-up row in ``org_id`` from their profile and summary (a transaction); the row
-        written, or None when they are not a member of ``org_id``.  ``damaged``: the stored row and why it does not
-        read, set aside in the same transaction."""
-        return self._people.rewrite_row(user_id, org_id, damaged)
+    def rewrite_row(self, user_id: str, org_id: str, *, refresh_summary: bool = False) -> PersonRow | None:
+        """Rewrite the member's roll-up row and figures from their profile and summary (``People.rewrite_row``)."""
+        return self._people.rewrite_row(user_id, org_id, refresh_summary=refresh_summary)
+
+    def age_row(self, user_id: str, org_id: str, now: datetime, ageing: Callable[[PersonRow], PersonRow]) -> Any:
+        """Age the person's row to ``now`` if its time has come (``People.age_row``); the row written or None."""
+        return self._people.age_row(user_id, org_id, now, ageing)
 
     def start_session(self, user_id: str, session_id: str | None = None, *, started_at: datetime | None = None) -> str:
         """Create a conversation session for a registered user; returns its id."""
@@ -622,6 +622,4 @@ class FactorJournalStore:
 
 
 def _now() -> datetime:
-    from datetime import UTC
-
     return datetime.now(UTC)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 
 from test_app import infer, open_app, texts
@@ -16,7 +15,7 @@ from dashboard.safe_text import md
 from factor_journal.models import UserProfile
 from factor_journal.organisation import OrganisationDirectory
 from factor_journal.reminders import UnsubscribeLinks
-from factor_journal.rollup import PersonRow, shard_of
+from factor_journal.rollup import PersonRow, aged
 
 
 def figures(app) -> list[dict]:
@@ -109,8 +108,8 @@ def test_history_of_a_single_day_is_a_sentence_not_a_broken_axis(app_database, s
 def seed_team(
     store, people: int, *, days: int = 0, needs_attention: bool = False, blocked: list[dict] | None = None
 ) -> tuple[str, str]:
-    """An organisation of ``people`` roll-up rows written straight into the shards (as the pipeline keeps them);
-    ``blocked``: what blocks every one of them (default: one capability, for every other person)."""
+    """An organisation of ``people`` roll-up rows written with their figures (``put_rows``: as the pipeline keeps
+    them); ``blocked``: what blocks every one of them (default: one capability, for every other person)."""
     org = f"org-{people}-{uuid.uuid4().hex[:6]}"
     directory = OrganisationDirectory(store)
     directory.create(org, f"Org of {people}")
@@ -120,7 +119,7 @@ def seed_team(
     tiers = [t.id for t in store.catalog.decision_tiers]
     categories = [c.id for c in store.catalog.categories]
     now = datetime.now(UTC)
-    shards: dict[str, dict] = defaultdict(dict)
+    rows = []
     for index in range(people):
         user = f"{org}-p{index:04d}"
         completeness = (index * 37 % 100) / 100
@@ -141,14 +140,10 @@ def seed_team(
             else [{"archetype_id": store.catalog.archetypes[0].id, "blockers": ["data_quality", "sensor_data"]}]
             if index % 2
             else [],
-        ).to_document()
-        if needs_attention and index == 0:
-            row["needs_attention"] = 3
-        shards[shard_of(user)][user] = row
-    writer = store.client.bulk_writer()
-    for shard, rows in shards.items():
-        writer.set(store.org_ref(org).collection("rollup").document(shard), {"rows": rows})
-    writer.close()
+            needs_attention=3 if needs_attention and index == 0 else 0,
+        )
+        rows.append(aged(row, store.catalog, now))
+    store.organisations.put_rows(org, rows)
     for day in range(days):
         directory.record_day(org, now - timedelta(days=days - 1 - day))
     return org, manager
@@ -219,7 +214,7 @@ def test_a_team_of_2000_filters_pages_and_aggregates(app_database, signer, store
     app.toggle(key="team_quiet").set_value(True).run()
     shown = texts(app)
     team = OrganisationDirectory(store).team(manager, org)
-    assert f"Showing {len(team.quiet):,} of 2,000 people." in shown
+    assert f"Showing {team.quiet:,} of 2,000 people." in shown
     app.selectbox(key="team_sort").select("Longest quiet first").run()
     assert app.dataframe[0].value["Last active"].iloc[0] == "not yet"
     app.text_input(key="team_search").input("nobody like this").run()

@@ -261,15 +261,20 @@ def test_ask_whys_evidence_keeps_a_readers_longest_rationale_whole_so_it_reads_i
 
 
 def test_the_team_table_holds_whole_percents_and_words_where_there_is_no_figure():
-    from factor_journal.organisation import Organisation, TeamView
-    from factor_journal.rollup import PersonRow, RowFreshness
+    from factor_journal.rollup import PersonRow
 
-    started = PersonRow(user_id="u1", display_name="Anna Berg", completeness=0.11540000000000001, assessed=3)
-    fresh = RowFreshness(due=1, share=1 / 3, avg_confidence=0.6503, decision_tier="low_risk")
+    started = PersonRow(
+        user_id="u1",
+        display_name="Anna Berg",
+        completeness=0.11540000000000001,
+        assessed=3,
+        due=1,
+        due_share=1 / 3,
+        aged_confidence=0.6503,
+        tier="low_risk",  # as the row was last aged
+    )
     new = PersonRow(user_id="u2", completeness=0.0)
-    organisation = Organisation(org_id="o", name="O")
-    team = TeamView(organisation=organisation, people=[started, new], quiet=[], freshness={"u1": fresh})
-    anna, nobody = labels.team_rows(team, CATALOG, [started, new])
+    anna, nobody = labels.team_rows(CATALOG, [started, new])
     # rounded as the eye reads it (and aged: the confidence and tier as the answers count today)
     read = (anna["Person"], anna["Mapped"], anna["Confidence"], anna["To re-check"])
     assert read == ("Anna Berg", "12%", "65%", "33%")

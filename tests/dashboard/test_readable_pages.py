@@ -6,14 +6,13 @@ member's overview reads about that person, not to them; the overview's counts ag
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from datetime import UTC, datetime, timedelta
 
 from streamlit.testing.v1 import AppTest
 from test_access import rendered_markdown
-from test_app import infer, open_app, texts
+from test_app import category_bars, infer, open_app, texts
 
 from factor_journal.organisation import OrganisationDirectory
 
@@ -95,9 +94,8 @@ def test_the_overview_counts_the_same_factors_everywhere(app_database, signer, s
     assert assessed == 5
     shown = texts(app)
     assert f"{assessed} factors assessed" in shown and "AI readiness score" in shown
-    chart = next(c for c in app.get("plotly_chart") if "Mapped" in c.proto.spec)
-    bars = json.loads(chart.proto.spec)["data"][0]
-    in_chart = dict(zip(bars["y"], bars["text"], strict=True))
+    names, mapped, _ = category_bars(app)
+    in_chart = dict(zip(names, mapped, strict=True))
     headers = re.findall(r"\*\*(.+?)\*\* · (\d+) of (\d+) assessed", shown)
     assert headers and sum(int(n) for _, n, _ in headers) == assessed
     for name, counted, of in headers:

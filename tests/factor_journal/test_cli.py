@@ -96,3 +96,26 @@ def test_reprocess_failed_only_picks_up_turns_left_in_limbo(cli_database, store,
     assert "processed: 2" in capsys.readouterr().out
     statuses = {t: store.turn_data(user, session, t)["extraction"]["status"] for t in (crashed, never, done)}
     assert statuses == {crashed: "processed", never: "processed", done: "no_update"}
+
+
+def test_refresh_rows_rebuilds_an_organisation_built_for_another_catalog_once(cli_database, store, make_user, capsys):
+    """After a catalog change is deployed: the rows (and summaries) are rebuilt and the figures checked; run again,
+    nothing is rebuilt."""
+    from factor_journal.organisation import OrganisationDirectory
+
+    org = f"org-cli-{make_user(store)}"
+    OrganisationDirectory(store).create(org, "Refreshed")
+    members = [make_user(store, org_id=org) for _ in range(3)]
+    store.org_ref(org).update({"rows_stamp": "1/an-older-catalog/x"})
+    assert cli.main(["refresh-rows", "--org", org]) == 0
+    assert f"{org}: {len(members)} rows rebuilt" in capsys.readouterr().out
+    assert OrganisationDirectory(store).get(org).rows_stamp != "1/an-older-catalog/x"
+    damaged = f"{org}-damaged"
+    store.org_ref(damaged).set({"managers": []})  # no name: skipped, the others refreshed
+    try:
+        assert cli.main(["refresh-rows"]) == 0  # every organisation: this one is up to date
+    finally:
+        store.org_ref(damaged).delete()
+    said = capsys.readouterr()
+    assert f"{org}: 0 rows rebuilt" in said.out and f"{damaged}: skipped" in said.err
+    assert cli.main(["refresh-rows", "--org", "no-such-organisation"]) == 2

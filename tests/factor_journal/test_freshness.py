@@ -12,7 +12,7 @@ from factor_journal.catalog.models import parse_catalog
 from factor_journal.graph import graph_for
 from factor_journal.guidance import next_best_questions
 from factor_journal.models import Conflict, FactorState, InferenceStatus, UserProfile
-from factor_journal.rollup import PersonRow, decode_said, encode_said, person_row, row_freshness
+from factor_journal.rollup import PersonRow, aged, decode_said, encode_said, person_row, row_freshness
 from factor_journal.summary import build_summary
 
 CATALOG = """
@@ -218,7 +218,7 @@ def test_next_best_questions_put_stale_high_impact_answers_first(catalog):
     assert next_best_questions(catalog, graph, later.summary, limit=4)[0].factor_id != "quality"  # unchanged without
 
 
-def test_roll_up_rows_are_aged_on_read_from_the_row_alone(catalog):
+def test_roll_up_rows_are_aged_from_the_row_alone(catalog):
     row = PersonRow(
         user_id="p",
         completeness=0.5,
@@ -247,7 +247,7 @@ def test_the_team_row_counts_as_due_exactly_what_the_persons_own_pages_and_remin
     summary = summary_of(
         catalog, said(catalog, "sponsor", confidence), said(catalog, "cloud", confidence), said(catalog, "quality", 0.9)
     )
-    row = person_row(UserProfile(user_id="p"), summary, None)
+    row = person_row(UserProfile(user_id="p"), summary, None, catalog, T0)
     graph = graph_for(catalog)
     for days in (0, 1, 3, 10, 30, 44, 46, 100, 137, 200, 400):
         at = T0 + timedelta(days=days)
@@ -255,6 +255,7 @@ def test_the_team_row_counts_as_due_exactly_what_the_persons_own_pages_and_remin
         team = row_freshness(row, catalog, at)
         assert team.due == len(own.to_recheck), (confidence, days)
         assert team.avg_confidence == pytest.approx(own.summary.overall.avg_confidence, abs=1e-3), (confidence, days)
+        assert aged(row, catalog, at).due == team.due  # as the nightly job ages the stored row
     a_quarter = timedelta(days=6 * 365.25 / 12 / 4)  # of the sponsor's six months: nothing is due sooner
     assert row_freshness(row, catalog, T0 + a_quarter - timedelta(hours=1)).due == 0
 

@@ -11,13 +11,15 @@ from datetime import UTC, datetime, timedelta
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from pydantic import ValidationError
 
 from factor_journal import freshness
 from factor_journal.links import LinkSigner
 from factor_journal.models import InferredUpdate, UserProfile
-from factor_journal.organisation import OrganisationDirectory, TeamFilter, filter_people
+from factor_journal.organisation import OrganisationDirectory, TeamFilter
 from factor_journal.reminders import MAIL_COLLECTION, ReminderPolicy, send_due_reminders
 from factor_journal.repositories.links import LinkRecords
+from factor_journal.upkeep import RowUpkeep
 
 POLICY = ReminderPolicy(inactive_after=timedelta(days=7), window=timedelta(days=7))
 NOW = datetime.now(UTC)
@@ -105,26 +107,29 @@ def test_the_team_view_ages_the_rows_and_filters_people_with_answers_due(small_s
     said(small_store, old, "skills", 1, value=50, confidence=0.8)
     manager = make_user(small_store, org_id=org)
     directory.assign_manager(org, manager)
-    team = directory.team(manager, org, now=NOW)
-    olga, nora = (next(p for p in team.people if p.user_id == u) for u in (old, new))
+    olga, nora = (next(p for p in directory.rows(org) if p.user_id == u) for u in (old, new))
     assert olga.decision_tier == "medium_risk"  # as stored: 80% mapped at 0.8
-    assert (team.fresh(olga).due, team.fresh(olga).share) == (3, 0.75)
-    assert team.fresh(olga).decision_tier != "medium_risk"  # aged, 0.8 said 13 months ago counts for about 0.37
-    assert team.fresh(olga).avg_confidence == pytest.approx((3 * 0.8 * 0.5 ** (400 / 365.25) + 0.8) / 4, abs=2e-3)
-    assert (team.fresh(nora).due, team.fresh(nora).decision_tier) == (0, nora.decision_tier)
-    assert team.stale_share() == pytest.approx(3 / 7, abs=1e-4)
-    assert [p.user_id for p in team.stale] == [old]
-    assert [p.user_id for p in filter_people(team, TeamFilter(stale_only=True))] == [old]
-    assert filter_people(team, TeamFilter(stale_only=True, min_stale_share=0.8)) == []
-    # a year back, nothing was due yet (the ages are measured to the view's moment)
-    then = directory.team(manager, org, now=NOW - timedelta(days=300))
-    assert then.stale_share() == 0.0
+    assert (olga.fresh.due, olga.fresh.share) == (3, 0.75)  # aged when the row was written
+    assert olga.fresh.decision_tier != "medium_risk"  # aged, 0.8 said 13 months ago counts for about 0.37
+    assert olga.fresh.avg_confidence == pytest.approx((3 * 0.8 * 0.5 ** (400 / 365.25) + 0.8) / 4, abs=2e-3)
+    assert (nora.fresh.due, nora.fresh.decision_tier) == (0, nora.decision_tier)
+    team = directory.team(manager, org, now=NOW)
+    assert team.stale_share() == pytest.approx(3 / 7, abs=1e-4) and team.stale == 1
+    chosen = directory.table_page(team, TeamFilter(stale_only=True), "Name", 1, 25).rows
+    assert [p.user_id for p in chosen] == [old]
+    assert directory.selected(team, TeamFilter(stale_only=True, min_stale_share=0.5)) == 1  # 3 of Olga's 4
+    with pytest.raises(ValidationError):  # the rows are counted by a quarter and a half: no other share
+        TeamFilter(stale_only=True, min_stale_share=0.8)
+    assert team.avg_confidence() == pytest.approx((olga.fresh.avg_confidence + nora.fresh.avg_confidence) / 2, abs=1e-3)
+    # a year on, Nora's answers are due too: the nightly job ages her row when its time comes
+    later = NOW + timedelta(days=365)
+    assert RowUpkeep(small_store).age(org, later).done == 2
+    then = directory.team(manager, org, now=later)
+    assert then.stale == 2 and then.stale_share() == 1.0
     # the nightly figures are aged to their day
-    day = directory.record_day(org, NOW)
-    assert day.stale_share == pytest.approx(3 / 7, abs=1e-4)
-    assert day.avg_confidence == pytest.approx(
-        (team.fresh(olga).avg_confidence + team.fresh(nora).avg_confidence) / 2, abs=1e-4
-    )
+    day = directory.record_day(org, later)
+    assert day.stale_share == 1.0
+    assert day.avg_confidence == then.avg_confidence()
 
 
 def test_as_of_ages_to_the_as_of_date_and_a_confirmation_refreshes_in_one_transaction(small_store, make_user):

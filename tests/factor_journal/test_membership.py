@@ -18,7 +18,6 @@ import pytest
 from factor_journal.errors import FactorJournalError
 from factor_journal.models import InferredUpdate, UserProfile
 from factor_journal.organisation import NotAManagerError, OrganisationDirectory, UnknownOrganisationError
-from factor_journal.rollup import shard_of
 from factor_journal.store import FactorJournalStore
 
 
@@ -90,16 +89,17 @@ def test_moving_a_person_removes_their_row_from_the_old_organisation(small_store
     directory, a, b, manager_a, manager_b = orgs
     person = make_user(small_store, org_id=a, display_name="Mover", email="mover@example.com")
     small_store.record_inference(person, reading("quality", 65))
-    assert person in {p.user_id for p in directory.team(manager_a, a).people}
+    assert person in {p.user_id for p in directory.rows(a)}
+    assert directory.team(manager_a, a).started() == 1
 
     profile = small_store.get_user(person)
     small_store.register_user(profile.model_copy(update={"org_id": b}))
 
-    assert person not in {p.user_id for p in directory.team(manager_a, a).people}
-    shard = small_store.org_ref(a).collection("rollup").document(shard_of(person)).get().to_dict() or {}
-    assert person not in shard.get("rows", {}) and "mover@example.com" not in str(shard)
-    moved = next(p for p in directory.team(manager_b, b).people if p.user_id == person)
-    assert moved.assessed == 1  # the row went with them
+    assert person not in {p.user_id for p in directory.rows(a)}
+    assert not small_store.org_ref(a).collection("people").document(person).get().exists
+    assert directory.team(manager_a, a).started() == 0  # the figures moved with the row
+    moved = next(p for p in directory.rows(b) if p.user_id == person)
+    assert moved.assessed == 1 and directory.team(manager_b, b).started() == 1  # the row went with them
 
 
 def test_a_manager_who_moves_leaves_the_old_managers_list(small_store, orgs):
@@ -115,8 +115,7 @@ def test_a_move_out_of_an_organisation_that_has_no_document_still_removes_the_ro
     person = make_user(small_store, org_id=f"undocumented-{uuid.uuid4().hex[:6]}")
     old = small_store.get_user(person).org_id
     small_store.register_user(small_store.get_user(person).model_copy(update={"org_id": None}))
-    shard = small_store.org_ref(old).collection("rollup").document(shard_of(person)).get().to_dict() or {}
-    assert person not in shard.get("rows", {})
+    assert not small_store.org_ref(old).collection("people").document(person).get().exists
     assert not small_store.org_ref(old).get().exists  # no organisation document is conjured up
 
 
@@ -142,9 +141,10 @@ def test_every_change_of_who_is_in_an_organisation_raises_its_roster(store, make
     store.register_user(store.get_user(person))  # type: ignore[arg-type]
     assert (roster(a), roster(b)) == (2, 1)  # registered again where they are: nothing changes
 
-    stray = store.org_ref(a).collection("rollup").document(shard_of(person))
-    stray.set({"rows": {person: {"user_id": person, "total": "damaged"}}}, merge=True)  # a damaged stray row
-    assert person not in {row.user_id for row in directory.rows(a)}
+    stray = store.org_ref(a).collection("people").document(person)
+    stray.set({"user_id": person, "total": "damaged"})  # a damaged stray row
+    assert person not in {row.user_id for row in directory.rows(a)}  # left out of the pages
+    assert store.rewrite_row(person, a) is None and not stray.get().exists
     assert roster(a) == 3  # the stray row was removed
 
     PersonalData(firestore_client).erase(person)

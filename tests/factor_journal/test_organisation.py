@@ -1,4 +1,4 @@
-"""Organisations on the emulator: managers see only their own, roll-ups scale, snapshots, CSV."""
+"""Organisations on the emulator: managers see only their own, rows and figures scale, snapshots, CSV."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from google.cloud import firestore
 
+from factor_journal.figures import OrgFigures, drift, rebuild
 from factor_journal.models import InferredUpdate, UserProfile
 from factor_journal.organisation import (
     TEAM_SORTS,
@@ -18,15 +19,16 @@ from factor_journal.organisation import (
     Organisation,
     OrganisationDirectory,
     OrgDay,
+    TeamFilter,
     TeamView,
     blockers,
     cut_with_ties,
-    people_held_back,
     progress,
     sort_people,
     team_csv,
 )
-from factor_journal.rollup import ROLLUP_SHARDS, PersonRow, RowFreshness, mean_completeness, shard_of
+from factor_journal.rollup import FIGURE_SHARDS, BlockedRow, PersonRow, aged, encode_said, shard_of
+from factor_journal.upkeep import RowUpkeep
 
 
 def reading(factor: str, value: float, confidence: float = 0.7) -> InferredUpdate:
@@ -46,12 +48,20 @@ def two_orgs(small_store, make_user):
     return directory, a, b, members_a, member_b, manager_a
 
 
+def figures_agree_with_rows(store, org: str) -> bool:
+    """The stored figures equal a sum over the stored rows (every shard)."""
+    rows = [PersonRow.model_validate(s.to_dict()) for s in store.org_ref(org).collection("people").stream()]
+    return drift(store.organisations.figures(org), rebuild(rows)) == {}
+
+
 def test_a_manager_sees_their_organisation_and_no_other(small_store, two_orgs):
     directory, a, b, members_a, member_b, manager_a = two_orgs
     small_store.record_inference(members_a[0], reading("quality", 65))
     team = directory.team(manager_a, a)
-    assert {p.user_id for p in team.people} == set(members_a)  # the manager is not in their own table
-    assert next(p for p in team.people if p.user_id == members_a[0]).assessed == 1
+    assert team.people == 3  # the manager is not in their own table nor counted
+    page = directory.table_page(team, TeamFilter(), "Name", 1, 25).rows
+    assert {p.user_id for p in page} == set(members_a)
+    assert next(p for p in page if p.user_id == members_a[0]).assessed == 1
     with pytest.raises(NotAManagerError):
         directory.team(manager_a, b)
     with pytest.raises(NotAManagerError):
@@ -79,6 +89,37 @@ def test_rows_follow_every_change_in_the_same_transaction(small_store, two_orgs)
     assert row.unconfirmed == 2 and row.can_evaluate == summary.capabilities.can_evaluate
     small_store.confirm(user, "quality")
     assert next(p for p in directory.rows(a) if p.user_id == user).unconfirmed == 1
+    assert figures_agree_with_rows(small_store, a)  # the figures moved with every row, in its transaction
+    team = directory.team(manager_a, a)
+    assert (team.people, team.started(), team.figures.assessed()) == (3, 1, 2)
+
+
+def seeded(store, org: str, people: int, now: datetime) -> list[PersonRow]:
+    """``people`` rows written through ``put_rows`` (with their figures), aged to ``now``."""
+    tiers = [t.id for t in store.catalog.decision_tiers]
+    rows = [
+        aged(
+            PersonRow(
+                user_id=f"{org}-{index:04d}",
+                display_name=f"P{index:04d}",
+                email=f"p{index}@example.com",
+                completeness=(index % 10) / 10,
+                assessed=index % 4,
+                unconfirmed=index % 5,
+                decision_tier="low_risk" if index % 4 else "exploratory",
+                avg_confidence=0.6,
+                last_active=None if index % 7 == 0 else now - timedelta(days=index % 12),
+                said=encode_said([("quality", 0.8, now - timedelta(days=400))] if index % 3 == 0 else []),
+                categories={"data": (index % 5) / 5},
+            ),
+            store.catalog,
+            now,
+        )
+        for index in range(people)
+    ]
+    store.organisations.put_rows(org, rows)
+    assert {row.tier for row in rows} <= set(tiers)
+    return rows
 
 
 def test_team_reads_stay_constant_for_two_thousand_people(small_store, make_user):
@@ -87,37 +128,71 @@ def test_team_reads_stay_constant_for_two_thousand_people(small_store, make_user
     directory.create(org, "Big")
     manager = make_user(small_store, org_id=org)
     directory.assign_manager(org, manager)
-    writer = small_store.client.bulk_writer()
-    shards: dict[str, dict] = {}
-    for index in range(2000):
-        uid = f"{org}-{index:04d}"
-        shards.setdefault(shard_of(uid), {})[uid] = PersonRow(
-            user_id=uid,
-            display_name=f"P{index:04d}",
-            completeness=(index % 10) / 10,
-            decision_tier="low_risk" if index % 4 else "exploratory",
-        ).to_document()
-    for shard, rows in shards.items():
-        writer.set(small_store.org_ref(org).collection("rollup").document(shard), {"rows": rows}, merge=True)
-    writer.close()
+    rows = seeded(small_store, org, 2000, datetime.now(UTC))
     small_store.stats.reset()
     team = directory.team(manager, org)
-    assert len(team.people) == 2000
-    tiers = team.tier_distribution()
-    assert tiers["exploratory"] == 500 and tiers["low_risk"] == 1500
-    assert small_store.stats.reads <= ROLLUP_SHARDS + 2 + 1  # the manager check, the org, its shards
-    assert len(shards) <= ROLLUP_SHARDS
+    page = directory.table_page(team, TeamFilter(), "Name", 1, 25)
+    assert team.people == 2000 and len(page.rows) == 25 and page.pages == 80
+    tiers = {tier: n for tier, n in team.tier_distribution().items() if n}
+    assert tiers == {tier: sum(row.tier == tier for row in rows) for tier in tiers}
+    # the manager check (the organisation, the profile), the organisation again, its figures, the page's rows
+    assert small_store.stats.reads <= 3 + FIGURE_SHARDS + 25
+    assert figures_agree_with_rows(small_store, org)
+
+
+def test_the_table_filters_sorts_and_pages_by_queries_as_the_rows_say(small_store, make_user):
+    """Each filter and order, read a page at a time through Firestore, gives the people a filter of the rows in
+    memory gives, in the same order; a page read from where the last one ended is the page read by skipping."""
+    directory = OrganisationDirectory(small_store)
+    org = f"org-q-{uuid.uuid4().hex[:6]}"
+    directory.create(org, "Queried")
+    manager = make_user(small_store, org_id=org)
+    directory.assign_manager(org, manager)
+    now = datetime.now(UTC)
+    rows = seeded(small_store, org, 90, now)
+    team = directory.team(manager, org)
+    choices = {
+        "everyone": (TeamFilter(), lambda r: True),
+        "a tier": (TeamFilter(tiers=frozenset({"low_risk"})), lambda r: r.tier == "low_risk"),
+        "quiet": (TeamFilter(quiet_only=True), lambda r: r.quiet),
+        "to re-check": (TeamFilter(stale_only=True), lambda r: r.due > 0),
+        "half to re-check": (TeamFilter(stale_only=True, min_stale_share=0.5), lambda r: r.due_share >= 0.5),
+        "two tiers": (TeamFilter(tiers=frozenset({"low_risk", "exploratory"})), lambda r: r.tier != "medium_risk"),
+        "quiet and to re-check": (TeamFilter(quiet_only=True, stale_only=True), lambda r: r.quiet and r.due > 0),
+        "a name": (TeamFilter(search=" p004"), lambda r: r.display_name.startswith("P004")),
+        "quiet and named": (TeamFilter(quiet_only=True, search="P0"), lambda r: r.quiet),
+    }
+    for name, (chosen, wanted) in choices.items():
+        expected = [row for row in rows if wanted(row)]
+        assert directory.selected(team, chosen) == len(expected), name
+        for order in TEAM_SORTS:
+            listed = directory.effective_order(chosen, order)  # a name search lists names in order
+            ordered = [row.user_id for row in sort_people(expected, listed)]
+            cursors: dict = {}
+            first = directory.table_page(team, chosen, order, 1, 20, cursors)
+            second = directory.table_page(team, chosen, order, 2, 20, cursors)  # from where the first ended
+            skipped = directory.table_page(team, chosen, order, 2, 20)  # by skipping the first 20
+            pages = first.rows + (second.rows if second.page == 2 else [])  # a page past the last shows the last
+            assert [r.user_id for r in pages] == ordered[:40], (name, order)
+            assert [r.user_id for r in skipped.rows] == [r.user_id for r in second.rows]
+        assert not chosen.search or directory.effective_order(chosen, "Least mapped first") == "Name"
+        exported = list(csv.DictReader(io.StringIO(team_csv(directory.export(team, chosen)))))
+        assert [r["user_id"] for r in exported] == [row.user_id for row in sort_people(expected, "Name")]
 
 
 def test_quiet_people_and_daily_history(small_store, two_orgs):
     directory, a, _, members_a, _, manager_a = two_orgs
     small_store.record_inference(members_a[0], reading("quality", 65))
+    small_store.client.document(f"users/{members_a[0]}").update({"last_active": datetime.now(UTC) - timedelta(days=2)})
+    small_store.rewrite_row(members_a[0], a)
+    team = directory.team(manager_a, a)
+    quiet = directory.quiet_people(team, 15)
+    assert {p.user_id for p in quiet} == set(members_a[1:]) and team.quiet == 2  # never active
     later = datetime.now(UTC) + timedelta(days=10)
+    assert RowUpkeep(small_store).age(a, later).done == 1  # the one who spoke goes quiet a week later
     team = directory.team(manager_a, a, now=later)
-    assert {p.user_id for p in team.quiet} == set(members_a)  # nobody spoke in the last 7 days by then
-    assert directory.team(manager_a, a).quiet == [
-        p for p in directory.team(manager_a, a).people if p.last_active is None
-    ]
+    assert team.quiet == 3 and {p.user_id for p in directory.quiet_people(team, 15)} == set(members_a)
+    assert figures_agree_with_rows(small_store, a)
     day = directory.record_day(a)
     again = directory.record_day(a)  # overwritten within the day
     history = directory.history(a)
@@ -135,25 +210,34 @@ def test_the_day_averages_confidence_over_the_people_who_have_started(small_stor
     assert directory.history(a)[-1].avg_confidence == day.avg_confidence
 
 
-def test_a_damaged_row_is_rewritten_from_the_person_and_never_stops_the_team_page(small_store, two_orgs, caplog):
+def test_a_damaged_row_never_stops_the_team_page_and_the_nightly_check_repairs_the_figures(
+    small_store, two_orgs, caplog
+):
     directory, a, _, members_a, member_b, manager_a = two_orgs
     small_store.record_inference(members_a[0], reading("quality", 65, 0.8))
     before = next(p for p in directory.rows(a) if p.user_id == members_a[0])
-    shard = small_store.org_ref(a).collection("rollup").document(shard_of(members_a[0]))
-    shard.update({f"rows.`{members_a[0]}`": {"user_id": members_a[0], "completeness": "most of it"}})
-    stray = small_store.org_ref(a).collection("rollup").document(shard_of(member_b))  # someone of another org
-    stray.set({"rows": {member_b: {"completeness": None}}}, merge=True)
+    row = small_store.org_ref(a).collection("people").document(members_a[0])
+    row.update({"completeness": "most of it"})  # a hand edit
+    stray = small_store.org_ref(a).collection("people").document(member_b)  # someone of another organisation
+    stray.set(
+        aged(PersonRow(user_id=member_b, display_name="B0"), small_store.catalog, datetime.now(UTC)).to_document()
+    )
 
-    team = directory.team(manager_a, a)  # read: the damaged row rebuilt, the stray one removed
-    assert {p.user_id for p in team.people} == set(members_a)
-    assert next(p for p in team.people if p.user_id == members_a[0]) == before
-    assert f"roll-up row of {members_a[0]} in {a} was damaged" in caplog.text
-    stored = shard.get().to_dict()["rows"][members_a[0]]
-    assert PersonRow.model_validate(stored) == before  # written back: it reads again
-    assert directory.record_day(a).people == 3  # the nightly figures count everyone
-    assert member_b not in stray.get().to_dict()["rows"]  # a stray row of a non-member is removed
-    assert small_store.rewrite_row(member_b, a) is None  # and never written into an organisation not theirs
-    assert member_b not in stray.get().to_dict()["rows"]
+    team = directory.team(manager_a, a)  # never a crash: the damaged row is mended where the table reads it
+    page = directory.table_page(team, TeamFilter(), "Name", 1, 25).rows
+    assert (before.user_id, before.completeness) in {(p.user_id, p.completeness) for p in page}
+    assert f"roll-up row of {members_a[0]} in {a} is damaged" in caplog.text
+    assert PersonRow.model_validate(row.get().to_dict()).completeness == before.completeness  # rewritten
+    [record] = small_store.set_aside.listed(members_a[0])  # what it held, set aside
+    assert (record.path, record.stored["completeness"]) == (row.path, "most of it")
+    assert small_store.rewrite_row(member_b, a) is None and not stray.get().exists  # a stray row is removed
+    assert not figures_agree_with_rows(small_store, a)  # the damaged row's share was never taken away
+    caplog.clear()
+    checked = RowUpkeep(small_store).check(a)
+    assert checked.repaired and figures_agree_with_rows(small_store, a)
+    assert f"of {a} had drifted from its" in caplog.text
+    assert RowUpkeep(small_store).check(a).repaired == {}  # run again: nothing to repair
+    assert directory.record_day(a).people == 3
 
 
 def test_a_damaged_days_figures_leave_a_gap_instead_of_stopping_the_chart(small_store, two_orgs, caplog):
@@ -189,9 +273,11 @@ def test_daily_snapshots_one_per_user_per_day(small_store, make_user):
     assert snapshot["overall"]["total_factors_assessed"] == 1
 
 
-def test_blockers_across_people_and_csv_export(small_catalog):
-    from factor_journal.rollup import BlockedRow
+def _aged(row: PersonRow, catalog) -> PersonRow:
+    return aged(row, catalog, datetime(2026, 11, 20, tzinfo=UTC))
 
+
+def test_blockers_across_people_and_csv_export(small_catalog):
     people = [
         PersonRow(
             user_id="u1",
@@ -210,13 +296,15 @@ def test_blockers_across_people_and_csv_export(small_catalog):
             blocked=[BlockedRow(archetype_id="hard", blockers=["storage", "quality"])],
         ),
     ]
-    found = blockers(small_catalog, people)
+    people = [_aged(row, small_catalog) for row in people]
+    found = blockers(small_catalog, OrgFigures(rebuild(people), small_catalog))
     assert [(a.archetype_id, a.blocked_people) for a in found.archetypes] == [("hard", 2), ("medium", 1)]
-    assert found.factors[0] in (("skills", 2), ("storage", 2))
+    assert found.factors[:2] == [("skills", 2), ("storage", 2)]  # most first, then by id
+    assert found.archetypes[0].factors == {"storage": 2, "quality": 1, "skills": 1}
     rows = list(csv.DictReader(io.StringIO(team_csv(people))))
     assert [r["display_name"] for r in rows] == ["Anna, Data", "Ben"]
     assert rows[0]["completeness"] == "0.4" and rows[0]["last_active"].startswith("2026-11-01")
-    assert rows[1]["last_active"] == ""
+    assert rows[1]["last_active"] == "" and rows[1]["to_recheck"] == "0"
 
 
 def test_names_and_addresses_in_the_team_csv_are_never_formulas():
@@ -253,40 +341,35 @@ def _row(uid: str, name: str, *, completeness=0.0, assessed=0, unconfirmed=0, la
     )
 
 
-def _team(rows: list[PersonRow], fresh: dict[str, RowFreshness]) -> TeamView:
+def _team(rows: list[PersonRow], catalog, at: datetime | None = None) -> TeamView:
+    aged_rows = [_aged(row, catalog) if not row.cell else row for row in rows]
     return TeamView(
-        organisation=Organisation(org_id="o", name="O"),
-        people=rows,
-        quiet=[],
-        freshness=fresh,
-        tiers=["exploratory", "low_risk", "medium_risk"],
+        Organisation(org_id="o", name="O"), OrgFigures(rebuild(aged_rows), catalog), at or datetime.now(UTC)
     )
 
 
-def test_tier_counts_are_of_the_people_chosen_as_their_aged_answers_support_them():
-    rows = [_row("a", "A", tier="low_risk"), _row("b", "B", tier="low_risk"), _row("c", "C", tier="retired_tier")]
-    fresh = {"a": RowFreshness(due=1, share=0.5, avg_confidence=0.3, decision_tier="exploratory")}  # aged down
-    team = _team(rows, fresh)
+def test_tier_counts_are_of_the_people_chosen_as_their_aged_answers_support_them(small_catalog):
+    old = datetime(2026, 11, 20, tzinfo=UTC) - timedelta(days=500)
+    sure = _row("a", "A", completeness=0.5, assessed=1, tier="low_risk").model_copy(
+        update={"said": encode_said([("quality", 0.9, old)])}  # said long ago: aged down below low_risk
+    )
+    rows = [sure, _row("b", "B", tier="low_risk"), _row("c", "C", tier="retired_tier")]
+    team = _team(rows, small_catalog)
     # every tier in catalog order (zeros kept), then a tier the catalog no longer has: everyone is counted
-    assert list(team.tier_distribution().items()) == [
-        ("exploratory", 1),
-        ("low_risk", 1),
-        ("medium_risk", 0),
-        ("retired_tier", 1),
-    ]
-    assert team.tier_distribution([rows[1]]) == {"exploratory": 0, "low_risk": 1, "medium_risk": 0}
+    counts = team.tier_distribution()
+    assert list(counts)[: len(small_catalog.decision_tiers)] == [t.id for t in small_catalog.decision_tiers]
+    assert counts["exploratory"] == 1 and counts["low_risk"] == 1 and counts["retired_tier"] == 1
+    assert sum(team.tier_distribution(TeamFilter(tiers=frozenset({"low_risk"}))).values()) == 1
 
 
-def test_average_mapped_counts_everyone_and_started_counts_who_assessed_something():
+def test_average_mapped_counts_everyone_and_started_counts_who_assessed_something(small_catalog):
     rows = [
         _row("a", "A", completeness=0.5, assessed=3),
         _row("b", "B", completeness=0.0),
         _row("c", "C", completeness=0.25, assessed=1),
     ]
-    team = _team(rows, {})
-    assert team.avg_completeness() == 0.25 and team.avg_completeness(rows[:1]) == 0.5
-    assert mean_completeness([]) == 0.0
-    assert team.started() == 2 and team.started(rows[1:2]) == 0
+    team = _team(rows, small_catalog)
+    assert team.avg_completeness() == 0.25 and team.started() == 2
 
 
 def test_the_team_table_sorts_each_way_a_manager_may_choose():
@@ -297,14 +380,14 @@ def test_the_team_table_sorts_each_way_a_manager_may_choose():
         _row("u3", "", completeness=0.1, unconfirmed=1),  # never active, no name: its id stands for it
         _row("u4", "Cy", completeness=0.9, unconfirmed=0, last_active=now),
     ]
-    fresh = {
-        uid: RowFreshness(due=0, share=share, avg_confidence=0.5, decision_tier="exploratory")
-        for uid, share in (("u1", 0.2), ("u2", 0.0), ("u3", 0.2), ("u4", 0.6))
-    }
-    team = _team(rows, fresh)
+    shares = {"u1": 0.2, "u2": 0.0, "u3": 0.2, "u4": 0.6}
+    rows = [
+        row.model_copy(update={"due_share": shares[row.user_id], "name_key": (row.display_name or row.user_id).lower()})
+        for row in rows
+    ]
 
     def order(name: str) -> list[str]:
-        return [row.user_id for row in sort_people(team, rows, name)]
+        return [row.user_id for row in sort_people(rows, name)]
 
     assert set(TEAM_SORTS) == {
         "Name",
@@ -320,11 +403,11 @@ def test_the_team_table_sorts_each_way_a_manager_may_choose():
     assert order("Most to re-check first") == ["u4", "u1", "u3", "u2"]
 
 
-def test_progress_over_time_ends_with_the_live_figures_in_place_of_todays_record():
+def test_progress_over_time_ends_with_the_live_figures_in_place_of_todays_record(small_catalog):
     at = datetime(2026, 11, 28, 14, 5, tzinfo=UTC)
     rows = [_row("a", "A", completeness=0.5, assessed=3), _row("b", "B", completeness=0.0)]
-    fresh = {"a": RowFreshness(due=1, share=1 / 3, avg_confidence=0.78, decision_tier="exploratory")}
-    team = _team(rows, fresh).model_copy(update={"at": at})
+    rows[0] = rows[0].model_copy(update={"avg_confidence": 0.78})
+    team = _team(rows, small_catalog, at)
     today = team.today()
     assert (today.date, today.people, today.avg_completeness, today.avg_confidence) == ("2026-11-28", 2, 0.25, 0.78)
     assert today.avg_completeness == team.avg_completeness() and today.avg_confidence == team.avg_confidence()
@@ -338,9 +421,7 @@ def test_progress_over_time_ends_with_the_live_figures_in_place_of_todays_record
     assert progress([], today) == [today] and progress(history[:2], today)[-1] is today
 
 
-def test_factors_holding_back_as_many_people_come_in_the_blockers_order_and_a_cut_names_who_ties():
-    from factor_journal.rollup import BlockedRow
-
+def test_factors_holding_back_as_many_people_come_in_the_blockers_order_and_a_cut_names_who_ties(small_catalog):
     def person(uid: str) -> PersonRow:
         return PersonRow(
             user_id=uid,
@@ -352,10 +433,35 @@ def test_factors_holding_back_as_many_people_come_in_the_blockers_order_and_a_cu
         )
 
     third = PersonRow(user_id="u3", blocked=[BlockedRow(archetype_id="one", blockers=["c"])])
-    people = [person("u1"), person("u2"), third]
-    held = people_held_back(people)
+    held = _team([person("u1"), person("u2"), third], small_catalog).held_back()
     # everyone counted once per factor; among equals, the most (person, project type) pairs first, then by id
     assert held == [("ml", 2), ("privacy", 2), ("a", 2), ("b", 2), ("c", 1)]
     assert cut_with_ties(held, 2) == (held[:2], ["a", "b"])  # the cut falls in a tie: who stands level is named
     assert cut_with_ties(held, 4) == (held[:4], [])  # ... or it does not
     assert cut_with_ties(held, 10) == (held, []) and cut_with_ties([], 10) == ([], [])
+
+
+def test_a_catalog_change_is_acted_on_rows_and_summaries_rebuilt_once_and_the_old_format_removed(small_store, two_orgs):
+    """Rows built for another catalog (and the roll-up shards of the earlier format) are rebuilt by the nightly
+    refresh from each member's profile and summary, the summary itself rebuilt for the catalog in use; run
+    again, nothing changes."""
+    directory, a, _, members_a, member_b, manager_a = two_orgs
+    small_store.record_inference(members_a[0], reading("quality", 65, 0.8))
+    summary_doc = small_store.client.document(f"users/{members_a[0]}/metadata/assessment")
+    summary_doc.update({"assessment_summary.catalog_version": "an-older-catalog"})
+    people = small_store.org_ref(a).collection("people")
+    people.document(members_a[1]).update({"stamp": "1/an-older-catalog/x", "display_name": "stale"})
+    legacy = small_store.org_ref(a).collection("rollup").document("shard-07")
+    legacy.set({"rows": {members_a[2]: {"user_id": members_a[2]}}})
+    small_store.org_ref(a).update({"rows_stamp": "1/an-older-catalog/x"})
+    upkeep = RowUpkeep(small_store)
+    assert upkeep.needs_refresh(directory.get(a).rows_stamp)
+    assert upkeep.refresh(a) >= 4  # three members and their manager
+    assert small_store.summary(members_a[0]).catalog_version == small_store.catalog.version
+    assert PersonRow.model_validate(people.document(members_a[1]).get().to_dict()).display_name == "A1"
+    assert not legacy.get().exists and not upkeep.needs_refresh(directory.get(a).rows_stamp)
+    assert figures_agree_with_rows(small_store, a)
+    figures = small_store.organisations.figures(a)
+    upkeep.refresh(a)  # idempotent
+    assert drift(small_store.organisations.figures(a), figures) == {}
+    assert shard_of(members_a[0]) in small_store.organisations.figure_shards(a)

@@ -26,7 +26,8 @@ from factor_journal.organisation import OrganisationDirectory
 from factor_journal.pipeline import TurnProcessor
 from factor_journal.privacy import PRIVACY_LOG, PersonalData, subject_of
 from factor_journal.repositories.links import LinkRecords
-from factor_journal.rollup import PersonRow, shard_of
+from factor_journal.repositories.personal_data import legacy_shard_of
+from factor_journal.rollup import PersonRow
 from factor_journal.store import FactorJournalStore
 
 DATABASE = "fj-privacy"
@@ -90,7 +91,9 @@ def person(client, catalog):
     assert store.summary(uid).overall.total_factors_assessed >= 1
 
     stale = PersonRow(user_id=uid, display_name="Petra Privatova", email=email).to_document()  # an old, stale row
-    store.org_ref(old_org).collection("rollup").document(shard_of(uid)).set({"rows": {uid: stale}}, merge=True)
+    store.org_ref(old_org).collection("people").document(uid).set(stale)
+    legacy = store.org_ref(old_org).collection("rollup").document(legacy_shard_of(uid))  # of the earlier format
+    legacy.set({"rows": {uid: stale}}, merge=True)
     signer = LinkSigner(LinkRecords(client))
     signer.issue(uid, session)
     signer.issue(uid, kind="manager", org_id=org)
@@ -127,14 +130,14 @@ def test_erasure_leaves_nothing_of_the_person_anywhere(client, person, caplog):
         report = PersonalData(client).erase(uid)
     assert report.total > 10 and report.deleted["links"] == 2 and report.deleted["mail"] == 2
     assert report.steps[:2] == ["mail", "profile"] and report.steps[-1] == "user documents"
-    assert report.deleted["organisation rows"] == 2 and report.deleted["managers lists"] == 1
+    assert report.deleted["organisation rows"] == 3 and report.deleted["managers lists"] == 1
 
     left = list(every_document(client))
     for path, data in left:
         blob = path + json.dumps(data, default=str)
         for trace in traces(uid, email):
             assert trace not in blob, f"{trace!r} left in {path}"
-    edited = report.deleted["organisation rows"] + report.deleted["managers lists"]  # shards and orgs stay
+    edited = 1 + report.deleted["managers lists"]  # the earlier format's shard and the organisations stay
     assert len(left) == before - (report.total - edited) + 1  # + the erasure's own record
     # Everyone else's data is untouched.
     assert store.get_user(colleague) is not None and store.summary(colleague) is not None

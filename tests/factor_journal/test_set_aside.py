@@ -13,7 +13,7 @@ from doubles import ScriptedExtractor, reading
 from factor_journal import cli, runtime
 from factor_journal.organisation import OrganisationDirectory
 from factor_journal.pipeline import TurnProcessor
-from factor_journal.rollup import PersonRow, shard_of
+from factor_journal.rollup import PersonRow
 from factor_journal.setaside import MARK, DocumentKind
 
 
@@ -153,20 +153,27 @@ def test_a_turn_that_does_not_read_is_set_aside_and_the_next_turn_is_analysed_wi
 
 
 def test_a_damaged_roll_up_row_is_set_aside_where_it_is_read_and_the_turns_go_on(store, person):
+    """A row is read in every change's transaction (the figures move by what changed) and by the team page: a
+    damaged one is set aside by the read that finds it, and rewritten from the person."""
     user, _, org, say = person
     assert say("Our data is all over the place", reading("data_quality", 20)) == "processed"
-    shard = store.org_ref(org).collection("rollup").document(shard_of(user))
-    shard.update({f"rows.`{user}`": {"user_id": user, "completeness": "most of it"}})
-    assert say("We have a written AI strategy", reading("ai_strategy", 70)) == "processed"  # written blind
+    row_document = store.org_ref(org).collection("people").document(user)
+    in_a_change = {"user_id": user, "completeness": "most of it"}
+    row_document.set(in_a_change)
+    assert say("We have a written AI strategy", reading("ai_strategy", 70)) == "processed"  # found by the change
+    assert PersonRow.model_validate(row_document.get().to_dict()).assessed == 2  # rewritten
 
-    shard.update({f"rows.`{user}`": "a row that is not a row"})
+    on_the_page = {**row_document.get().to_dict(), "assessed": "two"}  # still found by the page's query
+    row_document.set(on_the_page)
     [row] = [r for r in OrganisationDirectory(store).rows(org) if r.user_id == user]  # the team page's read
     assert row.assessed == 2
-    assert PersonRow.model_validate(shard.get().to_dict()["rows"][user]) == row  # rewritten
-    [record] = records(store, user).values()
-    assert (record.kind, record.path, record.field) == (DocumentKind.rollup_row, shard.path, f"rows.{user}")
-    assert record.stored == {"value": "a row that is not a row"}
-    assert store.get_user(user).set_aside == [record.where]
+    assert PersonRow.model_validate(row_document.get().to_dict()) == row  # rewritten
+    found = store.set_aside.listed(user)  # two records: what the row held each time
+    assert {(r.kind, r.path) for r in found} == {(DocumentKind.rollup_row, row_document.path)}
+    assert in_a_change in [r.stored for r in found]
+    assert [r.stored.keys() == on_the_page.keys() for r in found].count(True) == 1
+    assert [r.stored.get("assessed") for r in found].count("two") == 1
+    assert store.get_user(user).set_aside == [row_document.path]
     assert say("The lines log every sensor reading", reading("sensor_data", 60)) == "processed"
 
 

@@ -61,7 +61,7 @@ def _seed(db: firestore.Client, world: World) -> None:
     for org_key, org_id in world.orgs.items():
         managers = [world.uid(name) for name in MANAGERS[org_key]]
         batch.set(db.document(f"organisations/{org_id}"), {"name": f"Organisation {org_key}", "managers": managers})
-        batch.set(db.document(f"organisations/{org_id}/rollup/shard-00"), {"rows": {}, "count": 0})
+        batch.set(db.document(f"organisations/{org_id}/figures/shard-00"), {"c": {"n|exploratory:0:0": 1}})
         batch.set(db.document(f"organisations/{org_id}/daily/{DAY}"), {"date": DAY, "people": 4})
     for name, (org_key, role) in PROFILES.items():
         uid = world.uid(name)
@@ -69,6 +69,8 @@ def _seed(db: firestore.Client, world: World) -> None:
         org_id = world.orgs[org_key] if org_key else None
         profile = {"user_id": uid, "display_name": name.title(), "email": f"{name}@example.com"}
         batch.set(db.document(user), profile | {"org_id": org_id, "role": role})
+        if org_id:  # the person's roll-up row, as a change writes it
+            batch.set(db.document(f"organisations/{org_id}/people/{uid}"), {"user_id": uid, "display_name": name})
         if name in UNASSESSED:
             continue
         batch.set(db.document(f"{user}/metadata/assessment"), {"assessment_summary": {"overall": {}}})

@@ -134,7 +134,8 @@ TARGETS = [
     ),
     Target("set-aside record", "users/{owner}/set_aside/{entry}", "users/{owner}/set_aside/{fresh}"),
     Target("organisation", "organisations/{org_a}", "organisations/org-{fresh}"),
-    Target("roll-up shard", "organisations/{org_a}/rollup/shard-00", "organisations/{org_a}/rollup/shard-01"),
+    Target("roll-up row", "organisations/{org_a}/people/{owner}", "organisations/{org_a}/people/{fresh}"),
+    Target("figures shard", "organisations/{org_a}/figures/shard-00", "organisations/{org_a}/figures/shard-01"),
     Target("daily figures", "organisations/{org_a}/daily/{day}", "organisations/{org_a}/daily/{other_day}"),
     Target("resume link", "resume_links/{link}", "resume_links/{fresh}"),
     Target("mail", "mail/{mail}", "mail/{fresh}"),
@@ -350,27 +351,27 @@ MANAGER_READS: list[tuple[str, str, int]] = [
     ("mona", "users/{alice}/snapshots/{day}", ALLOWED),
     ("mona", "users/{amir}/snapshots/{day}", ALLOWED),
     ("mona", "organisations/{org_a}", ALLOWED),
-    ("mona", "organisations/{org_a}/rollup/shard-00", ALLOWED),
+    ("mona", "organisations/{org_a}/figures/shard-00", ALLOWED),
     ("mona", "organisations/{org_a}/daily/{day}", ALLOWED),
     ("bea", "users/{bob}/snapshots/{day}", ALLOWED),
     ("bea", "organisations/{org_b}/daily/{day}", ALLOWED),
     # The list decides, not the profile's role.
     ("lena", "users/{alice}/snapshots/{day}", ALLOWED),
-    ("lena", "organisations/{org_a}/rollup/shard-00", ALLOWED),
+    ("lena", "organisations/{org_a}/figures/shard-00", ALLOWED),
     ("max", "users/{alice}/snapshots/{day}", DENIED),
     ("max", "users/{amir}/snapshots/{day}", DENIED),
     ("max", "organisations/{org_a}", DENIED),
-    ("max", "organisations/{org_a}/rollup/shard-00", DENIED),
+    ("max", "organisations/{org_a}/figures/shard-00", DENIED),
     ("max", "organisations/{org_a}/daily/{day}", DENIED),
     # Nothing of another organisation.
     ("mona", "users/{bob}/snapshots/{day}", DENIED),
     ("mona", "users/{bea}/snapshots/{day}", DENIED),
     ("mona", "organisations/{org_b}", DENIED),
-    ("mona", "organisations/{org_b}/rollup/shard-00", DENIED),
+    ("mona", "organisations/{org_b}/figures/shard-00", DENIED),
     ("mona", "organisations/{org_b}/daily/{day}", DENIED),
     ("bea", "users/{alice}/snapshots/{day}", DENIED),
     ("bea", "organisations/{org_a}", DENIED),
-    ("bea", "organisations/{org_a}/rollup/shard-00", DENIED),
+    ("bea", "organisations/{org_a}/figures/shard-00", DENIED),
     # Nor of people outside any organisation.
     ("mona", "users/{carl}/snapshots/{day}", DENIED),
     # Nothing that holds a member's own words, nor anything else of theirs: the summary (its
@@ -389,7 +390,7 @@ MANAGER_READS: list[tuple[str, str, int]] = [
     ("alice", "users/{amir}/snapshots/{day}", DENIED),
     ("alice", "users/{mona}/metadata/assessment", DENIED),
     ("alice", "organisations/{org_a}", DENIED),
-    ("alice", "organisations/{org_a}/rollup/shard-00", DENIED),
+    ("alice", "organisations/{org_a}/figures/shard-00", DENIED),
     ("alice", "organisations/{org_a}/daily/{day}", DENIED),
     # A "manager" of no organisation manages nobody, not even others without an organisation.
     ("nora", "users/{carl}/snapshots/{day}", DENIED),
@@ -400,7 +401,7 @@ MANAGER_READS: list[tuple[str, str, int]] = [
     ("signed-out", "users/{alice}/metadata/assessment", DENIED),
     ("signed-out", "users/{alice}/snapshots/{day}", DENIED),
     ("signed-out", "organisations/{org_a}", DENIED),
-    ("signed-out", "organisations/{org_a}/rollup/shard-00", DENIED),
+    ("signed-out", "organisations/{org_a}/figures/shard-00", DENIED),
     ("signed-out", "organisations/{org_a}/daily/{day}", DENIED),
 ]
 
@@ -421,8 +422,8 @@ LIST_QUERIES: list[tuple[str, str, int]] = [
     ("alice", "users/{alice}/conversations/{session}/turns", ALLOWED),
     ("mona", "users/{alice}/snapshots", ALLOWED),
     ("max", "users/{alice}/snapshots", DENIED),
-    ("max", "organisations/{org_a}/rollup", DENIED),
-    ("mona", "organisations/{org_a}/rollup", ALLOWED),
+    ("max", "organisations/{org_a}/people", DENIED),
+    ("mona", "organisations/{org_a}/people", ALLOWED),
     ("mona", "organisations/{org_a}/daily", ALLOWED),
     ("mona", "users/{bob}/snapshots", DENIED),
     ("mona", "users/{alice}/factors", DENIED),
@@ -451,7 +452,7 @@ def test_the_managers_list_is_read_live(fresh_world: World, trigger_client: fire
     """Removing a manager from the list (whatever the profile's role) takes effect on the next request."""
     world, mona = fresh_world, fresh_world["mona"]
     org_a = trigger_client.document(world.path("organisations/{org_a}"))
-    snapshot, shard = world.path("users/{alice}/snapshots/{day}"), world.path("organisations/{org_a}/rollup/shard-00")
+    snapshot, shard = world.path("users/{alice}/snapshots/{day}"), world.path("organisations/{org_a}/people/{alice}")
     assert outcome(mona.read(snapshot)) == ALLOWED
     org_a.update({"managers": ArrayRemove([world.uid("mona")])})
     assert outcome(mona.read(snapshot)) == DENIED  # her profile still says role: manager

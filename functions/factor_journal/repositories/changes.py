@@ -28,7 +28,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from google.cloud import firestore
-from google.cloud.firestore_v1.field_path import FieldPath
 
 from factor_journal.catalog import Catalog
 from factor_journal.documents import TOLD, ExtractionOutcome, HeardReading, SessionDocument
@@ -65,9 +64,10 @@ from factor_journal.repositories.client import CountedClient, Repository, run_tr
 from factor_journal.repositories.journal import JournalReads
 from factor_journal.repositories.locks import CommitLeases
 from factor_journal.repositories.paths import SUMMARY_FIELD, Paths
+from factor_journal.repositories.rows import put_row, read_row
 from factor_journal.repositories.set_aside import write_set_aside
 from factor_journal.repositories.vectors import Answered, JournalVectors
-from factor_journal.rollup import person_row, shard_of, snapshot_document
+from factor_journal.rollup import PersonRow, person_row, snapshot_document
 from factor_journal.setaside import DocumentKind, SetAside, distinct, set_aside
 
 log = logging.getLogger(__name__)
@@ -101,29 +101,24 @@ class Told:
 def write_row(
     transaction: firestore.Transaction,
     paths: Paths,
+    catalog: Catalog,
     profile: UserProfile,
     summary: AssessmentSummary,
     last_active: datetime | None,
-) -> None:
-    """Replace the person's row in their organisation's roll-up shard (a blind write: no read)."""
+    old: PersonRow | None,
+    now: datetime,
+) -> PersonRow | None:
+    """Replace the person's roll-up row in their organisation (``old``: the row as read in the transaction),
+    with the figures moved by what changed; the row written (None: the person belongs to no organisation)."""
     if not profile.org_id:
-        return
-    row = person_row(profile, summary, last_active)
-    shard = paths.rollup_shard(profile.org_id, shard_of(profile.user_id))
-    transaction.set(shard, {"rows": {profile.user_id: row.to_document()}}, merge=[FieldPath("rows", profile.user_id)])
-
-
-def drop_row(transaction: firestore.Transaction, paths: Paths, org_id: str, user_id: str) -> None:
-    """Delete the person's row from ``org_id``'s roll-up shard (a blind write: no read)."""
-    transaction.set(
-        paths.rollup_shard(org_id, shard_of(user_id)),
-        {"rows": {user_id: firestore.DELETE_FIELD}},
-        merge=[FieldPath("rows", user_id)],
-    )
+        return None
+    row = person_row(profile, summary, last_active, catalog, now)
+    put_row(transaction, paths, profile.org_id, profile.user_id, old, row)
+    return row
 
 
 def roster_changed(writer: firestore.Transaction | firestore.WriteBatch, paths: Paths, org_id: str) -> None:
-    """Count a change of who is in ``org_id`` (its document must exist): kept copies of its rows are stale."""
+    """Count a change of who is in ``org_id`` (its document must exist): kept copies of its figures are stale."""
     writer.update(paths.organisation(org_id), {"roster": firestore.Increment(1)})
 
 
@@ -250,6 +245,8 @@ class FactorChanges(Repository):
                 for fid in timelines_to_read(self.catalog, self.graph, states, journals, said)
             }
             user_data = user_snapshot.to_dict() or {}
+            org_id = user_data.get("org_id")
+            row = read_row(paths, org_id, user_id, transaction, found) if isinstance(org_id, str) and org_id else None
             inputs = ChangeInputs(
                 user_id=user_id,
                 summary=old_summary,
@@ -268,7 +265,7 @@ class FactorChanges(Repository):
                 damage = f"fields that no longer read: {', '.join(read.session_damage)}"  # type: ignore[union-attr]
                 session_path, stored = paths.session(user_id, turn.session_id).path, snapshots[refs[-1].path].to_dict()
                 found.append(set_aside(user_id, DocumentKind.session, session_path, stored, damage, now))
-            self._write(transaction, user_id, profile, plan, inputs.now, turn, repaired)
+            self._write(transaction, user_id, profile, plan, inputs.now, turn, repaired, row)
             self._write_vectors(transaction, plan.entries, said_vectors)
             if turn is not None and answer is not None and plan.outcome is not None:
                 self._write_answer_vector(transaction, user_id, turn, answer, plan, said_vectors)
@@ -361,9 +358,10 @@ class FactorChanges(Repository):
         now: datetime,
         turn: TurnContext | None,
         repaired: SessionDocument | None = None,
+        row: PersonRow | None = None,
     ) -> None:
         """The change's writes; ``repaired`` (what still read of a damaged session) makes the session
-        document be written whole instead of merged into."""
+        document be written whole instead of merged into; ``row``: the person's roll-up row as read."""
         paths = self.paths
         for entry in [*plan.entries, *plan.rewritten]:
             transaction.set(paths.journal(user_id, entry.factor_id).document(entry.entry_id), entry.to_document())
@@ -378,7 +376,7 @@ class FactorChanges(Repository):
         if attention != profile.attention_turns:  # the turn is done: it needs nobody's attention any more
             profile = profile.model_copy(update={"attention_turns": attention})
             transaction.set(paths.user(user_id), {"attention_turns": attention}, merge=True)
-        write_row(transaction, paths, profile, plan.summary, plan.last_active)
+        write_row(transaction, paths, self.catalog, profile, plan.summary, plan.last_active, row, now)
         if turn is not None and plan.outcome is not None and plan.session is not None:
             turn_ref = paths.turn(user_id, turn.session_id, turn.turn_id)
             transaction.set(turn_ref, {"extraction": plan.outcome.to_document()}, merge=True)

@@ -20,8 +20,10 @@ Per user (nothing is shared between users)::
 Per organisation::
 
     organisations/{org}                                   organisation (name, managers)
-    organisations/{org}/rollup/shard-NN                   people's roll-up rows
+    organisations/{org}/people/{uid}                      a person's roll-up row (the team table's rows)
+    organisations/{org}/figures/shard-NN                  the organisation's figures as sharded counters
     organisations/{org}/daily/{YYYY-MM-DD}                daily figures
+    organisations/{org}/rollup/shard-NN                   rows of the earlier format (removed by the nightly job)
 
 Shared: ``resume_links/{link_id}``, ``mail/{id}``, ``nightly_runs/{run}``, ``privacy_log/{subject}``.
 """
@@ -43,6 +45,8 @@ MAIL_COLLECTION = "mail"  # mail/{id}: the Trigger Email extension's queue
 RUNS_COLLECTION = "nightly_runs"  # nightly_runs/{run}/tasks/{key}: nightly runs and their finished tasks
 VECTORS = "journal_vectors"  # users/{uid}/journal_vectors/{entry_id}: embeddings of what was said (server-only)
 ANSWER_VECTORS = "answer_vectors"  # users/{uid}/answer_vectors/{answer_id}: embeddings of answers (server-only)
+PERSON_ROWS = "people"  # organisations/{org}/people/{uid}: roll-up rows
+FIGURES = "figures"  # organisations/{org}/figures/shard-NN: the figures' counters (field ``c``)
 PRIVACY_LOG = "privacy_log"  # privacy_log/{subject}: erasures, by pseudonym
 SET_ASIDE = "set_aside"  # users/{uid}/set_aside/{record_id}: damaged documents set aside (server-only)
 
@@ -111,5 +115,18 @@ class Paths:
     def organisation(self, org_id: str) -> firestore.DocumentReference:
         return self.client.collection(ORGANISATIONS).document(org_id)
 
-    def rollup_shard(self, org_id: str, shard: str) -> firestore.DocumentReference:
-        return self.organisation(org_id).collection("rollup").document(shard)
+    def person_rows(self, org_id: str) -> firestore.CollectionReference:
+        return self.organisation(org_id).collection(PERSON_ROWS)
+
+    def person_row(self, org_id: str, user_id: str) -> firestore.DocumentReference:
+        return self.person_rows(org_id).document(user_id)
+
+    def figures(self, org_id: str) -> firestore.CollectionReference:
+        return self.organisation(org_id).collection(FIGURES)
+
+    def figures_shard(self, org_id: str, shard: str) -> firestore.DocumentReference:
+        return self.figures(org_id).document(shard)
+
+    def legacy_rollup(self, org_id: str) -> firestore.CollectionReference:
+        """The roll-up shards of row format 1 (every row of a shard in one document)."""
+        return self.organisation(org_id).collection("rollup")

@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -26,7 +26,6 @@ from typing import Any
 from google.api_core import exceptions as api_exceptions
 from google.cloud import firestore
 from google.cloud.firestore_v1.base_query import FieldFilter
-from google.cloud.firestore_v1.field_path import FieldPath
 
 from factor_journal.catalog import Catalog
 from factor_journal.conversation import InvalidTurnError, Turn, parse_turn
@@ -50,15 +49,17 @@ from factor_journal.errors import (
     UnknownOrganisationError,
     UnknownUserError,
 )
+from factor_journal.figures import delta
 from factor_journal.graph import FactorGraph
 from factor_journal.models import SERVER_MANAGED_PROFILE_FIELDS, UserProfile
-from factor_journal.repositories.changes import drop_row, roster_changed, write_row
+from factor_journal.repositories.changes import roster_changed, write_row
 from factor_journal.repositories.client import Repository, jittered_sleep, run_transaction
 from factor_journal.repositories.journal import JournalReads
 from factor_journal.repositories.locks import CommitBusyError
 from factor_journal.repositories.paths import AWAITING_ANALYSIS, SUMMARY_FIELD, TURNS, Paths
+from factor_journal.repositories.rows import move_figures, put_row, read_row, row_from, update_row
 from factor_journal.repositories.set_aside import write_set_aside
-from factor_journal.rollup import PersonRow, person_row, shard_of
+from factor_journal.rollup import PersonRow
 from factor_journal.setaside import DocumentKind, SetAside, set_aside
 from factor_journal.summary import build_summary
 
@@ -119,7 +120,9 @@ class People(Repository):
             )
             joined = profile.org_id if profile.org_id and profile.org_id != old_org else None
             new_org_exists = joined is not None and paths.organisation(joined).get(transaction=transaction).exists
-            found: list[SetAside] = []  # a damaged summary (and what it was rebuilt from): set aside below
+            found: list[SetAside] = []  # a damaged summary or row (and what it held): set aside below
+            left_row = read_row(paths, moved_from, profile.user_id, transaction, found) if moved_from else None
+            row = read_row(paths, profile.org_id, profile.user_id, transaction, found) if profile.org_id else None
             summary, rewrite = JournalReads(self.client, self.catalog, self.graph).summary_from(
                 profile.user_id, summary_snapshot.to_dict(), now, transaction, found
             )  # reads come before writes: a damaged summary is rebuilt here
@@ -132,28 +135,25 @@ class People(Repository):
             if rewrite:
                 transaction.set(paths.summary(profile.user_id), {SUMMARY_FIELD: summary.to_document()})
             if moved_from:  # the old organisation loses the person's row and manager entry at once
-                leave_organisation(transaction, paths, moved_from, profile.user_id, old_org_exists)
+                leave_organisation(transaction, paths, moved_from, profile.user_id, old_org_exists, left_row)
             merged = UserProfile.model_validate({**known, **document})
-            write_row(transaction, paths, merged, summary, known.get("last_active"))
+            write_row(transaction, paths, self.catalog, merged, summary, known.get("last_active"), row, now)
             if joined and new_org_exists:
                 roster_changed(transaction, paths, joined)
             write_set_aside(transaction, paths, profile.user_id, found, profile_exists=True)
 
         run_transaction(self.client, run, timeout=self.contention_timeout)
 
-    def rewrite_row(self, user_id: str, org_id: str, damaged: tuple[Any, str] | None = None) -> PersonRow | None:
-        """Rewrite the person's roll-up row in ``org_id`` from their profile and summary as they stand, in one
-        transaction (so a concurrent change, move or opt-out is never undone); the row written, or None when
-        they are not a member of ``org_id`` (then a row of theirs there is a stray, and is removed).  ``damaged``:
-        the row found as it was stored and why it does not read; set aside in the same transaction (a copy with
-        the person, whose profile lists it), unless nobody with that id exists any more."""
+    def rewrite_row(self, user_id: str, org_id: str, *, refresh_summary: bool = False) -> PersonRow | None:
+        """Rewrite the person's roll-up row in ``org_id`` from their profile and summary as they stand, aged to
+        now, with the figures moved by what changed, in one transaction (so a concurrent change, move or
+        opt-out is never undone); the row written, or None when they are not a member of ``org_id`` (then a
+        row of theirs there is a stray, and is removed with its share of the figures).  With ``refresh_summary``,
+        a summary built for another catalog version is rebuilt for this catalog from its factor states (factors
+        the catalog no longer has are left out) and rewritten in the same transaction.  A stored row that no
+        longer reads is set aside in the same transaction (a copy with the person, whose profile lists it),
+        unless nobody with that id exists any more."""
         paths = self.paths
-        now = datetime.now(UTC)
-        shard = paths.rollup_shard(org_id, shard_of(user_id)).path
-        found = [
-            set_aside(user_id, DocumentKind.rollup_row, shard, row, reason, now, field=f"rows.{user_id}")
-            for row, reason in ([damaged] if damaged else [])
-        ]
 
         @firestore.transactional
         def run(transaction: firestore.Transaction) -> PersonRow | None:
@@ -162,8 +162,12 @@ class People(Repository):
                 paths.summary(user_id).get(transaction=transaction),
             )
             organisation_exists = paths.organisation(org_id).get(transaction=transaction).exists
+            row_snapshot = paths.person_row(org_id, user_id).get(transaction=transaction)
+            found: list[SetAside] = []
+            row = row_from(row_snapshot, org_id, found)
             profile = UserProfile.model_validate(user_snapshot.to_dict()) if user_snapshot.exists else None
             member = profile is not None and profile.org_id == org_id
+            now = datetime.now(UTC)
             summary = None
             if member:  # reads come before writes
                 summary, _ = JournalReads(self.client, self.catalog, self.graph).summary_from(
@@ -172,14 +176,47 @@ class People(Repository):
             if user_snapshot.exists:  # about nobody who no longer exists: their stray row just goes
                 write_set_aside(transaction, paths, user_id, found, profile_exists=True)
             if profile is None or not member:  # not (or no longer) a member: the row is a stray
-                drop_row(transaction, paths, org_id, user_id)
-                if organisation_exists:
-                    roster_changed(transaction, paths, org_id)
+                if row_snapshot.exists:
+                    put_row(transaction, paths, org_id, user_id, row, None)
+                    if organisation_exists:
+                        roster_changed(transaction, paths, org_id)
                 return None
             if summary is None:
                 return None
-            write_row(transaction, paths, profile, summary, profile.last_active)
-            return person_row(profile, summary, profile.last_active)
+            if refresh_summary and summary.catalog_version != self.catalog.version:
+                states = {fid: state for fid, state in summary.factors.items() if self.catalog.has_factor(fid)}
+                last, updated = summary.last_conversation, summary.updated_at
+                summary = build_summary(self.catalog, self.graph, states, last, updated)
+                transaction.set(paths.summary(user_id), {SUMMARY_FIELD: summary.to_document()})
+            return write_row(transaction, paths, self.catalog, profile, summary, profile.last_active, row, now)
+
+        return run_transaction(self.client, run, timeout=self.contention_timeout)
+
+    def age_row(
+        self, user_id: str, org_id: str, now: datetime, ageing: Callable[[PersonRow], PersonRow]
+    ) -> PersonRow | None:
+        """Age the person's row to ``now`` when its ``next_change`` has come (``ageing``: the row as it counts
+        then), with its figures, in one transaction; a row of another stamp (built for an earlier catalog) is
+        rebuilt from the person instead.  The row written, or None when nothing was due."""
+        paths = self.paths
+
+        @firestore.transactional
+        def run(transaction: firestore.Transaction) -> PersonRow | None:
+            row = read_row(paths, org_id, user_id, transaction)
+            if row is None or row.next_change is None or row.next_change > now:
+                return None
+            new = ageing(row)
+            if new.stamp != row.stamp:
+                return None
+            put_row(transaction, paths, org_id, user_id, row, new)
+            return new
+
+        written = run_transaction(self.client, run, timeout=self.contention_timeout)
+        if written is None:
+            stored = read_row(paths, org_id, user_id)
+            if stored is not None and stored.next_change is not None and stored.next_change <= now:
+                return self.rewrite_row(user_id, org_id)  # built for another catalog: rebuilt from the person
+        return written
 
         return run_transaction(self.client, run, timeout=self.contention_timeout)
 
@@ -202,6 +239,7 @@ class People(Repository):
                 raise UnknownOrganisationError(org_id)
             known = (snapshot.to_dict() or {}) if snapshot.exists else None
             member = known is not None and known.get("org_id") == org_id
+            row = read_row(paths, org_id, user_id, transaction) if member else None
             if manager and known is None:
                 raise UnknownUserError(user_id)
             if manager and not member:
@@ -211,6 +249,8 @@ class People(Repository):
             role = "manager" if manager else "member"
             if member and known.get("role") != role and (manager or known.get("role") == "manager"):  # type: ignore[union-attr]
                 transaction.update(paths.user(user_id), {"role": role})
+            if row is not None and row.listed == manager:  # a manager's own row is neither listed nor counted
+                update_row(transaction, paths, org_id, row, listed=not manager)
 
         run_transaction(self.client, run, timeout=self.contention_timeout)
 
@@ -473,6 +513,8 @@ class People(Repository):
         def run(transaction: firestore.Transaction) -> ExtractionOutcome | None:
             snapshot = turn_ref.get(transaction=transaction)
             user = self.paths.user(ref.user_id).get(transaction=transaction) if listing else None
+            org_id = (user.to_dict() or {}).get("org_id") if user is not None and user.exists else None
+            row = self.paths.person_row(org_id, ref.user_id).get(transaction=transaction) if org_id else None
             if not snapshot.exists:
                 return None
             written = failure_recorded(ExtractionOutcome.of(snapshot.to_dict()), claim_id, outcome)
@@ -482,7 +524,7 @@ class People(Repository):
                 turn_ref, {"extraction": written.to_document(), AWAITING_ANALYSIS: firestore.DELETE_FIELD}, merge=True
             )
             if user is not None and user.exists:
-                _write_attention(transaction, self.paths, ref, user.to_dict() or {}, needs_attention=True)
+                _write_attention(transaction, self.paths, ref, user.to_dict() or {}, True, row=row)
             return written
 
         return run_transaction(self.client, run, timeout=self.contention_timeout)
@@ -516,15 +558,19 @@ class People(Repository):
 
     def set_attention(self, ref: TurnRef, needs_attention: bool) -> None:
         """List (or unlist) the turn among the person's turns needing attention, on the profile and
-        on their roll-up row (where their managers see it): one batch, conditional on the profile being
-        unchanged since it was read (retried otherwise), so concurrent changes never lose an entry."""
+        on their roll-up row (where their managers see it, the figures moved with it): one batch, conditional on
+        the profile and the row being unchanged since they were read (retried otherwise), so concurrent changes
+        never lose an entry."""
         for attempt in range(1, CLAIM_ATTEMPTS + 1):
             snapshot = self.paths.user(ref.user_id).get()
             if not snapshot.exists:
                 return
+            profile = snapshot.to_dict() or {}
+            org_id = profile.get("org_id")
+            row = self.paths.person_row(org_id, ref.user_id).get() if isinstance(org_id, str) and org_id else None
             batch = self.client.batch()
             precondition = self.client.write_option(last_update_time=snapshot.update_time)
-            if not _write_attention(batch, self.paths, ref, snapshot.to_dict() or {}, needs_attention, precondition):
+            if not _write_attention(batch, self.paths, ref, profile, needs_attention, precondition, row):
                 return
             try:
                 batch.commit()
@@ -546,13 +592,13 @@ class People(Repository):
         minute = written_at.strftime("%H%M")
         batch = self.client.batch()
         batch.update(self.paths.turn(ref.user_id, ref.session_id, ref.turn_id), {"extraction.counted_at": now})
-        batch.set(rate, {"day": firestore.Increment(1), "expires_at": now + timedelta(days=2)}, merge=True)
-        batch.set(rate, {"minutes": {minute: firestore.Increment(1)}}, merge=True)
+        counts = {"day": firestore.Increment(1), "minutes": {minute: firestore.Increment(1)}}
+        batch.set(rate, {**counts, "expires_at": now + timedelta(days=2)}, merge=True)  # one write, two counts
         try:
-            _, day, this_minute = (result.transform_results for result in batch.commit())
+            _, (day, this_minute) = (result.transform_results for result in batch.commit())
         except api_exceptions.NotFound:
             return None
-        return int(this_minute[0].integer_value), int(day[0].integer_value)
+        return int(this_minute.integer_value), int(day.integer_value)
 
     def turns_of(self, user_id: str) -> Iterator[tuple[TurnRef, dict[str, Any]]]:
         """Every turn of every session of the user, oldest first within a session."""
@@ -576,29 +622,39 @@ def _write_attention(
     profile: dict[str, Any],
     needs_attention: bool,
     option: Any = None,
+    row: firestore.DocumentSnapshot | None = None,
 ) -> bool:
     """List (or unlist) the turn among the person's turns needing attention, on the profile (``option``: its
-    write precondition) and on their roll-up row; False when the list already says so (nothing written)."""
+    write precondition) and on their roll-up row (``row``: as read; written only when it exists, conditional
+    on it being unchanged since), with the figures; False when the list already says so (nothing written)."""
     listed = set(profile.get("attention_turns") or [])
     updated = listed | {ref.key} if needs_attention else listed - {ref.key}
     if updated == listed:
         return False
     writer.update(paths.user(ref.user_id), {"attention_turns": sorted(updated)}, option=option)
     org_id = profile.get("org_id")
-    if org_id:
-        row = {"rows": {ref.user_id: {"needs_attention": len(updated)}}}
-        shard = paths.rollup_shard(org_id, shard_of(ref.user_id))
-        writer.set(shard, row, merge=[FieldPath("rows", ref.user_id, "needs_attention")])
+    stored = row_from(row, str(org_id)) if row is not None and org_id else None
+    if stored is not None and row is not None:
+        new = stored.model_copy(update={"needs_attention": len(updated)})
+        # in a batch: the row unchanged since it was read, or the batch fails and is tried again
+        unchanged = paths.client.write_option(last_update_time=row.update_time) if option is not None else None
+        writer.update(row.reference, {"needs_attention": new.needs_attention}, option=unchanged)
+        move_figures(writer, paths, str(org_id), ref.user_id, delta(stored, new))
     return True
 
 
 def leave_organisation(
-    transaction: firestore.Transaction, paths: Paths, org_id: str, user_id: str, organisation_exists: bool
+    transaction: firestore.Transaction,
+    paths: Paths,
+    org_id: str,
+    user_id: str,
+    organisation_exists: bool,
+    row: PersonRow | None = None,
 ) -> None:
-    """Take a person out of ``org_id`` inside the caller's transaction: their roll-up row is deleted (a
-    blind write) and, when the organisation document exists, they leave its ``managers`` list and its roster
-    changes."""
-    drop_row(transaction, paths, org_id, user_id)
+    """Take a person out of ``org_id`` inside the caller's transaction: their roll-up row (``row``: as read in
+    it) is deleted with its share of the figures and, when the organisation document exists, they leave its
+    ``managers`` list and its roster changes."""
+    put_row(transaction, paths, org_id, user_id, row, None)
     if organisation_exists:
         transaction.update(paths.organisation(org_id), {"managers": firestore.ArrayRemove([user_id])})
         roster_changed(transaction, paths, org_id)

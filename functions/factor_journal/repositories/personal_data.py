@@ -8,13 +8,14 @@ collection of the database after an erasure to prove it):
   and the embeddings of their journal entries (``users/{uid}/journal_vectors``): the export states that each
   exists (model, dimension, the entry it belongs to) instead of listing its floats, which are derived from
   words the export already holds and mean nothing to a reader;
-* their row in their organisation's roll-up shard (``organisations/{org}/rollup/shard-NN``, in
-  any organisation, including ones they have left) and their place on a ``managers`` list;
+* their roll-up row (``organisations/{org}/people/{uid}``, in any organisation, including ones they have
+  left; and in a roll-up shard of the earlier row format, ``organisations/{org}/rollup/shard-NN``, until the
+  nightly job has removed those) and their place on a ``managers`` list;
 * their link records (``resume_links``, by ``user_id``);
 * queued mail to them (``mail``, by ``user_id`` or by their address in ``to``).
 
-Organisation daily figures (``organisations/{org}/daily``) are counts and averages over people,
-not anyone's data, and stay.
+Organisation figures (``organisations/{org}/figures``, ``organisations/{org}/daily``) are counts and sums
+over people, not anyone's data: they stay, less the person's share (taken away with their row).
 
 ``PersonalData.export`` promises a JSON-ready dict of every one of those documents.
 ``PersonalData.erase`` promises that afterwards none of them exists, and is **resumable**: each
@@ -48,9 +49,10 @@ from google.cloud.firestore_v1.vector import Vector
 
 from factor_journal.errors import InvalidInputError
 from factor_journal.repositories.changes import roster_changed
+from factor_journal.repositories.client import CountedClient, run_transaction
 from factor_journal.repositories.paths import LINK_COLLECTION, MAIL_COLLECTION, Paths
 from factor_journal.repositories.paths import PRIVACY_LOG as PRIVACY_LOG
-from factor_journal.rollup import shard_of
+from factor_journal.repositories.rows import put_row, row_from
 
 LOG = logging.getLogger("factor_journal.privacy")
 EXPORT_FORMAT = "factor-journal-export/1"
@@ -111,12 +113,17 @@ class PersonalData:
                 yield from self._documents_under(child)
 
     def _rollup_rows(self, user_id: str) -> Iterator[tuple[firestore.DocumentReference, str, dict[str, Any]]]:
-        """(shard, organisation id, row) for every organisation whose shard holds the person's row."""
+        """(row document, organisation id, row) for every organisation holding a row of the person (in the
+        earlier format too: a map entry of a roll-up shard)."""
+        paths = Paths(self.client)
         for organisation in self.client.collection("organisations").list_documents():
-            shard = organisation.collection("rollup").document(shard_of(user_id)).get()
-            row = ((shard.to_dict() or {}).get("rows") or {}).get(user_id) if shard.exists else None
-            if row is not None:
-                yield shard.reference, organisation.id, row
+            row = paths.person_row(organisation.id, user_id).get()
+            if row.exists:
+                yield row.reference, organisation.id, row.to_dict() or {}
+            legacy = paths.legacy_rollup(organisation.id).document(legacy_shard_of(user_id)).get()
+            old = ((legacy.to_dict() or {}).get("rows") or {}).get(user_id) if legacy.exists else None
+            if old is not None:
+                yield legacy.reference, organisation.id, old
 
     def _managed(self, user_id: str) -> list[firestore.DocumentSnapshot]:
         query = self.client.collection("organisations").where(filter=FieldFilter("managers", "array_contains", user_id))
@@ -206,14 +213,14 @@ class PersonalData:
         return len(snapshots)
 
     def _erase_rows(self, user_id: str) -> int:
-        """Delete the person's row from every organisation's roll-up, each with its roster change."""
+        """Delete the person's row from every organisation's roll-up with its share of the figures, each with
+        its roster change."""
         count, paths = 0, Paths(self.client)
-        for shard, org_id, _ in self._rollup_rows(user_id):
-            batch = self.client.batch()
-            batch.update(shard, {FieldPath("rows", user_id).to_api_repr(): firestore.DELETE_FIELD})
-            if paths.organisation(org_id).get().exists:
-                roster_changed(batch, paths, org_id)
-            batch.commit()
+        for reference, org_id, _ in self._rollup_rows(user_id):
+            if reference.parent.id == "rollup":  # a shard of the earlier format: the person's entry only
+                reference.update({FieldPath("rows", user_id).to_api_repr(): firestore.DELETE_FIELD})
+            else:
+                _drop_row(CountedClient.like(self.client), paths, org_id, user_id)
             count += 1
         return count
 
@@ -233,3 +240,28 @@ class PersonalData:
         existed = user_ref.get().exists
         user_ref.delete()
         return int(existed)
+
+
+LEGACY_ROLLUP_SHARDS = 64  # roll-up shards of row format 1 (every row of a shard in one document)
+
+
+def legacy_shard_of(user_id: str) -> str:
+    """The format-1 roll-up shard that held the person's row."""
+    return f"shard-{int(hashlib.sha1(user_id.encode()).hexdigest(), 16) % LEGACY_ROLLUP_SHARDS:02d}"
+
+
+def _drop_row(client: CountedClient, paths: Paths, org_id: str, user_id: str) -> None:
+    """Delete the person's row in ``org_id`` with its share of the figures (and the roster change), in one
+    transaction."""
+
+    @firestore.transactional
+    def run(transaction: firestore.Transaction) -> None:
+        row = paths.person_row(org_id, user_id).get(transaction=transaction)
+        organisation = paths.organisation(org_id).get(transaction=transaction)
+        if not row.exists:
+            return
+        put_row(transaction, paths, org_id, user_id, row_from(row, org_id), None)
+        if organisation.exists:
+            roster_changed(transaction, paths, org_id)
+
+    run_transaction(client, run)
