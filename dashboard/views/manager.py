@@ -34,9 +34,9 @@ from factor_journal.organisation import (
     cursor_of,
     cut_with_ties,
     progress,
-    team_csv,
 )
 from factor_journal.rollup import PersonRow
+from factor_journal.team_export import team_csv
 
 
 def directory() -> OrganisationDirectory:

@@ -34,14 +34,14 @@ Promises:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
 from typing import Any
 
 from factor_journal import transitions
 from factor_journal.catalog import Catalog, load_catalog
 from factor_journal.conversation import Turn
-from factor_journal.documents import ExtractionOutcome, HeardReading, ScreenLift, latest_session_id
+from factor_journal.documents import HeardReading, latest_session_id
 from factor_journal.errors import (
     InvalidInputError,
     NoConflictError,
@@ -78,13 +78,15 @@ from factor_journal.repositories.client import (
     run_transaction,
 )
 from factor_journal.repositories.journal import JournalReads
+from factor_journal.repositories.ledger import TurnLedger
 from factor_journal.repositories.links import LinkRecords
 from factor_journal.repositories.mail import Mail
 from factor_journal.repositories.nightly_runs import NightlyRuns
 from factor_journal.repositories.organisations import OrganisationRecords
 from factor_journal.repositories.paths import Paths
-from factor_journal.repositories.people import Claim, People, TurnRef
+from factor_journal.repositories.people import People, TurnRef
 from factor_journal.repositories.personal_data import PersonalData
+from factor_journal.repositories.row_rewrites import RowRewrites
 from factor_journal.repositories.set_aside import SetAsideRecords
 from factor_journal.repositories.vectors import JournalVectors
 from factor_journal.rollup import PersonRow
@@ -97,71 +99,6 @@ EXCERPT_LIMIT = 1200  # a journal entry's excerpt: 2-3 exchanges
 __all__ = ["ChangeResult", "FactorJournalStore", "TurnContext", "TurnLedger", "TurnRef", "entry_id_for"]
 
 
-class TurnLedger:
-    """Turns as work to do: who holds a turn, how it ended, what is due again (the pipeline's and the
-    recovery sweep's whole view of turns).  Each method is one ``People`` operation, with its promises
-    and its cost: the ledger adds no read or write of its own."""
-
-    def __init__(self, people: People) -> None:
-        self._people = people
-
-    def claim(
-        self,
-        ref: TurnRef,
-        *,
-        lease: timedelta,
-        now: datetime | None = None,
-        force: bool = False,
-        max_attempts: int | None = None,
-    ) -> Claim:
-        """Claim the turn for analysis (``People.claim_turn``): won by exactly one of racing deliveries; a
-        duplicate of a done or claimed turn costs one read and no write."""
-        return self._people.claim_turn(ref, lease=lease, now=now, force=force, max_attempts=max_attempts)
-
-    def settle(self, ref: TurnRef, outcome: ExtractionOutcome, damage: str | None = None) -> None:
-        """Record a final outcome that involves no factor change; a turn deleted meanwhile stays deleted.  ``damage``:
-        the turn document does not read as a turn, and is set aside with it (``factor_journal.setaside``)."""
-        self._people.settle_turn(ref, outcome, damage)
-
-    def record_failure(
-        self, ref: TurnRef, claim_id: str | None, outcome: ExtractionOutcome
-    ) -> ExtractionOutcome | None:
-        """Record a failed attempt unless the turn was completed or re-claimed meanwhile (an exhausted one is
-        listed as needing attention in the same transaction); the outcome written, or None."""
-        return self._people.record_failure(ref, claim_id, outcome)
-
-    def count(self, ref: TurnRef, written_at: datetime, now: datetime) -> tuple[int, int] | None:
-        """Count the turn against its person's rate limits in the minute and day it was written: (that minute's,
-        that day's) count up to and including it, or None when the turn is gone."""
-        return self._people.count_turn(ref, written_at, now)
-
-    def set_attention(self, ref: TurnRef, needs_attention: bool) -> None:
-        """List (or unlist) the turn among the person's turns needing attention (profile and roll-up row)."""
-        self._people.set_attention(ref, needs_attention)
-
-    def due(self, now: datetime, limit: int = 200) -> list[TurnRef]:
-        """Turns whose retry time has come (failed and due again, or claimed under a lease that ran out)."""
-        return self._people.due_turns(now, limit=limit)
-
-    def unclaimed(self, until: datetime, limit: int = 200) -> list[TurnRef]:
-        """Turns created before ``until`` that no delivery ever claimed, however old, oldest first (a read per
-        such turn, none for the others)."""
-        return self._people.unclaimed_turns(until, limit=limit)
-
-    def lift_screen(self, ref: TurnRef) -> ScreenLift:
-        """Have an answer the screen set aside read again without that screen, at its person's word ("It was about
-        us"): recorded on the turn, which its lift request's trigger then analyses (``People.lift_screen``)."""
-        return self._people.lift_screen(ref)
-
-    def data(self, ref: TurnRef) -> dict[str, Any] | None:
-        """The turn document as stored (one read), or None when there is none."""
-        return self._people.turn_data(ref.user_id, ref.session_id, ref.turn_id)
-
-    def of_person(self, user_id: str) -> Iterator[tuple[TurnRef, dict[str, Any]]]:
-        """Every turn of every session of the person, oldest first within a session."""
-        return self._people.turns_of(user_id)
-
-
 class FactorJournalStore:
     def __init__(
         self, client: FirestoreClient, catalog: Catalog | None = None, *, contention_timeout: float = 120.0
@@ -171,6 +108,7 @@ class FactorJournalStore:
         self.graph: FactorGraph = graph_for(self.catalog)
         self.paths = Paths(self.client)
         self._people = People(self.client, self.catalog, self.graph, contention_timeout=contention_timeout)
+        self._rows = RowRewrites(self.client, self.catalog, self.graph, contention_timeout=contention_timeout)
         self.ledger = TurnLedger(self._people)
         self.changes = FactorChanges(self.client, self.catalog, self.graph, contention_timeout=contention_timeout)
         self.journal = JournalReads(self.client, self.catalog, self.graph)
@@ -227,12 +165,12 @@ class FactorJournalStore:
         self._people.set_manager(user_id, org_id, manager)
 
     def rewrite_row(self, user_id: str, org_id: str, *, refresh_summary: bool = False) -> PersonRow | None:
-        """Rewrite the member's roll-up row and figures from their profile and summary (``People.rewrite_row``)."""
-        return self._people.rewrite_row(user_id, org_id, refresh_summary=refresh_summary)
+        """Rewrite the member's roll-up row and figures from their profile and summary (``RowRewrites.rewrite_row``)."""
+        return self._rows.rewrite_row(user_id, org_id, refresh_summary=refresh_summary)
 
     def age_row(self, user_id: str, org_id: str, now: datetime, ageing: Callable[[PersonRow], PersonRow]) -> Any:
-        """Age the person's row to ``now`` if its time has come (``People.age_row``); the row written or None."""
-        return self._people.age_row(user_id, org_id, now, ageing)
+        """Age the person's row to ``now`` if its time has come (``RowRewrites.age_row``); the row written or None."""
+        return self._rows.age_row(user_id, org_id, now, ageing)
 
     def start_session(self, user_id: str, session_id: str | None = None, *, started_at: datetime | None = None) -> str:
         """Create a conversation session for a registered user; returns its id."""

@@ -25,9 +25,9 @@ from factor_journal.organisation import (
     cut_with_ties,
     progress,
     sort_people,
-    team_csv,
 )
 from factor_journal.rollup import FIGURE_SHARDS, BlockedRow, PersonRow, aged, encode_said, shard_of
+from factor_journal.team_export import team_csv
 from factor_journal.upkeep import RowUpkeep
 
 

@@ -39,12 +39,12 @@ from factor_journal.catalog.models import band_of, load_catalog
 from factor_journal.extraction.base import sees_whole_catalog
 from factor_journal_tools.corpus import CORPUS, KINDS, REPO, SPLITS, CorpusTurn, available_splits, load_corpus
 from factor_journal_tools.report import headline, render_report
+from factor_journal_tools.scorings import TEST_LEDGER, ledger_line, read_test_scorings, why_test_is_refused
 from factor_journal_tools.torn_margin import choose_margin, torn_curve
 
 DEFAULT_SPLITS = ("dev", "validation")  # test only when asked for, once per model version (TEST_LEDGER)
 RESULTS = REPO / "eval" / "results.json"
 REPORT = REPO / "eval" / "REPORT.md"
-TEST_LEDGER = REPO / "eval" / "test_scorings.jsonl"
 DATABASE = "fj-eval"
 BANDS = ("low", "mid", "high")
 # Turns that must change nothing because a careful listener would not take them as evidence about this
@@ -63,57 +63,6 @@ def splits_to_run(requested: Sequence[str] | None, present: Sequence[str]) -> li
 
 
 # The test ledger ---------------------------------------------------------------------------------
-
-
-def read_test_scorings(path: Path = TEST_LEDGER) -> list[dict[str, Any]]:
-    """Every recorded scoring of ``test``, oldest first ([] when there is no ledger yet).  A line that does not
-    read raises ``ValueError`` naming it: the count the report gives must not silently drop a scoring."""
-    if not path.exists():
-        return []
-    scorings = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise ValueError(f"{path.name}:{number}: not JSON ({error})") from error
-        if not isinstance(record, dict) or not record.get("model") or not record.get("extractor"):
-            raise ValueError(f"{path.name}:{number}: a scoring needs its extractor and model")
-        scorings.append(record)
-    return scorings
-
-
-def why_test_is_refused(scorings: Sequence[dict[str, Any]], model: str | None, reason: str | None) -> str | None:
-    """Why ``test`` may not be scored now for ``model`` (None: it may).  Test is scored once per model version,
-    so a model the ledger already holds is refused unless a reason to score it again is given (kept in the
-    ledger with the new scoring); so is an extractor that names no model, whose scorings could not be counted.
-    Pure."""
-    if not model:
-        return "the extractor names no model version, so its scorings of test could not be counted"
-    earlier = [s for s in scorings if s.get("model") == model]
-    if earlier and not (reason and reason.strip()):
-        when = ", ".join(str(s.get("measured_at") or s.get("source") or "?") for s in earlier)
-        return (
-            f"test has been scored for {model} already ({len(earlier)}x: {when}); it is scored once per model "
-            "version. Choose on validation; to score it again anyway, give the reason with --rescore-test"
-        )
-    return None
-
-
-def ledger_line(name: str, model: str, measured_at: str, figures: dict[str, Any], why: str) -> dict[str, Any]:
-    """The ledger line for one scoring of test.  Pure."""
-    return {
-        "extractor": name,
-        "model": model,
-        "measured_at": measured_at,
-        "turns": figures["turns"],
-        "band_accuracy": round(figures["band_accuracy"], 4) if figures["band_accuracy"] is not None else None,
-        "recall": round(figures["detection"]["recall"], 4) if figures["detection"]["recall"] is not None else None,
-        "spurious_per_turn": figures["spurious_per_turn"],
-        "why": why,
-        "source": "make eval",
-    }
 
 
 # Running -----------------------------------------------------------------------------------------

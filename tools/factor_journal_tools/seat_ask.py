@@ -42,8 +42,9 @@ from factor_journal.extraction.gemini import GeminiExtractor, GeminiIntentReader
 from factor_journal.extraction.prompts import IntentOutput
 from factor_journal_tools.ask_sets import ASK_SETS, load_set, seed
 from factor_journal_tools.corpus import REPO
-from factor_journal_tools.evaluate import RESULTS, TEST_LEDGER, read_results, read_test_scorings, write_results
+from factor_journal_tools.evaluate import RESULTS, read_results, write_results
 from factor_journal_tools.report import ask_seat_block, render_report, write_block
+from factor_journal_tools.scorings import TEST_LEDGER, read_test_scorings
 from factor_journal_tools.seat import (
     ANSWERS,
     PRICES,

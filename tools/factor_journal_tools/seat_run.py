@@ -46,18 +46,15 @@ from factor_journal.extraction.base import ExtractionOutput
 from factor_journal_tools.corpus import CORPUS, REPO, CorpusTurn, load_corpus
 from factor_journal_tools.evaluate import (
     RESULTS,
-    TEST_LEDGER,
     TimedExtractor,
     TurnRecord,
-    ledger_line,
     read_results,
-    read_test_scorings,
     run_turn,
     score,
-    why_test_is_refused,
     write_results,
 )
 from factor_journal_tools.report import render_report, seat_cost_block, write_block
+from factor_journal_tools.scorings import TEST_LEDGER, ledger_line, read_test_scorings, why_test_is_refused
 from factor_journal_tools.seat import (
     ANSWERS,
     BRIEF,

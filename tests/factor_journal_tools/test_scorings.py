@@ -9,15 +9,8 @@ from pathlib import Path
 import pytest
 
 from factor_journal.extraction.semantic import load_model_artefact
-from factor_journal_tools.evaluate import (
-    TEST_LEDGER,
-    main,
-    read_test_scorings,
-    render_report,
-    score,
-    splits_to_run,
-    why_test_is_refused,
-)
+from factor_journal_tools.evaluate import main, render_report, score, splits_to_run
+from factor_journal_tools.scorings import TEST_LEDGER, read_test_scorings, why_test_is_refused
 
 SCORED = {"extractor": "semantic", "model": "m-v1", "measured_at": "2026-11-20T10:00:00+00:00", "band_accuracy": 0.6}
 
