@@ -300,9 +300,11 @@ def test_bad_freshness_values_are_refused_at_load_naming_the_factor(before, afte
 def test_the_packaged_catalog_carries_justified_half_lives():
     catalog = load_catalog()
     assert catalog.freshness.version and 0 < catalog.freshness.recheck_below < 1
-    assert catalog.half_life("ai_strategy").text == "6 months"  # strategy and leadership
-    assert catalog.half_life("it_integration").text == "18 months"  # infrastructure
-    assert catalog.half_life("historical_data_depth").never  # years of history already kept do not go away
+    # the values are the catalog's alone (docs/freshness.md's table is tested against it); what holds is the
+    # reasoning behind them: priorities move faster than infrastructure, and kept history does not go away
+    strategy, infrastructure = catalog.half_life("ai_strategy"), catalog.half_life("it_integration")
+    assert strategy.days is not None and infrastructure.days is not None and strategy.days < infrastructure.days
+    assert catalog.half_life("historical_data_depth").never
     assert all(catalog.half_life(f.id) for f in catalog.assessable_factors)
 
 
