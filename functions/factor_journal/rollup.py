@@ -315,13 +315,15 @@ def _quiet(row: PersonRow, at: datetime) -> bool:
 
 
 def next_change(row: PersonRow, catalog: Catalog, at: datetime) -> datetime | None:
-    """The first moment after ``at`` at which time alone changes the row's aged fields: an answer falls due, the
-    person goes quiet, or decay takes them below their tier (found by bisection to the minute: never later than
-    the change itself).  None when nothing more changes with time."""
+    """When, after ``at``, time alone next changes the row's aged fields: an answer falls due (the whole second at
+    or after it), the person goes quiet (the first microsecond they are), or decay takes them below their tier (found
+    by bisection, within the minute after).  Never before the change, at most a minute after it: by this moment the
+    row has changed.  None when nothing more changes with time."""
     moments: list[float] = []
     now_s = at.timestamp()
+    goes_quiet = None  # kept as a datetime: quiet is ``at - last_active > QUIET_AFTER``, true from the next microsecond
     if row.completeness < 1.0 and row.last_active is not None and row.last_active + QUIET_AFTER >= at:
-        moments.append((row.last_active + QUIET_AFTER).timestamp() + 1)
+        goes_quiet = row.last_active + QUIET_AFTER + timedelta(microseconds=1)
     answers = _ageing(row, catalog)
     threshold = catalog.freshness.recheck_below
     for confidence, seconds, days in answers:
@@ -340,7 +342,8 @@ def next_change(row: PersonRow, catalog: Catalog, at: datetime) -> datetime | No
                 else:
                     high = middle
             moments.append(math.ceil(high))
-    return datetime.fromtimestamp(min(moments), UTC) if moments else None
+    changes = [datetime.fromtimestamp(moment, UTC) for moment in moments] + ([goes_quiet] if goes_quiet else [])
+    return min(changes) if changes else None
 
 
 def search_key(text: str) -> str:

@@ -121,7 +121,9 @@ def test_the_figures_read_as_the_rows_say(people):
 def test_nothing_a_row_says_changes_before_its_next_change(row, fraction):
     at = row.aged_at
     change = next_change(row, CATALOG, at)
-    horizon = change or at + timedelta(days=3650)
+    # the promise: by ``change`` the row has changed, and nothing changed more than a minute before it (a tier's
+    # change is found by bisection to the minute, an answer falls due within the second before ``change``)
+    horizon = change - min(timedelta(minutes=1), change - at) if change else at + timedelta(days=3650)
     moment = at + (horizon - at) * fraction
     then = aged(row, CATALOG, moment)
     assert (then.tier, then.due, then.quiet, then.band) == (row.tier, row.due, row.quiet, row.band)
@@ -132,7 +134,8 @@ def test_nothing_a_row_says_changes_before_its_next_change(row, fraction):
 
 def test_a_person_goes_quiet_a_week_after_they_were_last_active():
     row = aged(PersonRow(user_id="u", completeness=0.5, last_active=NOW - timedelta(days=6)), CATALOG, NOW)
-    assert not row.quiet and row.next_change == NOW + timedelta(days=1) + timedelta(seconds=1)
+    assert not row.quiet and row.next_change == NOW + timedelta(days=1, microseconds=1)  # the first quiet moment
+    assert not aged(row, CATALOG, NOW + timedelta(days=1)).quiet and aged(row, CATALOG, row.next_change).quiet
     assert aged(row, CATALOG, NOW + QUIET_AFTER).quiet
     complete = aged(row.model_copy(update={"completeness": 1.0}), CATALOG, NOW + QUIET_AFTER)
     assert not complete.quiet and complete.next_change is None  # a complete assessment never goes quiet
