@@ -169,7 +169,7 @@ def _set_aside(user_id: str | None) -> int:
     many there are."""
     records = runtime.store().set_aside.listed(user_id)
     for record in records:
-        print(f"{record.found_at:%Y-%m-%d %H:%M:%S}  {record.kind}  {record.user_id}  {record.where}  {record.error}")
+        print(f"{record.found_at:%Y-%m-%d %H:%M:%S}  {record.kind}  {record.user_id}  {record.path}  {record.error}")
     print(f"{len(records)} document(s) set aside" if records else "nothing set aside", file=sys.stderr)
     return 0
 

@@ -346,25 +346,26 @@ class OrganisationDirectory:
 
     def rows(self, org_id: str) -> list[PersonRow]:
         """Every listed row of the organisation, by name (reads grow with the people: tests, the demo); a damaged
-        row is mended first (``_mended``)."""
-        found: list[SetAside] = []
-        rows = list(self.records.stream(org_id, RowQuery(), found))
-        return list(self.records.stream(org_id, RowQuery())) if self._mended(org_id, found) else rows
+        row is mended first (``_mending``)."""
+        return self._mending(org_id, lambda found: list(self.records.stream(org_id, RowQuery(), found)))
 
     def figures(self, org_id: str) -> Counters:
         """The organisation's counters (one read per figures shard)."""
         return self.records.figures(org_id)
 
-    def _mended(self, org_id: str, found: Sequence[SetAside]) -> bool:
-        """Rewrite from their profiles and summaries the people whose rows a read found damaged (each rewrite
-        sets the stored row aside in its transaction; a stray row of a non-member is removed): True when any
-        was, so the caller reads again.  A row never stops the team page: it is mended where it is read."""
+    def _mending(self, org_id: str, read: Callable[[list[SetAside] | None], list[PersonRow]]) -> list[PersonRow]:
+        """The rows ``read`` returns (it appends the damaged rows it meets to the list it is given).  A row never
+        stops the team page: the people whose rows were damaged are rewritten from their profiles and summaries
+        (each rewrite sets the stored row aside in its transaction; a stray row of a non-member is removed), and
+        the rows are read once more."""
+        found: list[SetAside] = []
+        rows = read(found)
         for user_id in sorted({record.user_id for record in found}):
             try:
                 self.store.rewrite_row(user_id, org_id)
             except ValidationError:  # the profile itself no longer reads: nothing to rebuild the row from
                 log.warning("roll-up row of %s in %s: the profile does not read, row left out", user_id, org_id)
-        return bool(found)
+        return read(None) if found else rows
 
     def team(
         self,
@@ -417,10 +418,8 @@ class OrganisationDirectory:
         skip: int = 0,
     ) -> list[PersonRow]:
         """Up to ``limit`` rows of ``queries`` (merged in ``order``) after the cursor ``after``, skipping ``skip``
-        rows first (each a read).  A row found damaged is mended (``_mended``) and the page read again."""
-        found: list[SetAside] = []
-        rows = self._read_page(org_id, queries, order, limit, after, skip, found)
-        return self._read_page(org_id, queries, order, limit, after, skip) if self._mended(org_id, found) else rows
+        rows first (each a read).  A row found damaged is mended and the page read again (``_mending``)."""
+        return self._mending(org_id, lambda found: self._read_page(org_id, queries, order, limit, after, skip, found))
 
     def _read_page(
         self,

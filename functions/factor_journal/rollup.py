@@ -319,18 +319,18 @@ def next_change(row: PersonRow, catalog: Catalog, at: datetime) -> datetime | No
     or after it), the person goes quiet (the first microsecond they are), or decay takes them below their tier (found
     by bisection, within the minute after).  Never before the change, at most a minute after it: by this moment the
     row has changed.  None when nothing more changes with time."""
-    moments: list[float] = []
+    moments: list[datetime] = []
     now_s = at.timestamp()
-    goes_quiet = None  # kept as a datetime: quiet is ``at - last_active > QUIET_AFTER``, true from the next microsecond
     if row.completeness < 1.0 and row.last_active is not None and row.last_active + QUIET_AFTER >= at:
-        goes_quiet = row.last_active + QUIET_AFTER + timedelta(microseconds=1)
+        # quiet is ``at - last_active > QUIET_AFTER``: true from the next microsecond, kept exact as a datetime
+        moments.append(row.last_active + QUIET_AFTER + timedelta(microseconds=1))
     answers = _ageing(row, catalog)
     threshold = catalog.freshness.recheck_below
     for confidence, seconds, days in answers:
         if seconds is not None and days is not None:
             due_s = seconds + days * 86400.0 * freshness.half_lives_until_due(confidence, threshold)
             if due_s > now_s:
-                moments.append(math.ceil(due_s))
+                moments.append(datetime.fromtimestamp(math.ceil(due_s), UTC))
     tier = _fresh_at(answers, row, catalog, now_s).decision_tier
     if answers and tier != catalog.decision_tiers[0].id:
         low, high = now_s, now_s + 100 * 365.25 * 86400
@@ -341,9 +341,8 @@ def next_change(row: PersonRow, catalog: Catalog, at: datetime) -> datetime | No
                     low = middle
                 else:
                     high = middle
-            moments.append(math.ceil(high))
-    changes = [datetime.fromtimestamp(moment, UTC) for moment in moments] + ([goes_quiet] if goes_quiet else [])
-    return min(changes) if changes else None
+            moments.append(datetime.fromtimestamp(math.ceil(high), UTC))
+    return min(moments) if moments else None
 
 
 def search_key(text: str) -> str:

@@ -57,22 +57,16 @@ class SetAside(DocumentModel):
     user_id: str
     kind: DocumentKind
     path: str  # the document's path
-    field: str | None = None
     error: str  # what does not read (``describe``)
     found_at: datetime  # when it was (last) found
     stored: dict[str, Any] = Field(default_factory=dict)  # a copy of what it held when it was found
-
-    @property
-    def where(self) -> str:
-        """The path, with the field for a part of a document (``… field``)."""
-        return f"{self.path} {self.field}" if self.field else self.path
 
     @property
     def record_id(self) -> str:
         """The record's id: the same for the same damage at the same place (so finding it again writes the same
         record), another for other damage there later."""
         held = json.dumps(self.stored, sort_keys=True, default=str)
-        return hashlib.sha256(f"{self.where}\n{held}".encode()).hexdigest()[:24]
+        return hashlib.sha256(f"{self.path}\n{held}".encode()).hexdigest()[:24]
 
     @property
     def marked_in_place(self) -> bool:
@@ -101,16 +95,14 @@ def set_aside(
     stored: Any,
     error: ValidationError | str,
     found_at: datetime,
-    *,
-    field: str | None = None,
 ) -> SetAside:
-    """The record of a damaged document (or part of one, ``field``) found at ``found_at``: ``stored`` is what it held
+    """The record of a damaged document found at ``found_at``: ``stored`` is what it held
     (a value that is not even a map is kept as ``{"value": …}``), its mark taken off the copy."""
     if stored is not None and not isinstance(stored, Mapping):
         stored = {"value": stored}
     held = {str(key): value for key, value in (stored or {}).items() if key != MARK}
     reason = describe(error) if isinstance(error, ValidationError) else error
-    return SetAside(user_id=user_id, kind=kind, path=path, field=field, error=reason, found_at=found_at, stored=held)
+    return SetAside(user_id=user_id, kind=kind, path=path, error=reason, found_at=found_at, stored=held)
 
 
 @dataclass(frozen=True)
@@ -143,9 +135,9 @@ def read_journal(
 
 def distinct(found: Iterable[SetAside]) -> list[SetAside]:
     """Each damaged document once (the same one may be found by two reads of one change), in the order found."""
-    return list({record.where: record for record in found}.values())
+    return list({record.path: record for record in found}.values())
 
 
 def listed_after(listed: Iterable[str], found: Iterable[SetAside]) -> list[str]:
     """The person's list of documents set aside once ``found`` is listed (each place once, oldest first)."""
-    return list(dict.fromkeys([*listed, *(record.where for record in found)]))
+    return list(dict.fromkeys([*listed, *(record.path for record in found)]))

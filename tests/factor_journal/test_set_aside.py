@@ -37,7 +37,7 @@ def person(store, make_user):
 
 def records(store, user) -> dict[str, object]:
     """The person's set-aside records by where the document is."""
-    return {record.where: record for record in store.set_aside.listed(user)}
+    return {record.path: record for record in store.set_aside.listed(user)}
 
 
 def test_the_seed_that_jammed_every_turn_is_set_aside_and_the_next_turns_are_analysed(store, person):

@@ -111,9 +111,9 @@ def test_a_record_is_the_same_for_the_same_damage_and_another_for_other_damage()
     )
 
 
-def test_a_row_that_is_not_even_a_map_is_kept_whole_and_named_with_its_field():
-    row = set_aside("u1", DocumentKind.rollup_row, "organisations/o/rollup/shard-07", "oops", "x", NOW, field="rows.u1")
-    assert row.stored == {"value": "oops"} and row.where == "organisations/o/rollup/shard-07 rows.u1"
+def test_a_row_that_is_not_even_a_map_is_kept_whole():
+    row = set_aside("u1", DocumentKind.rollup_row, "organisations/o/people/u1", "oops", "x", NOW)
+    assert row.stored == {"value": "oops"} and row.path == "organisations/o/people/u1"
     assert not row.marked_in_place  # rewritten from the profile and summary, its copy in the record
 
 

@@ -281,7 +281,7 @@ class FactorChanges(Repository):
                 entries=plan.entries,
                 summary=plan.summary,
                 guarded=tuple(plan.guarded),
-                set_aside=tuple(record.where for record in distinct(found)),
+                set_aside=tuple(record.path for record in distinct(found)),
             )
 
         if turn is None:  # a person's decision or a direct write: serialised within this process only

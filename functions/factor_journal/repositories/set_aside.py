@@ -35,13 +35,13 @@ def write_set_aside(
     profile created).  Never deletes anything."""
     found = distinct(found)
     for record in found:
-        log.warning("%s %s set aside (%s)", record.kind, record.where, record.error)
+        log.warning("%s %s set aside (%s)", record.kind, record.path, record.error)
         if record.marked_in_place:
             writer.set(paths.client.document(record.path), {MARK: record.mark()}, merge=True)
         if profile_exists:
             writer.set(paths.set_aside(user_id).document(record.record_id), record.to_document())
     if found and profile_exists:
-        writer.set(paths.user(user_id), {MARK: firestore.ArrayUnion([r.where for r in found])}, merge=True)
+        writer.set(paths.user(user_id), {MARK: firestore.ArrayUnion([r.path for r in found])}, merge=True)
 
 
 class SetAsideRecords:
@@ -61,4 +61,4 @@ class SetAsideRecords:
                 records.append(SetAside.model_validate(snapshot.to_dict()))
             except ValidationError:
                 log.warning("set-aside record %s does not read", snapshot.reference.path)
-        return sorted(records, key=lambda record: (record.found_at, record.where))
+        return sorted(records, key=lambda record: (record.found_at, record.path))
