@@ -47,6 +47,7 @@ from factor_journal.documents import (
     ExtractionOutcome,
     HeardReading,
     ScreenedTurn,
+    ScreenKind,
     ScreenLift,
     TornReading,
     TurnStatus,
@@ -62,7 +63,7 @@ from factor_journal.extraction.base import (
     ProposedUpdate,
     sees_whole_catalog,
 )
-from factor_journal.extraction.listening import screen_turn
+from factor_journal.extraction.listening import screen_turn, why_set_aside
 from factor_journal.extraction.quotes import quote_for
 from factor_journal.graph import FactorGraph
 from factor_journal.models import AssessmentSummary, FactorState, InferredUpdate
@@ -136,9 +137,26 @@ def read_turn(
     torn, dropped = check_torn(result.torn, catalog, checked.accepted, allowed)
     checked.rejected += dropped
     set_aside = refused
+    said = model_set_aside(result.set_aside_as, lifted)
+    if said is not None:  # the reader said the turn is no evidence: none of its readings is stored
+        checked.rejected += [f"{said.reason}: {update.factor_id} not stored" for update in checked.accepted]
+        checked.accepted, torn, set_aside = [], [], said
     if set_aside is None and by_model and not checked.accepted and not torn and not lifted:
         set_aside = screen_turn(request.text)  # why the rules would have set it aside (never kept from the model)
     return TurnReading(refused, candidates, result, checked, set_aside, torn)
+
+
+def model_set_aside(kind: str | None, lifted: bool) -> ScreenedTurn | None:
+    """The turn set aside as its reader said (``ExtractionResult.set_aside_as``, a ``ScreenKind`` value), or None:
+    the reader took it as evidence, named no kind this version knows, or its person lifted that reason
+    (``lifted``: "It was about us", for the reasons of ``LIFTABLE``).  Pure."""
+    try:
+        screen = ScreenKind(kind) if kind else None
+    except ValueError:
+        return None
+    if screen is None or (lifted and screen in LIFTABLE):
+        return None
+    return ScreenedTurn(kind=screen, reason=f"no update: {why_set_aside(screen)} (as the reader read it)")
 
 
 class TurnProcessor:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from enum import StrEnum
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -70,9 +71,33 @@ class ProposedUpdate(BaseModel):
     )
 
 
+# What a language model reader says a turn is, before any reading.  The values after ``evidence`` are
+# ``documents.ScreenKind``'s, so a turn the model sets aside is named as the rules name it.  The docstring is the
+# description the model reads in the response schema.
+class TurnKind(StrEnum):
+    """What the turn is: evidence about this organisation today, or why it is none."""
+
+    evidence = "evidence"  # some part of it is evidence about this organisation today
+    hostile = "hostile"
+    other_organisation = "other_organisation"
+    hypothetical = "hypothetical"
+    deferral = "deferral"
+    question_back = "question_back"
+    pause = "pause"
+    small_talk = "small_talk"
+
+
 class ExtractionOutput(BaseModel):
+    """The language model reader's response schema.  ``turn`` comes first, so the model says what the turn is
+    before it reads any factor; only an ``evidence`` turn's updates are stored (``pipeline.read_turn``).  Output
+    without ``turn`` (a reader answering the schema of before) is taken as evidence."""
+
     model_config = ConfigDict(extra="forbid")
 
+    turn: TurnKind = Field(
+        default=TurnKind.evidence,
+        description="evidence when any part of the turn is evidence about this organisation today; else why not",
+    )
     updates: list[ProposedUpdate] = Field(default_factory=list)
 
 
@@ -93,6 +118,10 @@ class ExtractionResult:
     # or more ProposedUpdate-shaped dicts, likeliest first, untrusted like ``raw_updates`` and screened the same
     # way.  None of them is stored: the person is asked which.  Optional: a reader may leave it empty.
     torn: list[list[Any]] = field(default_factory=list)
+    # What the reader said the turn is when it said it is no evidence (a ``TurnKind`` other than ``evidence``, as
+    # its value): the pipeline then stores none of its readings, unless the person lifted that reason.  None: the
+    # reader took it as evidence, or does not say.
+    set_aside_as: str | None = None
 
 
 class ExtractionError(FactorJournalError):

@@ -36,7 +36,13 @@ from google.oauth2.credentials import Credentials as TokenCredentials
 from pydantic import BaseModel, Field, ValidationError
 
 from factor_journal.catalog import Catalog, load_catalog
-from factor_journal.extraction.base import ExtractionError, ExtractionOutput, ExtractionRequest, ExtractionResult
+from factor_journal.extraction.base import (
+    ExtractionError,
+    ExtractionOutput,
+    ExtractionRequest,
+    ExtractionResult,
+    TurnKind,
+)
 from factor_journal.extraction.prompts import (
     ANSWER_INSTRUCTION,
     PHRASE_INSTRUCTION,
@@ -225,34 +231,41 @@ class GeminiExtractor:
             cached_tokens=(usage.cached_content_token_count or 0) if usage else 0,
             thinking_tokens=(usage.thoughts_token_count or 0) if usage else 0,
         )
-        updates, reason = read_updates(response)
+        updates, reason, kind = read_updates(response)
         result.raw_updates = updates
+        result.set_aside_as = None if kind == TurnKind.evidence else kind.value
         if reason:
             result.rejected.append(reason)
         return result
 
 
-def read_updates(response: types.GenerateContentResponse) -> tuple[list[Any], str | None]:
-    """The response's "updates" entries as plain values, or ``([], reason)`` when the output is unusable.
+def read_updates(response: types.GenerateContentResponse) -> tuple[list[Any], str | None, TurnKind]:
+    """The response's "updates" entries as plain values with what the model said the turn is, or
+    ``([], reason, evidence)`` when the output is unusable.
 
     The SDK's ``parsed`` (an ``ExtractionOutput``, set only when the output fits the schema) is used
     when present; otherwise the text is decoded here, and each entry is passed on as it is, however
-    malformed: screening it is the pipeline's job.
+    malformed: screening it is the pipeline's job.  A "turn" that is not one of ``TurnKind``'s values is
+    taken as evidence (the readings are then screened as any others), with a reason.
     """
     if isinstance(response.parsed, ExtractionOutput):
-        return [update.model_dump() for update in response.parsed.updates], None
+        parsed = response.parsed
+        return [update.model_dump() for update in parsed.updates], None, parsed.turn
     text = response.text
     if not text:
         finish = response.candidates[0].finish_reason if response.candidates else None
-        return [], f"empty output from model (finish reason: {finish or 'none'})"
+        return [], f"empty output from model (finish reason: {finish or 'none'})", TurnKind.evidence
     try:
         payload = json.loads(text)
     except json.JSONDecodeError as error:
-        return [], f"malformed JSON from model: {error.msg} (at {error.pos}): {text[:120]!r}"
+        return [], f"malformed JSON from model: {error.msg} (at {error.pos}): {text[:120]!r}", TurnKind.evidence
     updates = payload.get("updates") if isinstance(payload, dict) else None
     if not isinstance(updates, list):
-        return [], f"model output has no 'updates' list: {text[:120]!r}"
-    return updates, None
+        return [], f"model output has no 'updates' list: {text[:120]!r}", TurnKind.evidence
+    said = payload.get("turn", TurnKind.evidence.value)
+    if said not in set(TurnKind):
+        return updates, f"model output's 'turn' is not a kind of turn: {str(said)[:40]!r}", TurnKind.evidence
+    return updates, None, TurnKind(said)
 
 
 class GeminiWriter:

@@ -237,6 +237,11 @@ _WHY: Final = {
 }
 
 
+def why_set_aside(kind: ScreenKind) -> str:
+    """The readable reason a turn of ``kind`` is no evidence ("the turn asks the interviewer something back")."""
+    return _WHY[kind]
+
+
 def screen_turn(answer: str, *, judged_by_model: bool = False) -> ScreenedTurn | None:
     """Why the turn is no evidence about this organisation today, or None when it may be evidence.
 
