@@ -53,8 +53,10 @@ about how things are now;
   - "deferral": "I don't know", "ask X", "I only joined";
   - "question_back": a question back to the interviewer;
   - "pause": a request to pause or change the subject;
-  - "small_talk": a joke, a laugh, a retort, filler or an aside (about a relative, the weather, the news) that \
-states no fact about this organisation, however pointed the question it answers.
+  - "small_talk": filler, a laugh, a quip with no content of its own, or an aside (about a relative, the \
+weather, the news) that says nothing about how things are in this organisation. Sarcasm or a joke that does say \
+how things are here ("oh sure, the servers never go down, except every Monday") is evidence: read it for what it \
+means, not for its tone.
   Only an "evidence" turn has updates; any other turn returns "updates": []. Competitors or customers pushing this \
 company toward AI are evidence of competitive pressure.
 - Use only the factor ids of the catalog. Propose an update only when the user's words give evidence for it. \
@@ -65,11 +67,11 @@ factor instead: give that evidence to the neighbour, not to this factor.
 - value: a number on the factor's scale, judged against its rubric. The rubric's low, mid and high texts cover \
 the bottom 40%, the next 30% and the top 30% of the scale (on 0-100: low 0-39, mid 40-69, high 70-100). Decide \
 the band first, by what the words establish, not by the speaker's tone: low when the thing is absent, never done, \
-lost or unusable; mid when it exists or happens in part (for some people, sites or data, a few times, slowly, by \
-hand, unevenly, out of date or poorly kept up), however small the part and however critically that is told; high \
-when it is in place and works as the high text says, even with a small named gap. Then place the value inside \
-that band, at least 5% of the scale away from a neighbouring band (on 0-100: low 0-34, mid 45-64, high 75-100): a plain match \
-of the low, mid or high text sits near 15, 50 or 85. A value at a band's edge is a band not decided: decide it.
+lost or unusable; mid when it exists or happens in part (for some people, sites or data, sometimes, slowly, by \
+hand, unevenly, out of date), however critically that is told; high when it is in place and works as the high \
+text says, even with a small named gap. Then place the value inside that band, at least 5% of the scale away \
+from a neighbouring band (on 0-100: low 0-34, mid 45-64, high 75-100): a plain match of the low, mid or high \
+text sits near 15, 50 or 85. A value at a band's edge is a band not decided: decide it.
 - confidence: 0-1, how clearly the words support that value (a vague hint is 0.3-0.5, an explicit statement \
 0.7-0.9).
 - rationale: one sentence naming what the user said.
