@@ -185,7 +185,10 @@ def _test_scorings_section(extractors: dict[str, Any], scorings: Sequence[dict[s
         "",
     ]
     for name, splits in sorted(extractors.items()):
-        model = (splits["splits"].get("test") or {}).get("model") or splits.get("model")
+        test = splits["splits"].get("test") or {}
+        model = test.get("model") or splits.get("model")
+        version = (test.get("seat") or {}).get("prompt_version")  # the seat is scored per prompt version
+        model = f"{model}+prompt-{version}" if model and version else model
         times = sum(1 for s in scorings if s.get("model") == model)
         if model and "test" in splits["splits"]:
             lines.append(f"- {name}: the model in the summary (`{model}`) was scored on test {times}x.")
