@@ -4,27 +4,17 @@
   50 assessed factors and 5,000 journal entries (rendered with Streamlit's AppTest).
 * Issues 11 and 48: the team page's server-side render at 2,000 and 20,000 people (seeded through the
   roll-up path), its first view and each rerun with a filter (tier, gone quiet, name search, to re-check), a
-  later page of the table and another order, with the reads of each; and the overview's time to first
-  content in headless Chromium on a freshly started Streamlit server (cold) and again (warm): when
-  something is painted (Streamlit's skeleton), when the first text appears (the app's "Loading…"
-  skeleton or the page) and when the page's own content ("What we know") is there.
+  later page of the table and another order, with the reads of each.  The overview's first view in a browser
+  is its own suite (``first_view_bench.py``).
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import socket
-import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
-
-import httpx
 
 from bench.common import APP, app_on_fresh_database, measure_page, percentiles
 from bench.org_bench import _seed_org
@@ -36,7 +26,6 @@ from factor_journal.models import InferredUpdate, UserProfile
 from factor_journal.pipeline import TurnProcessor
 from factor_journal.repositories.links import LinkRecords
 from factor_journal.store import FactorJournalStore, entry_id_for
-from factor_journal_tools.browser import headless_chromium
 
 ASSESSED = 50
 JOURNAL_ENTRIES = 5000
@@ -160,68 +149,6 @@ def _team_page(client, people: int) -> dict[str, Any]:  # type: ignore[no-untype
     }
 
 
-def _first_content(token: str) -> dict[str, Any]:
-    """Time to first content of the overview in headless Chromium, on a Streamlit server started for it."""
-    if not (shutil.which("chromium") and shutil.which("chromedriver")):
-        return {"skipped": "chromium and chromedriver are not installed"}
-    from selenium.webdriver.common.by import By
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    root = Path(APP).resolve().parents[1]
-    server = subprocess.Popen(
-        [sys.executable, "-m", "dashboard.serve", "--server.headless", "true", "--server.port", str(port)],
-        cwd=root,
-        env=dict(os.environ),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    driver = None
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/_stcore/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.2)
-        driver = headless_chromium(1280, 1000)
-        visits = {}
-        for visit in ("cold", "warm"):
-            started = time.perf_counter()
-            driver.get(f"http://127.0.0.1:{port}/?t={token}")
-            painted = first = ready = None
-            while time.perf_counter() - started < 90 and ready is None:
-                if painted is None and driver.execute_script(
-                    "const r = document.getElementById('root'); return !!(r && r.querySelectorAll('div').length > 3);"
-                ):
-                    painted = (time.perf_counter() - started) * 1000  # Streamlit's own skeleton, before the script runs
-                main = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stMain"]')
-                text = main[0].text if main else ""
-                if first is None and text.strip():
-                    first = (time.perf_counter() - started) * 1000
-                if "What we know" in text:
-                    ready = (time.perf_counter() - started) * 1000
-                time.sleep(0.05)
-            visits[visit] = {
-                "first_paint_ms": round(painted or -1, 1),
-                "first_content_ms": round(first or -1, 1),
-                "page_ready_ms": round(ready or -1, 1),
-            }
-            figures = visits[visit]
-            print(
-                f"  pages: overview in Chromium ({visit} server): skeleton {figures['first_paint_ms']} ms, "
-                f"first text {figures['first_content_ms']} ms, page ready {figures['page_ready_ms']} ms"
-            )
-        return visits
-    finally:
-        if driver is not None:
-            driver.quit()
-        server.terminate()
-        server.wait(timeout=20)
-
-
 CONVERSATION_ANSWERS = (1, 6, 12)
 
 
@@ -293,11 +220,9 @@ def run() -> dict[str, Any]:
     assessed = store.summary(user).overall.total_factors_assessed
     conversation = _conversation(client)
     teams = {f"team_page_{people}": _team_page(client, people) for people in TEAM_SIZES}
-    first_content = _first_content(token)
     results = {
         **teams,
         "conversation_page": conversation,
-        "overview_time_to_first_content": first_content,
         "user": {"assessed_factors": assessed, "journal_entries": JOURNAL_ENTRIES},
         "reads_per_page_view": reads,
         "overview_render": percentiles(samples),
