@@ -31,14 +31,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from bench.common import APP, app_on_fresh_database
 from bench.pages_bench import _seed
 from factor_journal import runtime
 from factor_journal.links import LinkSigner
 from factor_journal.repositories.links import LinkRecords
-from factor_journal_tools.browser import headless_chromium
+from factor_journal_tools.browser import headless_chromium, wait_until_serving
 
 ROUNDS = 5
 WARM_VISITS = 2
@@ -94,13 +92,8 @@ def _round(client: Any, user: str) -> dict[str, Any]:
     )
     driver = None
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/_stcore/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.2)
+        if not wait_until_serving(f"http://127.0.0.1:{port}"):
+            raise RuntimeError("the Streamlit server did not start within 60 s")
         driver = headless_chromium(1280, 1000)
         driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": OBSERVER})
         signer = LinkSigner(LinkRecords(client))

@@ -20,7 +20,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from factor_journal import freshness
@@ -28,7 +27,7 @@ from factor_journal.links import LinkSigner, link_url
 from factor_journal.models import InferredUpdate
 from factor_journal.page_models import shown_value
 from factor_journal.repositories.links import LinkRecords
-from factor_journal_tools.browser import headless_chromium
+from factor_journal_tools.browser import headless_chromium, wait_until_serving
 from waiting import wait_for
 
 pytestmark = pytest.mark.browser
@@ -67,14 +66,7 @@ def serve_app(database: str) -> Iterator[str]:
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"{url}/_stcore/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.3)
-        else:
+        if not wait_until_serving(url):
             pytest.fail("the Streamlit server did not start within 60 s")
         yield url
     finally:

@@ -4,6 +4,9 @@
 from __future__ import annotations
 
 import shutil
+import time
+
+import httpx
 
 FLAGS = (
     "--headless",
@@ -25,3 +28,15 @@ def headless_chromium(width: int = 1280, height: int = 1000):
     for flag in (*FLAGS, f"--window-size={width},{height}"):
         options.add_argument(flag)
     return webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+
+
+def wait_until_serving(url: str, seconds: float = 60) -> bool:
+    """True once the Streamlit server at ``url`` answers its health check, False if it has not within ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{url}/_stcore/health", timeout=1).status_code == 200:
+                return True
+        except httpx.HTTPError:
+            time.sleep(0.3)
+    return False
