@@ -206,6 +206,30 @@ def press(driver, find: Locator, what: str, timeout: float = 20.0) -> None:
     wait_for(click, timeout, what)
 
 
+def choose(driver, find_label: Locator, what: str, timeout: float = 20.0) -> None:
+    """Pick the radio choice whose label ``find_label`` locates, as ``press`` taps it, and wait until the page holds
+    it chosen (its radio input checked).  A tap on a choice the page is redrawing at that moment is lost with the old
+    drawing, so the choice is looked at again and tapped again until it holds: what the next step relies on is
+    checked, never assumed.  An AssertionError naming ``what`` after ``timeout``."""
+    from selenium.webdriver.common.by import By
+
+    def chosen() -> bool:
+        label = _usable(driver, find_label)
+        if label is None:
+            return False
+        try:
+            radios = label.find_elements(By.CSS_SELECTOR, "input[type='radio']")
+            if radios and radios[0].is_selected():
+                return True
+            driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", label)
+            label.click()
+        except _not_yet():
+            pass
+        return False  # the tap's effect is read on the next look
+
+    wait_for(chosen, timeout, what)
+
+
 def type_into(driver, find: Locator, text: str, what: str, timeout: float = 20.0) -> None:
     """Type ``text`` into what ``find`` locates (as ``element`` does) once it is drawn and usable, looked up again
     if it is redrawn before the keys reach it (a stale element takes no key, so nothing is typed twice); an

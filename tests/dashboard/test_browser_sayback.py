@@ -12,6 +12,7 @@ import pytest
 from test_browser import (
     DESKTOP,
     PHONE,
+    choose,
     element,
     press,
     serve_app,
@@ -129,9 +130,10 @@ def test_a_person_confirms_one_reading_and_corrects_another_in_the_conversation(
     wait_for_text(browser, f"What is right for {catalog.factor(second_factor).name}?")
     shown_band = catalog.band(second_factor, store.factor(user, second_factor).current_value or 0).value
     other = "high" if shown_band != "high" else "low"
-    # the question renders before its choices and its button: wait for each element itself
+    # the question renders before its choices and its button: wait for each element itself, and for the choice to
+    # hold before Save (a tap while the form is redrawn was lost once, and Save then asked for a level)
     option_path = f"//div[@data-testid='stRadio']//label[.//p[normalize-space()='{other}']]"
-    press(browser, lambda: next(iter(browser.find_elements(By.XPATH, option_path)), None), f"the choice {other!r}")
+    choose(browser, lambda: next(iter(browser.find_elements(By.XPATH, option_path)), None), f"the choice {other!r}")
     save_path = "//button[.//p[normalize-space()='Save']]"
     press(browser, lambda: next(iter(browser.find_elements(By.XPATH, save_path)), None), "the Save button")
     wait_for_text(browser, f"You corrected it: {catalog.factor(second_factor).name} is {other}.")
