@@ -10,7 +10,7 @@ import pytest
 
 from factor_journal.extraction.semantic import load_model_artefact
 from factor_journal_tools.evaluate import main, render_report, score, splits_to_run
-from factor_journal_tools.scorings import TEST_LEDGER, read_test_scorings, why_test_is_refused
+from factor_journal_tools.scorings import TEST_LEDGER, read_test_scorings, seat_version, why_test_is_refused
 
 SCORED = {"extractor": "semantic", "model": "m-v1", "measured_at": "2026-11-20T10:00:00+00:00", "band_accuracy": 0.6}
 
@@ -83,3 +83,9 @@ def test_the_repositorys_ledger_reads_and_holds_the_shipped_model():
     scorings = read_test_scorings(TEST_LEDGER)
     shipped = load_model_artefact().metadata["version"]
     assert any(s["model"].endswith(f"+{shipped}") for s in scorings), f"{shipped} was never scored on test"
+
+
+def test_a_seat_is_scored_once_per_model_and_reader_prompt():
+    assert seat_version("seat:m", "b6b10bab2b44") == "seat:m+prompt-b6b10bab2b44"
+    assert seat_version("seat:m", None) == "seat:m"
+    assert seat_version("seat:m", "a") != seat_version("seat:m", "b")

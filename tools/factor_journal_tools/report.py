@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from factor_journal_tools.scorings import seat_version
 from factor_journal_tools.seat import ANSWERS_PER_PERSON_A_MONTH, PEOPLE, PRICES
 from factor_journal_tools.torn_margin import torn_section
 
@@ -188,7 +189,7 @@ def _test_scorings_section(extractors: dict[str, Any], scorings: Sequence[dict[s
         test = splits["splits"].get("test") or {}
         model = test.get("model") or splits.get("model")
         version = (test.get("seat") or {}).get("prompt_version")  # the seat is scored per prompt version
-        model = f"{model}+prompt-{version}" if model and version else model
+        model = seat_version(model, version) if model else model
         times = sum(1 for s in scorings if s.get("model") == model)
         if model and "test" in splits["splits"]:
             lines.append(f"- {name}: the model in the summary (`{model}`) was scored on test {times}x.")

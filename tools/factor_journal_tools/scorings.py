@@ -33,6 +33,12 @@ def read_test_scorings(path: Path = TEST_LEDGER) -> list[dict[str, Any]]:
     return scorings
 
 
+def seat_version(model: str, prompt_version: str | None) -> str:
+    """The name a seat's model is scored on test under: once per model and reader prompt (its static prefix's
+    version), ``<model>+prompt-<version>``; the model alone when no version is known.  Pure."""
+    return f"{model}+prompt-{prompt_version}" if prompt_version else model
+
+
 def why_test_is_refused(scorings: Sequence[dict[str, Any]], model: str | None, reason: str | None) -> str | None:
     """Why ``test`` may not be scored now for ``model`` (None: it may).  Test is scored once per model version,
     so a model the ledger already holds is refused unless a reason to score it again is given (kept in the

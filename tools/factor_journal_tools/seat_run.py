@@ -54,7 +54,13 @@ from factor_journal_tools.evaluate import (
     write_results,
 )
 from factor_journal_tools.report import render_report, seat_cost_block, write_block
-from factor_journal_tools.scorings import TEST_LEDGER, ledger_line, read_test_scorings, why_test_is_refused
+from factor_journal_tools.scorings import (
+    TEST_LEDGER,
+    ledger_line,
+    read_test_scorings,
+    seat_version,
+    why_test_is_refused,
+)
 from factor_journal_tools.seat import (
     ANSWERS,
     BRIEF,
@@ -283,7 +289,7 @@ def replay_command(args: argparse.Namespace) -> int:
         for key in run.missing:
             print(f"  {key}")
     if args.split == "test":
-        version = f"{name}+prompt-{figures['seat']['prompt_version']}"
+        version = seat_version(name, figures["seat"]["prompt_version"])
         if run.missing:
             raise SystemExit("test is scored only when every request has its answer; nothing was recorded")
         if refusal := why_test_is_refused(ledger, version, args.rescore_test):
