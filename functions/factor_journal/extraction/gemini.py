@@ -263,9 +263,10 @@ def read_updates(response: types.GenerateContentResponse) -> tuple[list[Any], st
     if not isinstance(updates, list):
         return [], f"model output has no 'updates' list: {text[:120]!r}", TurnKind.evidence
     said = payload.get("turn", TurnKind.evidence.value)
-    if said not in set(TurnKind):
+    try:
+        return updates, None, TurnKind(said)
+    except (ValueError, TypeError):  # not one of the kinds, or not even a string (a list, an object)
         return updates, f"model output's 'turn' is not a kind of turn: {str(said)[:40]!r}", TurnKind.evidence
-    return updates, None, TurnKind(said)
 
 
 class GeminiWriter:

@@ -402,13 +402,15 @@ def test_the_model_says_what_the_turn_is_before_any_reading(request_for):
         output(json.dumps({"turn": "small_talk", "updates": [reading]})),
         output(json.dumps({"updates": [reading]})),
         output(json.dumps({"turn": "banter", "updates": [reading]})),
+        output(json.dumps({"turn": ["small_talk"], "updates": [reading]})),
     ]
     with VertexStandIn(answers) as vertex:
         extractor = GeminiExtractor(settings(vertex.url))
-        small_talk, before, unknown = [extractor.extract(request_for("ml_expertise")) for _ in range(3)]
+        small_talk, before, unknown, listed = [extractor.extract(request_for("ml_expertise")) for _ in range(4)]
     assert small_talk.set_aside_as == "small_talk" and len(small_talk.raw_updates) == 1
     assert before.set_aside_as is None and before.rejected == []
     assert unknown.set_aside_as is None and "'banter'" in unknown.rejected[0] and len(unknown.raw_updates) == 1
+    assert listed.set_aside_as is None and "not a kind of turn" in listed.rejected[0] and len(listed.raw_updates) == 1
 
 
 def test_a_turn_the_model_sets_aside_stores_nothing_and_says_why(store, make_user):
@@ -420,6 +422,15 @@ def test_a_turn_the_model_sets_aside_stores_nothing_and_says_why(store, make_use
     assert store.factor(user, "software_engineering").current_value is None
     screened = store.turn_data(user, session, turn)["extraction"]["screened"]
     assert screened["kind"] == "small_talk" and "as the reader read it" in screened["reason"]
+
+
+def test_the_model_names_a_turn_as_the_rules_do():
+    """What the model may say a turn is: evidence, or a reason the rules have for a turn that is none (all but
+    ``oversized``, which never reaches a model), so a turn it sets aside is named, said back and lifted as theirs."""
+    from factor_journal.documents import ScreenKind
+    from factor_journal.extraction.base import TurnKind
+
+    assert {kind.value for kind in TurnKind} == {"evidence"} | {kind.value for kind in ScreenKind} - {"oversized"}
 
 
 def test_a_reason_its_person_lifted_does_not_set_the_turn_aside_again():
