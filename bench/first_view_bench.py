@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -36,7 +35,7 @@ from bench.pages_bench import _seed
 from factor_journal import runtime
 from factor_journal.links import LinkSigner
 from factor_journal.repositories.links import LinkRecords
-from factor_journal_tools.browser import headless_chromium, wait_until_serving
+from factor_journal_tools.browser import free_port, headless_chromium, wait_until_serving
 
 ROUNDS = 5
 WARM_VISITS = 2
@@ -61,12 +60,6 @@ new MutationObserver(() => {
 MOMENTS = ("skeleton_ms", "first_content_ms", "figures_ms", "ready_ms")
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def _visit(driver: Any, url: str) -> dict[str, float]:
     """One visit: the moments the page recorded (absent: not reached within 30 s)."""
     driver.get(url)
@@ -81,7 +74,7 @@ def _visit(driver: Any, url: str) -> dict[str, float]:
 
 def _round(client: Any, user: str) -> dict[str, Any]:
     """A server started for the round, a new browser: one cold visit and ``WARM_VISITS`` warm ones."""
-    port = _free_port()
+    port = free_port()
     root = Path(APP).resolve().parents[1]
     server = subprocess.Popen(
         [sys.executable, "-m", "dashboard.serve", "--server.headless", "true", "--server.port", str(port)],

@@ -14,15 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from factor_journal_tools.browser import free_port
+
 SUPERVISE = Path(__file__).resolve().parents[1] / "scripts" / "supervise.py"
 
 pytestmark = pytest.mark.skipif(not Path("/proc").is_dir(), reason="process checks read /proc (Linux)")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def alive(pid: int) -> bool:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -27,17 +26,11 @@ from factor_journal.links import LinkSigner, link_url
 from factor_journal.models import InferredUpdate
 from factor_journal.page_models import shown_value
 from factor_journal.repositories.links import LinkRecords
-from factor_journal_tools.browser import headless_chromium, wait_until_serving
+from factor_journal_tools.browser import free_port, headless_chromium, wait_until_serving
 from waiting import wait_for
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @contextmanager
@@ -45,7 +38,7 @@ def serve_app(database: str) -> Iterator[str]:
     """The app on a free port, reading the emulator's ``database``; its address (skips without Chromium)."""
     if not browser_installed():
         pytest.skip("chromium and chromedriver are not installed (make test installs them on Debian as root)")
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "FJ_FIRESTORE_DATABASE": database}
     server = subprocess.Popen(
         [

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import shutil
+import socket
 import time
 
 import httpx
@@ -28,6 +29,13 @@ def headless_chromium(width: int = 1280, height: int = 1000):
     for flag in (*FLAGS, f"--window-size={width},{height}"):
         options.add_argument(flag)
     return webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+
+
+def free_port() -> int:
+    """A local TCP port free at the moment of asking, for a server the tests or the benchmarks start."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def wait_until_serving(url: str, seconds: float = 60) -> bool:
