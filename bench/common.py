@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import psutil
 from google.cloud import firestore
 
 PROJECT_ID = os.environ.get("GCLOUD_PROJECT", "demo-factor-journal")
@@ -123,3 +124,71 @@ class CheckedBulkWriter:
             raise RuntimeError(
                 f"bulk write: {self.written} of {self.sent} documents written; failed: {self.failures[:3]}"
             )
+
+
+def emulator_suite_processes() -> list[psutil.Process]:
+    """The processes of the emulator run this process is part of: every descendant of its nearest ancestor that
+    runs ``firebase emulators:exec`` (the Firestore emulator, the Functions emulator's workers, firebase-tools
+    itself), this process included; only this process when it runs outside one (another run's emulators on the
+    machine are never counted)."""
+    me = psutil.Process()
+    for ancestor in me.parents():
+        try:
+            command = " ".join(ancestor.cmdline())
+        except psutil.Error:
+            continue
+        if "emulators:exec" in command:
+            return [ancestor, *ancestor.children(recursive=True)]
+    return [me]
+
+
+def process_role(process: psutil.Process) -> str:
+    """What a process of the emulator run does, for CPU accounting: ``firestore_emulator``, ``functions_worker``
+    (the Python worker running the deployed functions), ``firebase_tools`` (node: the emulator hub and the
+    Functions emulator's delivery), ``bench`` (this process: the writers and the observer) or ``other``."""
+    if process.pid == os.getpid():
+        return "bench"
+    try:
+        command = " ".join(process.cmdline())
+    except psutil.Error:
+        return "other"
+    if "java" in command and "firestore" in command:
+        return "firestore_emulator"
+    if "functions-framework" in command:
+        return "functions_worker"
+    if "node" in command or "firebase" in command:
+        return "firebase_tools"
+    return "other"
+
+
+class ProcessCpu:
+    """CPU seconds (user + system) spent by each role of the emulator run between ``start()`` and ``stop()``: a
+    process that started in between counts from zero, one that ended in between is lost (reported as such)."""
+
+    def __init__(self) -> None:
+        self._start: dict[int, tuple[str, float]] = {}
+        self.seconds: dict[str, float] = {}
+        self.lost: int = 0
+
+    @staticmethod
+    def _read() -> dict[int, tuple[str, float]]:
+        readings = {}
+        for process in emulator_suite_processes():
+            try:
+                times = process.cpu_times()
+                readings[process.pid] = (process_role(process), times.user + times.system)
+            except psutil.Error:
+                continue
+        return readings
+
+    def start(self) -> None:
+        self._start = self._read()
+
+    def stop(self) -> dict[str, float]:
+        end = self._read()
+        self.lost = len(set(self._start) - set(end))
+        seconds: dict[str, float] = {}
+        for pid, (role, spent) in end.items():
+            seconds[role] = seconds.get(role, 0.0) + spent - self._start.get(pid, (role, 0.0))[1]
+        self.seconds = {role: round(value, 2) for role, value in sorted(seconds.items())}
+        return self.seconds
