@@ -142,16 +142,10 @@ def emulator_suite_processes() -> list[psutil.Process]:
     return [me]
 
 
-def process_role(process: psutil.Process) -> str:
-    """What a process of the emulator run does, for CPU accounting: ``firestore_emulator``, ``functions_worker``
-    (the Python worker running the deployed functions), ``firebase_tools`` (node: the emulator hub and the
-    Functions emulator's delivery), ``bench`` (this process: the writers and the observer) or ``other``."""
-    if process.pid == os.getpid():
-        return "bench"
-    try:
-        command = " ".join(process.cmdline())
-    except psutil.Error:
-        return "other"
+def role_of_command(command: str) -> str:
+    """What a process of the emulator run does, from its command line, for CPU accounting: ``firestore_emulator``,
+    ``functions_worker`` (the Python worker running the deployed functions), ``firebase_tools`` (node: the emulator
+    hub and the Functions emulator's delivery) or ``other``."""
     if "java" in command and "firestore" in command:
         return "firestore_emulator"
     if "functions-framework" in command:
@@ -159,6 +153,16 @@ def process_role(process: psutil.Process) -> str:
     if "node" in command or "firebase" in command:
         return "firebase_tools"
     return "other"
+
+
+def process_role(process: psutil.Process) -> str:
+    """``bench`` for this process (the writers and the observer), else ``role_of_command`` of its command line."""
+    if process.pid == os.getpid():
+        return "bench"
+    try:
+        return role_of_command(" ".join(process.cmdline()))
+    except psutil.Error:
+        return "other"
 
 
 class ProcessCpu:

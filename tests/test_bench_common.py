@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 
 import psutil
 
-from bench.common import ProcessCpu, emulator_suite_processes, process_role
+from bench.common import ProcessCpu, emulator_suite_processes, process_role, role_of_command
 
 
 def burn(seconds: float) -> None:
@@ -29,16 +27,13 @@ def test_this_process_is_the_bench_and_its_cpu_is_counted():
     assert cpu.lost == 0
 
 
-def test_a_worker_is_known_by_its_command_line():
-    # a process whose command line names functions-framework, as the Functions emulator's Python worker does
-    child = subprocess.Popen(
-        [sys.executable, "-c", "import time; time.sleep(30)", "functions-framework"], stdout=subprocess.DEVNULL
-    )
-    try:
-        assert process_role(psutil.Process(child.pid)) == "functions_worker"
-    finally:
-        child.kill()
-        child.wait()
+def test_each_emulator_process_is_known_by_its_command_line():
+    java = "/opt/jdk/bin/java -jar /repo/.cache/firestore-emulator-wrapper.jar --host 127.0.0.1"
+    assert role_of_command(java) == "firestore_emulator"
+    worker = "/repo/functions/venv/bin/python /repo/functions/venv/bin/functions-framework"
+    assert role_of_command(worker) == "functions_worker"
+    assert role_of_command("node /repo/node_modules/.bin/firebase emulators:exec --only firestore") == "firebase_tools"
+    assert role_of_command("/usr/bin/java -jar cloud-pubsub-emulator.jar") == "other"
 
 
 def test_a_process_gone_before_the_stop_is_reported_lost():
