@@ -168,6 +168,22 @@ def _usable(driver, locate: Locator, shown: bool = True) -> Any:
         return None
 
 
+# While a run of the app is under way Streamlit keeps the previous run's elements on the page, marked stale, and
+# removes those the run did not draw again when it ends: everything below them moves up.  Its status widget shows a
+# running icon meanwhile.
+_RUN_UNDER_WAY = (
+    '[data-testid="stElementContainer"][data-stale="true"], '
+    '[data-testid="stStatusWidgetRunningIcon"], [data-testid="stStatusWidgetRunningManIcon"]'
+)
+
+
+def settled(driver) -> bool:
+    """True when no run of the app is under way in the page (no stale element left to remove, no running icon): what
+    is drawn stays where it is until the person acts.  A tap taken while a run is under way can land on the
+    neighbour that moves into its place when the stale elements go."""
+    return not driver.execute_script(f"return document.querySelector({_RUN_UNDER_WAY!r}) !== null;")
+
+
 def element(driver, locate: Locator, what: str, timeout: float = 20.0, *, shown: bool = True) -> Any:
     """The element ``locate`` finds, once it is present and can be used (enabled, and displayed unless ``shown`` is
     False: an element a script clicks, such as a link in the menu a phone keeps closed), looked up again while it is
@@ -181,13 +197,13 @@ def element(driver, locate: Locator, what: str, timeout: float = 20.0, *, shown:
 
 def press(driver, find: Locator, what: str, timeout: float = 20.0) -> None:
     """Click what ``find`` locates (as ``element`` does), as a person taps what they see: once it is drawn and
-    usable, scrolled to the middle of the screen (not left under the fixed answer box or a notice at the bottom,
-    where WebDriver scrolls it), and tried again while it is being redrawn or still covered; an AssertionError
-    naming ``what`` after ``timeout``."""
+    usable and the page has ``settled`` (no run under way that could still move it), scrolled to the middle of the
+    screen (not left under the fixed answer box or a notice at the bottom, where WebDriver scrolls it), and tried
+    again while it is being redrawn or still covered; an AssertionError naming ``what`` after ``timeout``."""
 
     def click() -> bool:
         found = _usable(driver, find)
-        if found is None:
+        if found is None or not settled(driver):
             return False
         try:
             driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", found)
@@ -208,7 +224,7 @@ def choose(driver, find_label: Locator, what: str, timeout: float = 20.0) -> Non
 
     def chosen() -> bool:
         label = _usable(driver, find_label)
-        if label is None:
+        if label is None or not settled(driver):
             return False
         try:
             radios = label.find_elements(By.CSS_SELECTOR, "input[type='radio']")
