@@ -171,7 +171,6 @@ class ProcessCpu:
 
     def __init__(self) -> None:
         self._start: dict[int, tuple[str, float]] = {}
-        self.seconds: dict[str, float] = {}
         self.lost: int = 0
 
     @staticmethod
@@ -194,5 +193,4 @@ class ProcessCpu:
         seconds: dict[str, float] = {}
         for pid, (role, spent) in end.items():
             seconds[role] = seconds.get(role, 0.0) + spent - self._start.get(pid, (role, 0.0))[1]
-        self.seconds = {role: round(value, 2) for role, value in sorted(seconds.items())}
-        return self.seconds
+        return {role: round(value, 2) for role, value in sorted(seconds.items())}

@@ -102,15 +102,18 @@ def _team_pages() -> list[dict[str, Any]]:
     return rows
 
 
-def _analysed(store: FactorJournalStore, client: firestore.Client, turns: list[tuple[str, str, str]]) -> dict:
+def _analysed(
+    store: FactorJournalStore, client: firestore.Client, turns: list[tuple[str, str, str]]
+) -> dict[tuple[str, str, str], dict[str, Any]]:
     """Each of ``turns`` analysed so far, with its extraction outcome: one batched read of the pending turns'
     outcomes (the observer must not load the emulator it measures with a read per turn)."""
-    refs = {store.paths.turn(*key).path: key for key in turns}
+    refs = [store.paths.turn(*key) for key in turns]
+    key_of = {ref.path: key for ref, key in zip(refs, turns, strict=True)}
     found = {}
-    for snapshot in client.get_all([store.paths.turn(*key) for key in turns], field_paths=["extraction"]):
+    for snapshot in client.get_all(refs, field_paths=["extraction"]):
         extraction = (snapshot.to_dict() or {}).get("extraction") or {}
         if snapshot.exists and extraction.get("processed_at") is not None:
-            found[refs[snapshot.reference.path]] = extraction
+            found[key_of[snapshot.reference.path]] = extraction
     return found
 
 
