@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -25,6 +26,7 @@ from factor_journal_tools.seat import (
     check_answers,
     estimated_usage,
     every_nth,
+    first_round,
     monthly_cost,
     read_answers,
     read_requests,
@@ -137,6 +139,11 @@ def test_the_monthly_cost_at_list_prices():
     assert monthly_cost({"prompt": None}) is None
 
 
+def test_first_round_is_dev_up_to_its_last_id_in_order():
+    turns = [SimpleNamespace(id=f"dev-{n:04d}") for n in (1, 331, 332, 333, 4000)]
+    assert [turn.id for turn in first_round(turns)] == ["dev-0001", "dev-0331", "dev-0332"]
+
+
 def test_every_nth_spreads_a_sample_over_the_split():
     assert every_nth(list(range(100)), 4) == [0, 25, 50, 75] and every_nth([1, 2], 5) == [1, 2]
 
@@ -193,7 +200,7 @@ def test_committed_requests_and_views_carry_no_corpus_id_label_or_tag(path: Path
     shown = set(re.findall(r"^=+ REQUEST \d+ of \d+ ([0-9a-f]{64}) =+$", view.read_text(encoding="utf-8"), re.M))
     answered = {request.key for request in requests} - shown  # the view was rendered when these had their answers
     assert view.read_text(encoding="utf-8") == render_view(path.stem, requests, answered), "regenerate the view"
-    split = "dev" if path.stem == "pilot" else path.stem
+    split = "dev" if path.stem in ("pilot", "first_round") else path.stem
     corpus = CORPUS / f"{split}.jsonl"
     text = path.read_text(encoding="utf-8") + view.read_text(encoding="utf-8")
     if corpus.exists():

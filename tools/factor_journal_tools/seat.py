@@ -360,6 +360,7 @@ def monthly_cost(tokens: dict[str, Any]) -> dict[str, float] | None:
 # Which turns -------------------------------------------------------------------------------------------------
 
 PILOT_SIZE = 40  # dev turns in the pilot, every len(dev) // 40-th
+FIRST_ROUND_LAST = 332  # dev-0001 to dev-0332: the round written with the catalog, alongside test (corpus README)
 SAMPLE_EVERY = 10  # the replay test's sample of validation: every 10th turn
 
 
@@ -367,6 +368,11 @@ def every_nth(items: Sequence[Any], count: int) -> list[Any]:
     """``count`` items spread evenly over ``items``, in order (all of them when there are fewer).  Pure."""
     step = max(1, len(items) // max(count, 1))
     return list(items[::step][:count])
+
+
+def first_round(turns: Sequence[Any]) -> list[Any]:
+    """The turns of dev's first round (ids ``dev-0001`` to ``dev-{FIRST_ROUND_LAST}``), in order.  Pure."""
+    return [turn for turn in turns if int(turn.id.rsplit("-", 1)[1]) <= FIRST_ROUND_LAST]
 
 
 def replay_sample(turns: Sequence[Any]) -> list[Any]:

@@ -18,9 +18,10 @@ empty).  So both commands are one run:
   extractor named ``seat:<model>``), with tokens per answer (estimated) and the cost at list prices; ``test`` is
   scored once per version (``eval/test_scorings.jsonl``) and only when every request has its answer.
 
-Splits: ``dev``, ``validation``, ``test``, ``pilot`` (40 dev turns) and ``demo`` (the demo's seeded
-conversations, person by person: a person's later turns carry what the earlier answers set, so they are reached
-only once the earlier ones are answered; run ``requests`` again after each round of answers).
+Splits: ``dev``, ``validation``, ``test``, ``pilot`` (40 dev turns), ``first_round`` (dev's first round, written
+with the catalog alongside test: the labels' oldest conventions, measured where test cannot be read) and ``demo``
+(the demo's seeded conversations, person by person: a person's later turns carry what the earlier answers set, so
+they are reached only once the earlier ones are answered; run ``requests`` again after each round of answers).
 """
 
 from __future__ import annotations
@@ -73,6 +74,7 @@ from factor_journal_tools.seat import (
     check_answers,
     estimated_usage,
     every_nth,
+    first_round,
     monthly_cost,
     read_answers,
     read_requests,
@@ -85,15 +87,18 @@ from factor_journal_tools.seat_demo import load_script, read_conversations, seat
 from factor_journal_tools.vertex_stand_in import VertexStandIn
 
 DATABASE = "fj-seat"
-SEAT_SPLITS = ("pilot", "dev", "validation", "test", "demo")
+SEAT_SPLITS = ("pilot", "first_round", "dev", "validation", "test", "demo")
 BENCHMARKS = REPO / "docs" / "benchmarks.md"
 
 
 def turns_of(split: str) -> list[CorpusTurn]:
-    """The corpus turns of a seat split (``pilot``: ``PILOT_SIZE`` dev turns spread over the split)."""
+    """The corpus turns of a seat split (``pilot``: ``PILOT_SIZE`` dev turns spread over the split; ``first_round``:
+    the dev turns of the round written with the catalog, ``dev-0001`` to ``FIRST_ROUND_LAST``)."""
     catalog = load_catalog()
     if split == "pilot":
         return every_nth(load_corpus(CORPUS / "dev.jsonl", catalog), PILOT_SIZE)
+    if split == "first_round":
+        return first_round(load_corpus(CORPUS / "dev.jsonl", catalog))
     return load_corpus(CORPUS / f"{split}.jsonl", catalog)
 
 
