@@ -24,6 +24,7 @@ from factor_journal_tools.seat import (
     SeatFileError,
     SeatRequest,
     check_answers,
+    corpus_split,
     estimated_usage,
     every_nth,
     first_round,
@@ -144,6 +145,15 @@ def test_first_round_is_dev_up_to_its_last_id_in_order():
     assert [turn.id for turn in first_round(turns)] == ["dev-0001", "dev-0331", "dev-0332"]
 
 
+def test_a_seat_split_drawn_from_dev_reads_dev():
+    assert [corpus_split(split) for split in ("pilot", "first_round", "validation", "test")] == [
+        "dev",
+        "dev",
+        "validation",
+        "test",
+    ]
+
+
 def test_every_nth_spreads_a_sample_over_the_split():
     assert every_nth(list(range(100)), 4) == [0, 25, 50, 75] and every_nth([1, 2], 5) == [1, 2]
 
@@ -200,8 +210,7 @@ def test_committed_requests_and_views_carry_no_corpus_id_label_or_tag(path: Path
     shown = set(re.findall(r"^=+ REQUEST \d+ of \d+ ([0-9a-f]{64}) =+$", view.read_text(encoding="utf-8"), re.M))
     answered = {request.key for request in requests} - shown  # the view was rendered when these had their answers
     assert view.read_text(encoding="utf-8") == render_view(path.stem, requests, answered), "regenerate the view"
-    split = "dev" if path.stem in ("pilot", "first_round") else path.stem
-    corpus = CORPUS / f"{split}.jsonl"
+    corpus = CORPUS / f"{corpus_split(path.stem)}.jsonl"
     text = path.read_text(encoding="utf-8") + view.read_text(encoding="utf-8")
     if corpus.exists():
         ids = {turn.id for turn in load_corpus(corpus)}

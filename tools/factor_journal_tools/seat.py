@@ -360,7 +360,10 @@ def monthly_cost(tokens: dict[str, Any]) -> dict[str, float] | None:
 # Which turns -------------------------------------------------------------------------------------------------
 
 PILOT_SIZE = 40  # dev turns in the pilot, every len(dev) // 40-th
-FIRST_ROUND_LAST = 332  # dev-0001 to dev-0332: the round written with the catalog, alongside test (corpus README)
+FIRST_ROUND_LAST = (
+    332  # dev-0001 to dev-0332: the round written with the catalog, before the later rounds (corpus README)
+)
+DEV_SAMPLES = ("pilot", "first_round")  # seat splits drawn from dev's turns
 SAMPLE_EVERY = 10  # the replay test's sample of validation: every 10th turn
 
 
@@ -373,6 +376,11 @@ def every_nth(items: Sequence[Any], count: int) -> list[Any]:
 def first_round(turns: Sequence[Any]) -> list[Any]:
     """The turns of dev's first round (ids ``dev-0001`` to ``dev-{FIRST_ROUND_LAST}``), in order.  Pure."""
     return [turn for turn in turns if int(turn.id.rsplit("-", 1)[1]) <= FIRST_ROUND_LAST]
+
+
+def corpus_split(split: str) -> str:
+    """The corpus split a seat split's turns come from (``dev`` for ``DEV_SAMPLES``, else the split itself).  Pure."""
+    return "dev" if split in DEV_SAMPLES else split
 
 
 def replay_sample(turns: Sequence[Any]) -> list[Any]:

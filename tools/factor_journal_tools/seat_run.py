@@ -19,9 +19,10 @@ empty).  So both commands are one run:
   scored once per version (``eval/test_scorings.jsonl``) and only when every request has its answer.
 
 Splits: ``dev``, ``validation``, ``test``, ``pilot`` (40 dev turns), ``first_round`` (dev's first round, written
-with the catalog alongside test: the labels' oldest conventions, measured where test cannot be read) and ``demo``
-(the demo's seeded conversations, person by person: a person's later turns carry what the earlier answers set, so
-they are reached only once the earlier ones are answered; run ``requests`` again after each round of answers).
+with the catalog before the later rounds, as test was: the labels' oldest conventions, read where test is not) and
+``demo`` (the demo's seeded conversations, person by person: a person's later turns carry what the earlier answers
+set, so they are reached only once the earlier ones are answered; run ``requests`` again after each round of
+answers).
 """
 
 from __future__ import annotations
@@ -72,6 +73,7 @@ from factor_journal_tools.seat import (
     SeatAnswers,
     SeatRequest,
     check_answers,
+    corpus_split,
     estimated_usage,
     every_nth,
     first_round,
@@ -93,13 +95,13 @@ BENCHMARKS = REPO / "docs" / "benchmarks.md"
 
 def turns_of(split: str) -> list[CorpusTurn]:
     """The corpus turns of a seat split (``pilot``: ``PILOT_SIZE`` dev turns spread over the split; ``first_round``:
-    the dev turns of the round written with the catalog, ``dev-0001`` to ``FIRST_ROUND_LAST``)."""
-    catalog = load_catalog()
+    the dev turns of the round written with the catalog, ``dev-0001`` to ``FIRST_ROUND_LAST``; both from dev)."""
+    turns = load_corpus(CORPUS / f"{corpus_split(split)}.jsonl", load_catalog())
     if split == "pilot":
-        return every_nth(load_corpus(CORPUS / "dev.jsonl", catalog), PILOT_SIZE)
+        return every_nth(turns, PILOT_SIZE)
     if split == "first_round":
-        return first_round(load_corpus(CORPUS / "dev.jsonl", catalog))
-    return load_corpus(CORPUS / f"{split}.jsonl", catalog)
+        return first_round(turns)
+    return turns
 
 
 @dataclass
