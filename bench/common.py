@@ -166,17 +166,18 @@ def process_role(process: psutil.Process) -> str:
 
 
 class ProcessCpu:
-    """CPU seconds (user + system) spent by each role of the emulator run between ``start()`` and ``stop()``: a
-    process that started in between counts from zero, one that ended in between is lost (reported as such)."""
+    """CPU seconds (user + system) spent by each role of the emulator run (or of ``processes``) between ``start()``
+    and ``stop()``: a process that started in between counts from zero, one that ended in between is lost (reported
+    as such)."""
 
-    def __init__(self) -> None:
+    def __init__(self, processes: Callable[[], list[psutil.Process]] = emulator_suite_processes) -> None:
+        self._processes = processes  # which processes are read at the start and the stop
         self._start: dict[int, tuple[str, float]] = {}
         self.lost: int = 0
 
-    @staticmethod
-    def _read() -> dict[int, tuple[str, float]]:
+    def _read(self) -> dict[int, tuple[str, float]]:
         readings = {}
-        for process in emulator_suite_processes():
+        for process in self._processes():
             try:
                 times = process.cpu_times()
                 readings[process.pid] = (process_role(process), times.user + times.system)
