@@ -28,6 +28,7 @@ from factor_journal_tools.seat import (
     estimated_usage,
     every_nth,
     first_round,
+    mixed,
     monthly_cost,
     read_answers,
     read_requests,
@@ -146,12 +147,23 @@ def test_first_round_is_dev_up_to_its_last_id_in_order():
 
 
 def test_a_seat_split_drawn_from_dev_reads_dev():
-    assert [corpus_split(split) for split in ("pilot", "first_round", "validation", "test")] == [
-        "dev",
-        "dev",
-        "validation",
-        "test",
+    splits = ("pilot", "first_round", "mixed_tune", "mixed_check", "validation", "test")
+    assert [corpus_split(split) for split in splits] == ["dev", "dev", "dev", "dev", "validation", "test"]
+
+
+def test_the_mixed_halves_are_later_factor_turns_of_the_mixed_kinds_dealt_alternately():
+    def turn(n: int, kind: str = "factor", tags: tuple[str, ...] = ("multi",)) -> SimpleNamespace:
+        return SimpleNamespace(id=f"dev-{n:04d}", kind=kind, tags=tags)
+
+    turns = [
+        turn(5),  # the first round: never in a mixed half
+        turn(400, tags=("hedge",)),  # not a mixed kind
+        turn(401, kind="off_topic", tags=("neighbour",)),
+        *(turn(n, tags=("neighbour", "number") if n % 2 else ("negation",)) for n in range(500, 506)),
     ]
+    tune, check = mixed(turns, "mixed_tune"), mixed(turns, "mixed_check")
+    assert [t.id for t in tune] == ["dev-0500", "dev-0502", "dev-0504"]
+    assert [t.id for t in check] == ["dev-0501", "dev-0503", "dev-0505"]
 
 
 def test_every_nth_spreads_a_sample_over_the_split():

@@ -269,7 +269,7 @@ def _curve_section(extractors: dict[str, Any]) -> list[str]:
 # A language model in Gemini's seat ---------------------------------------------------------------------------
 
 SEAT_PREFIX = "seat:"
-SEAT_SPLIT_ORDER = ("pilot", "first_round", "dev", "validation", "test")
+SEAT_SPLIT_ORDER = ("pilot", "first_round", "mixed_tune", "mixed_check", "dev", "validation", "test")
 
 
 def _seat_rows(results: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:

@@ -363,7 +363,10 @@ PILOT_SIZE = 40  # dev turns in the pilot, every len(dev) // 40-th
 FIRST_ROUND_LAST = (
     332  # dev-0001 to dev-0332: the round written with the catalog, before the later rounds (corpus README)
 )
-DEV_SAMPLES = ("pilot", "first_round")  # seat splits drawn from dev's turns
+MIXED_SIZE = 200  # turns in each of mixed_tune and mixed_check
+MIXED_TAGS = frozenset({"multi", "neighbour", "negation"})  # the kinds a mixed split holds
+MIXED_SPLITS = ("mixed_tune", "mixed_check")  # tune: its misses may be read; check: never read, checks a change
+DEV_SAMPLES = ("pilot", "first_round", *MIXED_SPLITS)  # seat splits drawn from dev's turns
 SAMPLE_EVERY = 10  # the replay test's sample of validation: every 10th turn
 
 
@@ -376,6 +379,21 @@ def every_nth(items: Sequence[Any], count: int) -> list[Any]:
 def first_round(turns: Sequence[Any]) -> list[Any]:
     """The turns of dev's first round (ids ``dev-0001`` to ``dev-{FIRST_ROUND_LAST}``), in order.  Pure."""
     return [turn for turn in turns if int(turn.id.rsplit("-", 1)[1]) <= FIRST_ROUND_LAST]
+
+
+def mixed(turns: Sequence[Any], split: str) -> list[Any]:
+    """``MIXED_SIZE`` turns of ``split`` (``mixed_tune`` or ``mixed_check``): dev's later-round factor turns (after
+    the first round) tagged with a ``MIXED_TAGS`` kind (several factors, a neighbouring factor, a negation), spread
+    evenly over dev and dealt alternately, so the two halves never share a turn and are alike.  A change of the
+    reader read on ``mixed_tune``'s misses is checked on ``mixed_check``, whose turns and misses are never read.
+    Pure."""
+    pool = [
+        turn
+        for turn in turns
+        if int(turn.id.rsplit("-", 1)[1]) > FIRST_ROUND_LAST and turn.kind == "factor" and MIXED_TAGS & set(turn.tags)
+    ]
+    dealt = every_nth(pool, 2 * MIXED_SIZE)
+    return dealt[MIXED_SPLITS.index(split) :: 2]
 
 
 def corpus_split(split: str) -> str:

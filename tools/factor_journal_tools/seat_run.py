@@ -19,10 +19,11 @@ empty).  So both commands are one run:
   scored once per version (``eval/test_scorings.jsonl``) and only when every request has its answer.
 
 Splits: ``dev``, ``validation``, ``test``, ``pilot`` (40 dev turns), ``first_round`` (dev's first round, written
-with the catalog before the later rounds, as test was: the labels' oldest conventions, read where test is not) and
-``demo`` (the demo's seeded conversations, person by person: a person's later turns carry what the earlier answers
-set, so they are reached only once the earlier ones are answered; run ``requests`` again after each round of
-answers).
+with the catalog before the later rounds, as test was: the labels' oldest conventions, read where test is not),
+``mixed_tune`` and ``mixed_check`` (200 each of dev's later turns about several or neighbouring factors or said with
+a negation: a change read on ``mixed_tune``'s misses is checked on ``mixed_check``, never read) and ``demo`` (the
+demo's seeded conversations, person by person: a person's later turns carry what the earlier answers set, so they
+are reached only once the earlier ones are answered; run ``requests`` again after each round of answers).
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ from factor_journal_tools.scorings import (
 from factor_journal_tools.seat import (
     ANSWERS,
     BRIEF,
+    MIXED_SPLITS,
     PILOT_SIZE,
     REQUESTS,
     SAMPLE_EVERY,
@@ -77,6 +79,7 @@ from factor_journal_tools.seat import (
     estimated_usage,
     every_nth,
     first_round,
+    mixed,
     monthly_cost,
     read_answers,
     read_requests,
@@ -89,18 +92,22 @@ from factor_journal_tools.seat_demo import load_script, read_conversations, seat
 from factor_journal_tools.vertex_stand_in import VertexStandIn
 
 DATABASE = "fj-seat"
-SEAT_SPLITS = ("pilot", "first_round", "dev", "validation", "test", "demo")
+SEAT_SPLITS = ("pilot", "first_round", *MIXED_SPLITS, "dev", "validation", "test", "demo")
 BENCHMARKS = REPO / "docs" / "benchmarks.md"
 
 
 def turns_of(split: str) -> list[CorpusTurn]:
     """The corpus turns of a seat split (``pilot``: ``PILOT_SIZE`` dev turns spread over the split; ``first_round``:
-    the dev turns of the round written with the catalog, ``dev-0001`` to ``FIRST_ROUND_LAST``; both from dev)."""
+    the dev turns of the round written with the catalog, ``dev-0001`` to ``FIRST_ROUND_LAST``; ``mixed_tune`` and
+    ``mixed_check``: two alike halves of dev's later turns about several or neighbouring factors or said with a
+    negation; all from dev)."""
     turns = load_corpus(CORPUS / f"{corpus_split(split)}.jsonl", load_catalog())
     if split == "pilot":
         return every_nth(turns, PILOT_SIZE)
     if split == "first_round":
         return first_round(turns)
+    if split in MIXED_SPLITS:
+        return mixed(turns, split)
     return turns
 
 
