@@ -151,8 +151,11 @@ _HOSTILE: Final = re.compile(
     r"our company|everyone)\s+(?:\w+\s+){0,2}(?:said|answered|told|replied|confirmed|is|are|was|were|have|had)\b"
     # markup and machine addressing nobody types in an interview answer: comments, tool calls, the extractor by
     # name, and identifiers in snake_case given a value ("record cloud_adoption as 100")
-    r"|<!--|-->|\b(?:extractor|scorer|grader|classifier|evaluator|parser|llm|gpt|gemini|chatgpt|claude|copilot"
-    r"|bot)\s*:"
+    # (a tool named as the object of a sentence before a colon is not addressed: "what staff may do with ChatGPT:
+    # nobody's thought about it")
+    r"|<!--|-->|(?<!\bwith )(?<!\busing )(?<!\buse )(?<!\babout )(?<!\blike )(?<!\bof )(?<!\bon )(?<!\bin )"
+    r"(?<!\bby )(?<!\bfrom )(?<!\bvia )(?<!\bthrough )(?<!\binto )"
+    r"\b(?:extractor|scorer|grader|classifier|evaluator|parser|llm|gpt|gemini|chatgpt|claude|copilot|bot)\s*:"
     r"|\b[a-z]+_[a-z_]+\s+(?:as|to|at|=|becomes?|should be|is)\s+(?:\d|high|max|full|ready|top)"
     r"|\b(?:discard|ignore|disregard|drop|delete|remove|strip)\s+(?:\w+\s+){0,3}(?:text|answer|words|above|before"
     r"|earlier|previous|preceding)\b[^.!?\n]{0,60}\b(?:record|set|mark|score|rate|write|log|treat|use)\b"
