@@ -67,9 +67,11 @@ factor instead: give that evidence to the neighbour, not to this factor.
 - value: a number on the factor's scale, judged against its rubric. The rubric's low, mid and high texts cover \
 the bottom 40%, the next 30% and the top 30% of the scale (on 0-100: low 0-39, mid 40-69, high 70-100). Decide \
 the band first, by what the words establish, not by the speaker's tone: low when the thing is absent, never done, \
-lost or unusable; mid when it exists or happens in part (for some people, sites or data, sometimes, slowly, by \
-hand, unevenly, out of date), however critically that is told; high when it is in place and works as the high \
-text says, even with a small named gap. Then place the value inside that band, at least 5% of the scale away \
+lost or unusable, or exists only ad hoc, rests on one person or is broken; mid when a real practice exists in part \
+(for some people, sites or data, sometimes, slowly, unevenly, out of date), however critically that is told, and \
+when it covers most but not all ("most sites", "mostly", a few exceptions kept on the side); high when it is in \
+place and works as the high text says, even told modestly or with a one-off slip. Judge each factor on what the \
+turn says of it: what the turn leaves unsaid about a factor does not pull its band toward mid. Then place the value inside that band, at least 5% of the scale away \
 from a neighbouring band (on 0-100: low 0-34, mid 45-64, high 75-100): a plain match of the low, mid or high \
 text sits near 15, 50 or 85. A value at a band's edge is a band not decided: decide it.
 - confidence: 0-1, how clearly the words support that value (a vague hint is 0.3-0.5, an explicit statement \
