@@ -32,6 +32,7 @@ from factor_journal_tools.seat import (
     monthly_cost,
     read_answers,
     read_requests,
+    record_seat_figures,
     render_view,
     request_key,
     write_requests,
@@ -229,3 +230,20 @@ def test_committed_requests_and_views_carry_no_corpus_id_label_or_tag(path: Path
         assert not ids & set(re.findall(r"[a-z_]+-\d{3,5}", text))
     for name in LABEL_FIELDS:
         assert f'"{name}"' not in text
+
+
+def test_a_replay_replaces_the_figures_of_answers_the_split_no_longer_holds():
+    results = {
+        "extractors": {
+            "semantic": {"splits": {"test": {"band_accuracy": 0.7}}},
+            "seat:old": {"splits": {"test": {"band_accuracy": 0.9}, "validation": {"band_accuracy": 0.95}}},
+            "seat:gone": {"splits": {"test": {"band_accuracy": 0.8}}},
+        }
+    }
+    record_seat_figures(results, "seat:new", "test", {"band_accuracy": 0.92, "measured_at": "t"})
+    extractors = results["extractors"]
+    assert sorted(extractors) == ["seat:new", "seat:old", "semantic"]
+    assert extractors["seat:old"]["splits"] == {"validation": {"band_accuracy": 0.95}}
+    new = {"band_accuracy": 0.92, "measured_at": "t"}
+    assert extractors["seat:new"] == {"splits": {"test": new}, "model": "seat:new", "measured_at": "t"}
+    assert extractors["semantic"]["splits"] == {"test": {"band_accuracy": 0.7}}

@@ -404,3 +404,21 @@ def corpus_split(split: str) -> str:
 def replay_sample(turns: Sequence[Any]) -> list[Any]:
     """The replay test's sample of validation: every ``SAMPLE_EVERY``-th turn.  Pure."""
     return every_nth(turns, max(1, len(turns) // SAMPLE_EVERY))
+
+
+# Which figures stand -----------------------------------------------------------------------------------------
+
+
+def record_seat_figures(results: dict[str, Any], name: str, split: str, figures: dict[str, Any]) -> None:
+    """Put a replay's ``figures`` for ``split`` under the seat extractor ``name`` in ``results`` (``eval/results.json``)
+    and drop that split from every other seat extractor (``seat:…``): a split has one committed answer file, so the
+    figures of answers it no longer holds (an earlier model name) would be reported beside the ones it does.  An
+    entry left without splits goes.  Only ``seat:`` entries are touched."""
+    extractors = results.setdefault("extractors", {})
+    for other in [key for key in extractors if key.startswith("seat:") and key != name]:
+        extractors[other].get("splits", {}).pop(split, None)
+        if not extractors[other].get("splits"):
+            del extractors[other]
+    entry = extractors.setdefault(name, {"splits": {}})
+    entry["splits"][split] = figures
+    entry["model"], entry["measured_at"] = name, figures["measured_at"]

@@ -83,6 +83,7 @@ from factor_journal_tools.seat import (
     monthly_cost,
     read_answers,
     read_requests,
+    record_seat_figures,
     render_view,
     replay_sample,
     request_key,
@@ -314,9 +315,7 @@ def replay_command(args: argparse.Namespace) -> int:
             out.write("\n")
         ledger = read_test_scorings(args.test_ledger)
     results = read_results(args.results)
-    entry = results["extractors"].setdefault(name, {"splits": {}})
-    entry["splits"][args.split] = figures
-    entry["model"], entry["measured_at"] = name, figures["measured_at"]
+    record_seat_figures(results, name, args.split, figures)
     write_results(args.results, results)
     args.report.write_text(render_report(results, ledger))
     if args.benchmarks.exists():

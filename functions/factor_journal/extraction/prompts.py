@@ -71,7 +71,8 @@ lost or unusable, or exists only ad hoc, rests on one person or is broken; mid w
 (for some people, sites or data, sometimes, slowly, unevenly, out of date), however critically that is told, and \
 when it covers most but not all ("most sites", "mostly", a few exceptions kept on the side); high when it is in \
 place and works as the high text says, even told modestly or with a one-off slip. Judge each factor on what the \
-turn says of it: what the turn leaves unsaid about a factor does not pull its band toward mid. Then place the value inside that band, at least 5% of the scale away \
+turn says of it: what the turn leaves unsaid about a factor does not pull its band toward mid. Then place \
+the value inside that band, at least 5% of the scale away \
 from a neighbouring band (on 0-100: low 0-34, mid 45-64, high 75-100): a plain match of the low, mid or high \
 text sits near 15, 50 or 85. A value at a band's edge is a band not decided: decide it.
 - confidence: 0-1, how clearly the words support that value (a vague hint is 0.3-0.5, an explicit statement \
