@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from factor_journal_tools.corpus import CORPUS, CorpusError, available_splits, load_corpus
+from factor_journal_tools.corpus import CORPUS, CorpusError, available_splits, load_corpus, load_screening
 
 
 @pytest.mark.parametrize("split", ["dev", "validation", "test"])
@@ -85,3 +85,31 @@ def test_the_labelling_guide_states_every_catalog_boundary_in_the_catalogs_words
     for factor in catalog.factors:
         for neighbour, text in factor.boundaries.items():
             assert f"{' '.join(text.split())} is `{neighbour}`" in guide, (factor.id, neighbour)
+
+
+def test_a_screening_set_reads_as_turns_that_expect_nothing_keeping_their_kind(tmp_path):
+    path = tmp_path / "screening.jsonl"
+    rows = [
+        {"id": "s-1", "question": "Q?", "answer": "My cousin's firm has a CRM.", "kind": "other_organisation"},
+        {"id": "s-2", "answer": "Our own CRM is clean.", "kind": "evidence", "note": "look-alike"},
+    ]
+    path.write_text("\n".join(json.dumps(row) for row in rows) + "\n", encoding="utf-8")
+    turns = load_screening(path)
+    assert [(t.id, t.kind, t.tags, t.expected, t.question) for t in turns] == [
+        ("s-1", "other_organisation", ("other_organisation",), {}, "Q?"),
+        ("s-2", "evidence", ("evidence",), {}, ""),
+    ]
+
+
+def test_a_screening_set_with_an_unknown_kind_or_a_duplicate_id_is_refused_naming_the_lines(tmp_path):
+    path = tmp_path / "screening.jsonl"
+    rows = [{"id": "s-1", "answer": "x", "kind": "gossip"}, {"id": "s-1", "answer": "y", "kind": "pause"}]
+    path.write_text("\n".join(json.dumps(row) for row in rows) + "\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match=r"screening.jsonl:1: kind 'gossip'.*screening.jsonl:2: duplicate id"):
+        load_screening(path)
+
+
+def test_the_committed_screening_sets_load():
+    for name in ("screening", "screening_heldout"):
+        turns = load_screening(CORPUS / f"{name}.jsonl")
+        assert turns and all(not t.expected for t in turns)

@@ -35,6 +35,7 @@ from factor_journal_tools.seat import (
     record_seat_figures,
     render_view,
     request_key,
+    screening_figures,
     write_requests,
 )
 from factor_journal_tools.vertex_stand_in import VertexStandIn
@@ -191,6 +192,22 @@ def test_the_report_names_the_model_in_the_seat_and_says_when_answers_are_missin
     assert "$33.90" in section and "deploybase.ai" in section and "context-cache-overview" in section
 
 
+def test_the_report_shows_a_screening_replay_per_kind():
+    results = _seat_results()
+    results["seat_screening"] = {
+        "screening_heldout": {
+            "by_kind": {"deferral": {"turns": 2, "written": 1}, "evidence": {"turns": 4, "written": 3}},
+            "must_change_nothing": {"turns": 2, "written": 1},
+            "look_alikes": {"turns": 4, "written": 3},
+            "answered_by": ["model-x"],
+            "prompt_version": "abc123",
+            "complete": True,
+        }
+    }
+    section = render_report(results)[render_report(results).index("The screen's sets in the seat") :]
+    assert "| model-x | screening_heldout | 1 of 2 | – | – | 1 of 2 | – | – | 3 of 4 | abc123 | yes |" in section
+
+
 def test_the_cost_block_replaces_its_own_part_of_a_page(tmp_path):
     page = tmp_path / "benchmarks.md"
     page.write_text("# Benchmarks\n\nHand-written.\n", encoding="utf-8")
@@ -247,3 +264,25 @@ def test_a_replay_replaces_the_figures_of_answers_the_split_no_longer_holds():
     new = {"band_accuracy": 0.92, "measured_at": "t"}
     assert extractors["seat:new"] == {"splits": {"test": new}, "model": "seat:new", "measured_at": "t"}
     assert extractors["semantic"]["splits"] == {"test": {"band_accuracy": 0.7}}
+
+
+def test_a_screening_replay_counts_per_kind_the_turns_that_wrote_anything():
+    def record(kind: str, stored: dict[str, float]) -> SimpleNamespace:
+        return SimpleNamespace(kind=kind, stored=stored)
+
+    figures = screening_figures(
+        [
+            record("deferral", {}),
+            record("deferral", {"privacy_protection": 50.0}),
+            record("pause", {}),
+            record("evidence", {"data_quality": 20.0}),
+            record("evidence", {}),
+        ]
+    )
+    assert figures["by_kind"] == {
+        "deferral": {"turns": 2, "written": 1},
+        "evidence": {"turns": 2, "written": 1},
+        "pause": {"turns": 1, "written": 0},
+    }
+    assert figures["must_change_nothing"] == {"turns": 3, "written": 1}
+    assert figures["look_alikes"] == {"turns": 2, "written": 1}

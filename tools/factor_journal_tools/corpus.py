@@ -80,5 +80,47 @@ def load_corpus(path: Path, catalog: Catalog | None = None) -> list[CorpusTurn]:
     return turns
 
 
+SCREENING_KINDS = ("other_organisation", "hypothetical", "deferral", "question_back", "pause", "evidence")
+
+
+def load_screening(path: Path) -> list[CorpusTurn]:
+    """A screening set's turns (``screening.jsonl``, ``screening_heldout.jsonl``: no factor labels) as corpus turns
+    that expect nothing, each keeping its kind (one of ``SCREENING_KINDS``; ``evidence`` for a look-alike) as kind
+    and tag; ``CorpusError`` names every bad line."""
+    turns, problems, seen = [], [], set()
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as error:
+        raise CorpusError(f"cannot read {path}: {error}") from error
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = f"{path.name}:{number}"
+        try:
+            record = json.loads(line)
+            turn = CorpusTurn(
+                id=str(record["id"]),
+                question=str(record.get("question") or ""),
+                answer=str(record["answer"]),
+                expected={},
+                kind=str(record["kind"]),
+                tags=(str(record["kind"]),),
+            )
+        except (ValueError, KeyError, TypeError) as error:
+            problems.append(f"{where}: not a screening record ({error})")
+            continue
+        if turn.id in seen:
+            problems.append(f"{where}: duplicate id {turn.id!r}")
+        seen.add(turn.id)
+        if turn.kind not in SCREENING_KINDS:
+            problems.append(f"{where}: kind {turn.kind!r} is not one of {SCREENING_KINDS}")
+        if not turn.answer.strip():
+            problems.append(f"{where}: empty answer")
+        turns.append(turn)
+    if problems:
+        raise CorpusError("; ".join(problems[:20]) + (f" (+{len(problems) - 20} more)" if len(problems) > 20 else ""))
+    return turns
+
+
 def available_splits() -> list[str]:
     return [split for split in SPLITS if (CORPUS / f"{split}.jsonl").exists()]

@@ -269,7 +269,17 @@ def _curve_section(extractors: dict[str, Any]) -> list[str]:
 # A language model in Gemini's seat ---------------------------------------------------------------------------
 
 SEAT_PREFIX = "seat:"
-SEAT_SPLIT_ORDER = ("pilot", "first_round", "mixed_tune", "mixed_check", "dev", "validation", "test")
+SEAT_SPLIT_ORDER = (
+    "pilot",
+    "first_round",
+    "mixed_tune",
+    "mixed_check",
+    "dev",
+    "validation",
+    "test",
+    "screening",
+    "screening_heldout",
+)
 
 
 def _seat_rows(results: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
@@ -345,7 +355,37 @@ def seat_section(results: dict[str, Any]) -> list[str]:
             f"| {_written_on_no_update(figures)} | {_pct(cue.get('band_accuracy'))} / {_pct(cue.get('recall'))} "
             f"| {complete} |"
         )
-    return [*lines, "", *seat_cost_block(results).splitlines()]
+    return [*lines, *_seat_screening_block(results), "", *seat_cost_block(results).splitlines()]
+
+
+def _seat_screening_block(results: dict[str, Any]) -> list[str]:
+    """The screen's sets replayed in the seat (``seat_screening``): per kind, the turns that wrote anything.  Empty
+    when none was replayed."""
+    sets = results.get("seat_screening") or {}
+    if not sets:
+        return []
+    kinds = ("other_organisation", "hypothetical", "deferral", "question_back", "pause")
+    lines = [
+        "",
+        "The screen's sets in the seat (`SPLIT=screening`, `screening_heldout`: no factor labels, so per kind the",
+        "turns that wrote anything; the five kinds must change nothing, the look-alikes are evidence about this",
+        "organisation and should be read):",
+        "",
+        "| answered by | set | must change nothing: written | " + " | ".join(kinds) + " | look-alikes written "
+        "| prompt | complete |",
+        "|---|---|---|" + "---|" * len(kinds) + "---|---|---|",
+    ]
+    for name, figures in sorted(sets.items()):
+        by_kind = figures.get("by_kind") or {}
+        cells = [f"{by_kind[k]['written']} of {by_kind[k]['turns']}" if k in by_kind else "–" for k in kinds]
+        nothing, alike = figures["must_change_nothing"], figures["look_alikes"]
+        complete = "yes" if figures.get("complete") else f"no: {figures.get('missing')} requests without an answer"
+        lines.append(
+            f"| {'+'.join(figures.get('answered_by') or [])} | {name} | {nothing['written']} of {nothing['turns']} "
+            f"| {' | '.join(cells)} | {alike['written']} of {alike['turns']} | {figures.get('prompt_version')} "
+            f"| {complete} |"
+        )
+    return lines
 
 
 def seat_cost_block(results: dict[str, Any]) -> str:

@@ -367,6 +367,10 @@ MIXED_SIZE = 200  # turns in each of mixed_tune and mixed_check
 MIXED_TAGS = frozenset({"multi", "neighbour", "negation"})  # the kinds a mixed split holds
 MIXED_SPLITS = ("mixed_tune", "mixed_check")  # tune: its misses may be read; check: never read, checks a change
 DEV_SAMPLES = ("pilot", "first_round", *MIXED_SPLITS)  # seat splits drawn from dev's turns
+# the screen's sets (corpus README): turns that must change nothing, by kind, and look-alikes that are evidence; no
+# factor labels, so a replay counts per kind the turns that wrote something (``screening_figures``)
+SCREENING_SPLITS = ("screening", "screening_heldout")
+LOOK_ALIKE = "evidence"  # the screening sets' kind of the turns that are evidence about this organisation
 SAMPLE_EVERY = 10  # the replay test's sample of validation: every 10th turn
 
 
@@ -422,3 +426,24 @@ def record_seat_figures(results: dict[str, Any], name: str, split: str, figures:
     entry = extractors.setdefault(name, {"splits": {}})
     entry["splits"][split] = figures
     entry["model"], entry["measured_at"] = name, figures["measured_at"]
+
+
+def screening_figures(records: Sequence[Any]) -> dict[str, Any]:
+    """What a screening split's answered turns wrote, per kind (``turns``, ``written``: the turns that stored any
+    update) and overall: the turns that must change nothing and how many wrote (target 0), and the look-alikes
+    and how many wrote (evidence the model took; their bands are not labelled).  Pure."""
+    by_kind: dict[str, dict[str, int]] = {}
+    for record in records:
+        counts = by_kind.setdefault(record.kind, {"turns": 0, "written": 0})
+        counts["turns"] += 1
+        counts["written"] += bool(record.stored)
+    must_not = [counts for kind, counts in by_kind.items() if kind != LOOK_ALIKE]
+    look_alike = by_kind.get(LOOK_ALIKE, {"turns": 0, "written": 0})
+    return {
+        "by_kind": dict(sorted(by_kind.items())),
+        "must_change_nothing": {
+            "turns": sum(c["turns"] for c in must_not),
+            "written": sum(c["written"] for c in must_not),
+        },
+        "look_alikes": dict(look_alike),
+    }

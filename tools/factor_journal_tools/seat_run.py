@@ -46,7 +46,7 @@ from pydantic import BaseModel
 
 from factor_journal.catalog import load_catalog
 from factor_journal.extraction.base import ExtractionOutput
-from factor_journal_tools.corpus import CORPUS, REPO, CorpusTurn, load_corpus
+from factor_journal_tools.corpus import CORPUS, REPO, CorpusTurn, load_corpus, load_screening
 from factor_journal_tools.evaluate import (
     RESULTS,
     TimedExtractor,
@@ -71,6 +71,7 @@ from factor_journal_tools.seat import (
     PILOT_SIZE,
     REQUESTS,
     SAMPLE_EVERY,
+    SCREENING_SPLITS,
     VIEWS,
     SeatAnswers,
     SeatRequest,
@@ -87,13 +88,14 @@ from factor_journal_tools.seat import (
     render_view,
     replay_sample,
     request_key,
+    screening_figures,
     write_requests,
 )
 from factor_journal_tools.seat_demo import load_script, read_conversations, seat_extractor
 from factor_journal_tools.vertex_stand_in import VertexStandIn
 
 DATABASE = "fj-seat"
-SEAT_SPLITS = ("pilot", "first_round", *MIXED_SPLITS, "dev", "validation", "test", "demo")
+SEAT_SPLITS = ("pilot", "first_round", *MIXED_SPLITS, "dev", "validation", "test", "demo", *SCREENING_SPLITS)
 BENCHMARKS = REPO / "docs" / "benchmarks.md"
 
 
@@ -102,6 +104,8 @@ def turns_of(split: str) -> list[CorpusTurn]:
     the dev turns of the round written with the catalog, ``dev-0001`` to ``FIRST_ROUND_LAST``; ``mixed_tune`` and
     ``mixed_check``: two alike halves of dev's later turns about several or neighbouring factors or said with a
     negation; all from dev)."""
+    if split in SCREENING_SPLITS:
+        return load_screening(CORPUS / f"{split}.jsonl")
     turns = load_corpus(CORPUS / f"{corpus_split(split)}.jsonl", load_catalog())
     if split == "pilot":
         return every_nth(turns, PILOT_SIZE)
@@ -296,6 +300,8 @@ def replay_command(args: argparse.Namespace) -> int:
         raise SystemExit(f"no answers for {args.split} in {(args.answers or ANSWERS / f'{args.split}.jsonl')}")
     turns = turns_of(args.split)
     run = run_split(args.split, args.answers)
+    if args.split in SCREENING_SPLITS:
+        return replay_screening(args, run)
     figures = seat_figures(run, turns, args.split)
     name = figures["model"]
     if run.missing:
@@ -323,6 +329,34 @@ def replay_command(args: argparse.Namespace) -> int:
     band, recall = figures["band_accuracy"], figures["detection"]["recall"]
     print(f"{name} · {args.split}: {len(run.records)} turns scored, band accuracy {band}, recall {recall}")
     print(f"wrote {args.results} and {args.report}")
+    return 1 if run.missing else 0
+
+
+def replay_screening(args: argparse.Namespace, run: SeatRun) -> int:
+    """A screening set's replay: per kind, the answered turns that wrote anything (``seat.screening_figures``; the set
+    has no factor labels), kept in ``eval/results.json`` under ``seat_screening`` and shown in the report."""
+    models = sorted(run.models)
+    figures = {
+        **screening_figures(run.records),
+        "answered_by": models,
+        "requests": len(run.requests),
+        "missing": len(run.missing),
+        "excluded_turns": len(run.excluded),
+        "complete": not run.missing,
+        "prompt_version": request_key(run.requests[0].static)[:12] if run.requests else None,
+        "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+    results = read_results(args.results)
+    results.setdefault("seat_screening", {})[args.split] = figures
+    write_results(args.results, results)
+    args.report.write_text(render_report(results, read_test_scorings(args.test_ledger)))
+    nothing, alike = figures["must_change_nothing"], figures["look_alikes"]
+    print(
+        f"seat:{'+'.join(models)} · {args.split}: must change nothing, {nothing['written']} of {nothing['turns']} "
+        f"written; look-alikes, {alike['written']} of {alike['turns']} written"
+    )
+    if run.missing:
+        print(f"INCOMPLETE: {len(run.missing)} requests have no answer; {len(run.excluded)} turns are left out")
     return 1 if run.missing else 0
 
 
