@@ -21,9 +21,11 @@ empty).  So both commands are one run:
 Splits: ``dev``, ``validation``, ``test``, ``pilot`` (40 dev turns), ``first_round`` (dev's first round, written
 with the catalog before the later rounds, as test was: the labels' oldest conventions, read where test is not),
 ``mixed_tune`` and ``mixed_check`` (200 each of dev's later turns about several or neighbouring factors or said with
-a negation: a change read on ``mixed_tune``'s misses is checked on ``mixed_check``, never read) and ``demo`` (the
-demo's seeded conversations, person by person: a person's later turns carry what the earlier answers set, so they
-are reached only once the earlier ones are answered; run ``requests`` again after each round of answers).
+a negation: a change read on ``mixed_tune``'s misses is checked on ``mixed_check``, never read), ``screening`` and
+``screening_heldout`` (the screen's sets, no factor labels: a replay counts per kind the turns that wrote anything)
+and ``demo`` (the demo's seeded conversations, person by person: a person's later turns carry what the earlier
+answers set, so they are reached only once the earlier ones are answered; run ``requests`` again after each round
+of answers).
 """
 
 from __future__ import annotations
