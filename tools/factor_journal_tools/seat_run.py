@@ -224,6 +224,20 @@ def reach(run: SeatRun) -> dict[str, Any]:
     }
 
 
+def answers_given(run: SeatRun) -> dict[str, Any]:
+    """Who answered a run's requests and whether every one had its answer: the models, the requests, those without
+    an answer, the turns left out for it, whether the run is complete, and the prompt version (the key of the static
+    prefix, first 12 characters)."""
+    return {
+        "answered_by": sorted(run.models),
+        "requests": len(run.requests),
+        "missing": len(run.missing),
+        "excluded_turns": len(run.excluded),
+        "complete": not run.missing,
+        "prompt_version": request_key(run.requests[0].static)[:12] if run.requests else None,
+    }
+
+
 def seat_figures(run: SeatRun, turns: Sequence[CorpusTurn], split: str) -> dict[str, Any]:
     """``make eval``'s figures of the scored turns, with the seat's own: who answered, what is missing, what reaches
     the model, tokens per answer (estimated) and the monthly cost, and (validation) the replay test's sample."""
@@ -232,12 +246,7 @@ def seat_figures(run: SeatRun, turns: Sequence[CorpusTurn], split: str) -> dict[
     figures["model"] = "seat:" + "+".join(models)
     figures["measured_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     seat: dict[str, Any] = {
-        "answered_by": models,
-        "requests": len(run.requests),
-        "missing": len(run.missing),
-        "excluded_turns": len(run.excluded),
-        "complete": not run.missing,
-        "prompt_version": request_key(run.requests[0].static)[:12] if run.requests else None,
+        **answers_given(run),
         "brief_sha256": hashlib.sha256(BRIEF.read_bytes()).hexdigest()[:12] if BRIEF.exists() else None,
         "reach": reach(run),
         "tokens": {**figures["tokens"], "estimated": "about 4 characters per token (prompts.estimate_tokens)"},
@@ -340,12 +349,7 @@ def replay_screening(args: argparse.Namespace, run: SeatRun) -> int:
     models = sorted(run.models)
     figures = {
         **screening_figures(run.records),
-        "answered_by": models,
-        "requests": len(run.requests),
-        "missing": len(run.missing),
-        "excluded_turns": len(run.excluded),
-        "complete": not run.missing,
-        "prompt_version": request_key(run.requests[0].static)[:12] if run.requests else None,
+        **answers_given(run),
         "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
     results = read_results(args.results)
