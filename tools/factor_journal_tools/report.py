@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from factor_journal_tools.scorings import seat_version
-from factor_journal_tools.seat import ANSWERS_PER_PERSON_A_MONTH, PEOPLE, PRICES
+from factor_journal_tools.seat import ANSWERS_PER_PERSON_A_MONTH, PEOPLE, PRICES, SEAT_PREFIX
 from factor_journal_tools.torn_margin import torn_section
 
 
@@ -268,7 +268,6 @@ def _curve_section(extractors: dict[str, Any]) -> list[str]:
 
 # A language model in Gemini's seat ---------------------------------------------------------------------------
 
-SEAT_PREFIX = "seat:"
 SEAT_SPLIT_ORDER = (
     "pilot",
     "first_round",

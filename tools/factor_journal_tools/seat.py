@@ -371,6 +371,7 @@ DEV_SAMPLES = ("pilot", "first_round", *MIXED_SPLITS)  # seat splits drawn from 
 # factor labels, so a replay counts per kind the turns that wrote something (``screening_figures``)
 SCREENING_SPLITS = ("screening", "screening_heldout")
 LOOK_ALIKE = "evidence"  # the screening sets' kind of the turns that are evidence about this organisation
+SEAT_PREFIX = "seat:"  # how a seat extractor is named in eval/results.json: seat:<the models that answered>
 SAMPLE_EVERY = 10  # the replay test's sample of validation: every 10th turn
 
 
@@ -417,9 +418,9 @@ def record_seat_figures(results: dict[str, Any], name: str, split: str, figures:
     """Put a replay's ``figures`` for ``split`` under the seat extractor ``name`` in ``results`` (``eval/results.json``)
     and drop that split from every other seat extractor (``seat:…``): a split has one committed answer file, so the
     figures of answers it no longer holds (an earlier model name) would be reported beside the ones it does.  An
-    entry left without splits goes.  Only ``seat:`` entries are touched."""
+    entry left without splits goes.  Only seat entries (``SEAT_PREFIX``) are touched."""
     extractors = results.setdefault("extractors", {})
-    for other in [key for key in extractors if key.startswith("seat:") and key != name]:
+    for other in [key for key in extractors if key.startswith(SEAT_PREFIX) and key != name]:
         extractors[other].get("splits", {}).pop(split, None)
         if not extractors[other].get("splits"):
             del extractors[other]

@@ -50,6 +50,7 @@ from factor_journal_tools.seat import (
     PRICES,
     REQUESTS,
     SEAT,
+    SEAT_PREFIX,
     VIEWS,
     SeatAnswers,
     SeatRequest,
@@ -202,7 +203,7 @@ def ask_figures(run: AskRun, answers: dict[str, Any]) -> dict[str, Any]:
     what is missing, the prompt and brief versions, tokens and cost)."""
     models = sorted(run.models)
     return {
-        "model": "seat:" + "+".join(models),
+        "model": SEAT_PREFIX + "+".join(models),
         "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "seat": by_set(run.records),
         "embedded": by_set([r for r in run.embedded if (r.set, r.kind, r.question) not in _keys(run.excluded)]),

@@ -74,6 +74,7 @@ from factor_journal_tools.seat import (
     REQUESTS,
     SAMPLE_EVERY,
     SCREENING_SPLITS,
+    SEAT_PREFIX,
     VIEWS,
     SeatAnswers,
     SeatRequest,
@@ -243,7 +244,7 @@ def seat_figures(run: SeatRun, turns: Sequence[CorpusTurn], split: str) -> dict[
     the model, tokens per answer (estimated) and the monthly cost, and (validation) the replay test's sample."""
     figures = score(run.records)
     models = sorted(run.models)
-    figures["model"] = "seat:" + "+".join(models)
+    figures["model"] = SEAT_PREFIX + "+".join(models)
     figures["measured_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     seat: dict[str, Any] = {
         **answers_given(run),
@@ -358,8 +359,8 @@ def replay_screening(args: argparse.Namespace, run: SeatRun) -> int:
     args.report.write_text(render_report(results, read_test_scorings(args.test_ledger)))
     nothing, alike = figures["must_change_nothing"], figures["look_alikes"]
     print(
-        f"seat:{'+'.join(models)} · {args.split}: must change nothing, {nothing['written']} of {nothing['turns']} "
-        f"written; look-alikes, {alike['written']} of {alike['turns']} written"
+        f"{SEAT_PREFIX}{'+'.join(models)} · {args.split}: must change nothing, {nothing['written']} of "
+        f"{nothing['turns']} written; look-alikes, {alike['written']} of {alike['turns']} written"
     )
     if run.missing:
         print(f"INCOMPLETE: {len(run.missing)} requests have no answer; {len(run.excluded)} turns are left out")
