@@ -99,7 +99,10 @@ def load_corpus(path: Path, catalog: Catalog | None = None) -> list[CorpusTurn]:
     return _read_turns(path, "corpus", to_turn, faults)
 
 
-SCREENING_KINDS = ("other_organisation", "hypothetical", "deferral", "question_back", "pause", "evidence")
+# the screening sets' kinds (README): five that must change nothing, and the look-alikes that are evidence
+MUST_CHANGE_NOTHING_KINDS = ("other_organisation", "hypothetical", "deferral", "question_back", "pause")
+LOOK_ALIKE = "evidence"
+SCREENING_KINDS = (*MUST_CHANGE_NOTHING_KINDS, LOOK_ALIKE)
 
 
 def load_screening(path: Path) -> list[CorpusTurn]:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from factor_journal_tools.corpus import MUST_CHANGE_NOTHING_KINDS
 from factor_journal_tools.scorings import seat_version
 from factor_journal_tools.seat import ANSWERS_PER_PERSON_A_MONTH, PEOPLE, PRICES, SEAT_PREFIX
 from factor_journal_tools.torn_margin import torn_section
@@ -363,7 +364,7 @@ def _seat_screening_block(results: dict[str, Any]) -> list[str]:
     sets = results.get("seat_screening") or {}
     if not sets:
         return []
-    kinds = ("other_organisation", "hypothetical", "deferral", "question_back", "pause")
+    kinds = MUST_CHANGE_NOTHING_KINDS
     lines = [
         "",
         "The screen's sets in the seat (`SPLIT=screening`, `screening_heldout`: no factor labels, so per kind the",

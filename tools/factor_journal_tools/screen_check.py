@@ -29,10 +29,9 @@ from factor_journal.catalog import load_catalog
 from factor_journal.extraction.base import ExchangeTurn, ExtractionRequest, Extractor
 from factor_journal.graph import FactorGraph
 from factor_journal.pipeline import read_turn
+from factor_journal_tools.corpus import CORPUS, LOOK_ALIKE
 
-CORPUS = Path(__file__).resolve().parents[2] / "eval" / "corpus"
 SETS = (CORPUS / "screening.jsonl", CORPUS / "screening_heldout.jsonl")
-EVIDENCE = "evidence"
 
 
 def check(path: Path, extractor: Extractor) -> dict[str, dict[str, int]]:
@@ -64,7 +63,7 @@ def table(name: str, figures: dict[str, dict[str, int]]) -> str:
     rows = [f"{name}", "| kind | turns | refused by the screen | would write an update |", "|---|---|---|---|"]
     for kind, counts in figures.items():
         rows.append(f"| {kind} | {counts['turns']} | {counts.get('refused', 0)} | {counts.get('updated', 0)} |")
-    must_not = [counts for kind, counts in figures.items() if kind != EVIDENCE]
+    must_not = [counts for kind, counts in figures.items() if kind != LOOK_ALIKE]
     updated = sum(counts.get("updated", 0) for counts in must_not)
     rows.append(f"\nMust change nothing: {updated} of {sum(c['turns'] for c in must_not)} would write an update.")
     return "\n".join(rows)

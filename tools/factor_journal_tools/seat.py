@@ -30,7 +30,7 @@ from pydantic import BaseModel, ValidationError
 
 from factor_journal.extraction.base import ExtractionOutput
 from factor_journal.extraction.prompts import estimate_tokens
-from factor_journal_tools.corpus import REPO
+from factor_journal_tools.corpus import LOOK_ALIKE, REPO
 from factor_journal_tools.vertex_stand_in import Step, error, model_response
 
 SEAT = REPO / "eval" / "seat"
@@ -370,7 +370,6 @@ DEV_SAMPLES = ("pilot", "first_round", *MIXED_SPLITS)  # seat splits drawn from 
 # the screen's sets (corpus README): turns that must change nothing, by kind, and look-alikes that are evidence; no
 # factor labels, so a replay counts per kind the turns that wrote something (``screening_figures``)
 SCREENING_SPLITS = ("screening", "screening_heldout")
-LOOK_ALIKE = "evidence"  # the screening sets' kind of the turns that are evidence about this organisation
 SEAT_PREFIX = "seat:"  # how a seat extractor is named in eval/results.json: seat:<the models that answered>
 SAMPLE_EVERY = 10  # the replay test's sample of validation: every 10th turn
 

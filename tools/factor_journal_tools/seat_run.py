@@ -184,8 +184,11 @@ def run_demo(store: Any, seat: SeatAnswers) -> SeatRun:
     return run
 
 
-def run_split(split: str, answers_path: Path | None = None, progress: bool = True) -> SeatRun:
-    """A seat split through the pipeline on the emulator database ``fj-seat``, with the committed answers."""
+def run_split(
+    split: str, answers_path: Path | None = None, progress: bool = True, turns: Sequence[CorpusTurn] | None = None
+) -> SeatRun:
+    """A seat split through the pipeline on the emulator database ``fj-seat``, with the committed answers (or those
+    at ``answers_path``); ``turns`` are the split's turns when the caller has read them already."""
     from factor_journal.runtime import project_id
     from factor_journal.store import FactorJournalStore
 
@@ -197,7 +200,7 @@ def run_split(split: str, answers_path: Path | None = None, progress: bool = Tru
     seat = SeatAnswers(read_answers(answers_path or ANSWERS / f"{split}.jsonl"))
     if split == "demo":
         return run_demo(store, seat)
-    return run_corpus(store, turns_of(split), seat, progress)
+    return run_corpus(store, turns if turns is not None else turns_of(split), seat, progress)
 
 
 # The figures -------------------------------------------------------------------------------------------------
@@ -311,7 +314,7 @@ def replay_command(args: argparse.Namespace) -> int:
     if not answers:
         raise SystemExit(f"no answers for {args.split} in {(args.answers or ANSWERS / f'{args.split}.jsonl')}")
     turns = turns_of(args.split)
-    run = run_split(args.split, args.answers)
+    run = run_split(args.split, args.answers, turns=turns)
     if args.split in SCREENING_SPLITS:
         return replay_screening(args, run)
     figures = seat_figures(run, turns, args.split)
@@ -347,7 +350,6 @@ def replay_command(args: argparse.Namespace) -> int:
 def replay_screening(args: argparse.Namespace, run: SeatRun) -> int:
     """A screening set's replay: per kind, the answered turns that wrote anything (``seat.screening_figures``; the set
     has no factor labels), kept in ``eval/results.json`` under ``seat_screening`` and shown in the report."""
-    models = sorted(run.models)
     figures = {
         **screening_figures(run.records),
         **answers_given(run),
@@ -359,7 +361,7 @@ def replay_screening(args: argparse.Namespace, run: SeatRun) -> int:
     args.report.write_text(render_report(results, read_test_scorings(args.test_ledger)))
     nothing, alike = figures["must_change_nothing"], figures["look_alikes"]
     print(
-        f"{SEAT_PREFIX}{'+'.join(models)} · {args.split}: must change nothing, {nothing['written']} of "
+        f"{SEAT_PREFIX}{'+'.join(figures['answered_by'])} · {args.split}: must change nothing, {nothing['written']} of "
         f"{nothing['turns']} written; look-alikes, {alike['written']} of {alike['turns']} written"
     )
     if run.missing:
