@@ -12,7 +12,14 @@ from typing import Any
 
 from factor_journal_tools.corpus import MUST_CHANGE_NOTHING_KINDS
 from factor_journal_tools.scorings import seat_version
-from factor_journal_tools.seat import ANSWERS_PER_PERSON_A_MONTH, PEOPLE, PRICES, SEAT_PREFIX
+from factor_journal_tools.seat import (
+    ANSWERS_PER_PERSON_A_MONTH,
+    DEV_SAMPLES,
+    PEOPLE,
+    PRICES,
+    SCREENING_SPLITS,
+    SEAT_PREFIX,
+)
 from factor_journal_tools.torn_margin import torn_section
 
 
@@ -269,17 +276,7 @@ def _curve_section(extractors: dict[str, Any]) -> list[str]:
 
 # A language model in Gemini's seat ---------------------------------------------------------------------------
 
-SEAT_SPLIT_ORDER = (
-    "pilot",
-    "first_round",
-    "mixed_tune",
-    "mixed_check",
-    "dev",
-    "validation",
-    "test",
-    "screening",
-    "screening_heldout",
-)
+SEAT_SPLIT_ORDER = (*DEV_SAMPLES, "dev", "validation", "test", *SCREENING_SPLITS)
 
 
 def _seat_rows(results: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:

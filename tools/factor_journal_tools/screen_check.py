@@ -29,7 +29,7 @@ from factor_journal.catalog import load_catalog
 from factor_journal.extraction.base import ExchangeTurn, ExtractionRequest, Extractor
 from factor_journal.graph import FactorGraph
 from factor_journal.pipeline import read_turn
-from factor_journal_tools.corpus import CORPUS, LOOK_ALIKE
+from factor_journal_tools.corpus import CORPUS, LOOK_ALIKE, load_screening
 
 SETS = (CORPUS / "screening.jsonl", CORPUS / "screening_heldout.jsonl")
 
@@ -39,20 +39,16 @@ def check(path: Path, extractor: Extractor) -> dict[str, dict[str, int]]:
     catalog = load_catalog()
     graph = FactorGraph(catalog)
     counts: dict[str, Counter[str]] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        row = json.loads(line)
-        question = row.get("question") or ""
+    for turn in load_screening(path):
         request = ExtractionRequest(
             user_id="screen-check",
             session_id="screen-check",
-            turn_id=str(row["id"]),
-            text=row["answer"],
-            recent=[ExchangeTurn(role="assistant", text=question)] if question else [],
+            turn_id=turn.id,
+            text=turn.answer,
+            recent=[ExchangeTurn(role="assistant", text=turn.question)] if turn.question else [],
         )
         reading = read_turn(extractor, catalog, graph, request, {})
-        kind = counts.setdefault(row["kind"], Counter())
+        kind = counts.setdefault(turn.kind, Counter())
         kind["turns"] += 1
         kind["refused"] += reading.refused is not None
         kind["updated"] += bool(reading.checked.accepted)
