@@ -39,6 +39,7 @@ from factor_journal_tools.seat import (
     screening_figures,
     write_requests,
 )
+from factor_journal_tools.seat_run import prompt_version
 from factor_journal_tools.vertex_stand_in import VertexStandIn
 
 
@@ -94,6 +95,30 @@ def test_the_view_gives_the_static_prefix_once_then_each_request_waiting(request
     assert requests[1].turn_text in view and "Spreadsheets, mostly." in view
     assert '"thinking_budget": 0' in view and '"updates"' in view  # the generation config and the schema
     assert "Snowflake" not in view  # the answered request is not shown again
+
+
+def test_a_turn_read_twice_is_two_requests_whose_view_and_version_name_both_configs(catalog, requests):
+    """``readings = 2``: each turn is two requests (the second sampled with a seed), the view groups them by static
+    part and numbers them as printed, and the prompt version covers both static parts, in any arrival order."""
+    seat = SeatAnswers({})
+    with VertexStandIn(respond=seat.respond) as vertex:
+        settings = GeminiSettings(project="p", base_url=vertex.url, max_attempts=1, readings=2)
+        extractor = GeminiExtractor(settings, catalog=catalog)
+        for text in ("In a Snowflake warehouse, loaded nightly.", "Spreadsheets, mostly."):
+            request = ExtractionRequest(user_id="u", session_id="s", turn_id="t", text=text)
+            with pytest.raises(Exception, match="no answer in the seat"):
+                extractor.extract(request)
+    twice = list(seat.seen.values())
+    assert len(twice) == 4 and len({request_key(r.static) for r in twice}) == 2
+    view = render_view("pilot", twice)
+    assert view.count("SYSTEM INSTRUCTION 1 of 2") == 1 and view.count("SYSTEM INSTRUCTION 2 of 2") == 1
+    numbers = [int(n) for n in re.findall(r"REQUEST (\d+) of 4", view)]
+    assert numbers == [1, 2, 3, 4]  # in the order printed
+    configs = [line for line in view.splitlines() if '"temperature"' in line]
+    assert len(configs) == 2 and sum('"seed": 2' in line for line in configs) == 1  # the second reading's config
+    version = prompt_version(twice)
+    assert version == prompt_version(list(reversed(twice))) and len(version) == 12
+    assert version != prompt_version(requests) == request_key(requests[0].static)[:12]
 
 
 def test_the_seat_serves_answers_by_key_with_estimated_usage_and_lists_what_is_missing(requests):

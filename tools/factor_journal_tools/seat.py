@@ -146,7 +146,11 @@ def render_view(
     such line is printed once, as a numbered shared part, where it first appears, and each request that begins with
     it shows ``[shared part n]`` in its place: the same text, not repeated.  Pure."""
     done = set(answered)
-    waiting = [r for r in dict((r.key, r) for r in requests).values() if r.key not in done]
+    statics: dict[str, list[SeatRequest]] = {}
+    for request in dict((r.key, r) for r in requests).values():
+        if request.key not in done:
+            statics.setdefault(request_key(request.static), []).append(request)
+    waiting = [request for group in statics.values() for request in group]  # numbered as printed: by static part
     number_of = {request.key: number for number, request in enumerate(waiting, 1)}
     lines = [
         f"Requests in Gemini's seat: {split} ({len(waiting)} to answer"
@@ -162,9 +166,6 @@ def render_view(
         "",
     ]
     shared: dict[str, int] = {}
-    statics: dict[str, list[SeatRequest]] = {}
-    for request in waiting:
-        statics.setdefault(request_key(request.static), []).append(request)
     for number, group in enumerate(statics.values(), 1):
         first = group[0]
         config = first.generation_config

@@ -238,8 +238,18 @@ def answers_given(run: SeatRun) -> dict[str, Any]:
         "missing": len(run.missing),
         "excluded_turns": len(run.excluded),
         "complete": not run.missing,
-        "prompt_version": request_key(run.requests[0].static)[:12] if run.requests else None,
+        "prompt_version": prompt_version(run.requests),
     }
+
+
+def prompt_version(requests: Sequence[SeatRequest]) -> str | None:
+    """The version of what the model is asked, first 12 characters: the key of the requests' static part (system
+    instruction and generation config) when there is one, else the sha256 of their distinct static keys, sorted (a
+    turn read twice, ``FJ_GEMINI_READINGS=2``, is asked with two generation configs); None without requests."""
+    statics = sorted({request_key(request.static) for request in requests})
+    if len(statics) <= 1:
+        return statics[0][:12] if statics else None
+    return hashlib.sha256(",".join(statics).encode("utf-8")).hexdigest()[:12]
 
 
 def seat_figures(run: SeatRun, turns: Sequence[CorpusTurn], split: str) -> dict[str, Any]:

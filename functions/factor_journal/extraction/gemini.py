@@ -5,7 +5,9 @@ instruction is the static prefix (the reader's rules and the whole catalog, ``pr
 the same for every call so Gemini 2.5's implicit cache applies; the user content is the per-turn part
 (``prompts.turn_prompt``).  The model may name any catalog factor and judges for itself what a turn is evidence
 of (``sees_whole_catalog``).  Thinking is set explicitly (``GeminiSettings.thinking_budget``, default 0: off;
-thinking tokens are billed as output, the largest cost line).
+thinking tokens are billed as output, the largest cost line).  With ``GeminiSettings.readings = 2`` every turn is
+read twice, the second reading sampled (``second_temperature``, a fixed ``seed``), in parallel, and only what both
+readings say is stored; where they differ on a factor's band the person is asked which (``agreement.agree``).
 
 ``GeminiIntentReader``, on the same client and settings, is the model as intent router for "Ask why" (docs/ask.md):
 one structured call per question (``IntentOutput``), its static prefix the router's rules and the catalog
@@ -26,6 +28,7 @@ import inspect
 import json
 import os
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
@@ -36,6 +39,7 @@ from google.oauth2.credentials import Credentials as TokenCredentials
 from pydantic import BaseModel, Field, ValidationError
 
 from factor_journal.catalog import Catalog, load_catalog
+from factor_journal.extraction.agreement import ModelReading, agree
 from factor_journal.extraction.base import (
     ExtractionError,
     ExtractionOutput,
@@ -103,16 +107,26 @@ class GeminiSettings(BaseModel):
     # Thinking tokens are billed as output tokens, the largest cost line: off (0) by default, set explicitly in
     # every request; FJ_GEMINI_THINKING_BUDGET sets another (Gemini 2.5 Flash: 0-24576, -1 lets the model decide)
     thinking_budget: int = Field(default=0, ge=-1, le=24576)
+    # How many readings of a turn must agree before anything is stored (FJ_GEMINI_READINGS): 1, the model's reading
+    # at ``temperature``; 2, that reading and a second one sampled at ``second_temperature`` with a fixed seed (so a
+    # turn read again is read the same), sent in parallel (``agreement.agree`` says what is kept)
+    readings: int = Field(default=1, ge=1, le=2)
+    second_temperature: float = Field(default=1.0, ge=0, le=2)
+    second_seed: int = 2
     base_url: str | None = None  # a local stand-in for tests; None in production
 
     @classmethod
     def from_env(cls) -> GeminiSettings:
         """Settings from FJ_GEMINI_MODEL, _LOCATION, _PROJECT (else GOOGLE_CLOUD_PROJECT, GCLOUD_PROJECT),
-        _TIMEOUT (seconds), _MAX_ATTEMPTS, _THINKING_BUDGET and _BASE_URL; unset or empty variables keep the
-        defaults."""
+        _TIMEOUT (seconds), _MAX_ATTEMPTS, _THINKING_BUDGET, _READINGS and _BASE_URL; unset or empty variables keep
+        the defaults."""
         env = os.environ
         return cls.model_validate(
-            vertex_env(model=env.get("FJ_GEMINI_MODEL"), thinking_budget=env.get("FJ_GEMINI_THINKING_BUDGET"))
+            vertex_env(
+                model=env.get("FJ_GEMINI_MODEL"),
+                thinking_budget=env.get("FJ_GEMINI_THINKING_BUDGET"),
+                readings=env.get("FJ_GEMINI_READINGS"),
+            )
         )
 
 
@@ -152,10 +166,11 @@ class GeminiExtractor:
         against a stand-in (``base_url`` set), which gets ``stand_in_credentials()``.
         """
         self.settings = settings = settings or GeminiSettings.from_env()
-        self.system_instruction = reader_instruction(catalog if catalog is not None else load_catalog())
-        # what the eval counts test scorings by: the model, and the version of the static prefix it reads
+        self.catalog = catalog if catalog is not None else load_catalog()
+        self.system_instruction = reader_instruction(self.catalog)
+        # what the eval counts test scorings by: the model, the version of the static prefix it reads, the readings
         prefix = hashlib.sha256(self.system_instruction.encode("utf-8")).hexdigest()[:8]
-        self.model = f"{settings.model}+reader-{prefix}"
+        self.model = f"{settings.model}+reader-{prefix}" + (f"+{settings.readings}-readings" if settings.readings > 1 else "")
         if credentials is None and settings.base_url:
             credentials = stand_in_credentials()
         retry = types.HttpRetryOptions(
@@ -204,38 +219,53 @@ class GeminiExtractor:
         with self._failures_as_extraction_errors():
             return self.client.models.generate_content(model=self.settings.model, contents=contents, config=config)
 
-    def config(self) -> types.GenerateContentConfig:
+    def config(self, second: bool = False) -> types.GenerateContentConfig:
         """The generation config of every extraction call: the static system instruction, JSON output in the
-        ``ExtractionOutput`` schema, the temperature and the thinking budget, set explicitly."""
+        ``ExtractionOutput`` schema, the temperature and the thinking budget, set explicitly; for the ``second``
+        reading the second temperature and its fixed seed."""
+        sampled = {"temperature": self.settings.second_temperature, "seed": self.settings.second_seed}
         return types.GenerateContentConfig(
             system_instruction=self.system_instruction,
             response_mime_type="application/json",
             response_schema=ExtractionOutput,
-            temperature=self.settings.temperature,
+            **(sampled if second else {"temperature": self.settings.temperature}),
             thinking_config=types.ThinkingConfig(thinking_budget=self.settings.thinking_budget),
         )
 
     def extract(self, request: ExtractionRequest) -> ExtractionResult:
-        """One model call for the turn.  Returns the entries under "updates" as plain, unscreened
-        dictionaries with the token counts (prompt, of which cached, response, thinking) and model version;
-        output that is not a JSON object with an "updates" list gives no updates and a ``rejected`` reason.
-        Raises ``ExtractionError`` once the retries are spent."""
-        response = self.generate(turn_prompt(request), self.config())
-        usage = response.usage_metadata
+        """The model's reading of the turn (one call; two in parallel with ``readings = 2``, of which only what
+        both say is kept and a band they differ on is asked, ``agreement.agree``).  Returns the entries under
+        "updates" as plain, unscreened dictionaries with the token counts of all calls (prompt, of which cached,
+        response, thinking) and model version; output that is not a JSON object with an "updates" list gives no
+        updates and a ``rejected`` reason.  Raises ``ExtractionError`` once the retries of any call are spent."""
+        prompt = turn_prompt(request)
+        if self.settings.readings == 1:
+            responses = [self.generate(prompt, self.config())]
+        else:
+            with ThreadPoolExecutor(max_workers=2) as pool:
+                calls = [pool.submit(self.generate, prompt, self.config(second=second)) for second in (False, True)]
+                responses = [call.result() for call in calls]
         result = ExtractionResult(
-            raw_updates=[],
-            extractor=self.name,
-            model=response.model_version or self.settings.model,
-            prompt_tokens=(usage.prompt_token_count or 0) if usage else 0,
-            response_tokens=(usage.candidates_token_count or 0) if usage else 0,
-            cached_tokens=(usage.cached_content_token_count or 0) if usage else 0,
-            thinking_tokens=(usage.thoughts_token_count or 0) if usage else 0,
+            raw_updates=[], extractor=self.name, model=responses[0].model_version or self.settings.model
         )
-        updates, reason, kind = read_updates(response)
-        result.raw_updates = updates
-        result.set_aside_as = None if kind == TurnKind.evidence else kind.value
-        if reason:
-            result.rejected.append(reason)
+        readings = []
+        for response in responses:
+            if usage := response.usage_metadata:
+                result.prompt_tokens += usage.prompt_token_count or 0
+                result.response_tokens += usage.candidates_token_count or 0
+                result.cached_tokens += usage.cached_content_token_count or 0
+                result.thinking_tokens += usage.thoughts_token_count or 0
+            updates, reason, kind = read_updates(response)
+            readings.append(ModelReading(kind, updates))
+            if reason:
+                result.rejected.append(reason if len(responses) == 1 else f"reading {len(readings)}: {reason}")
+        if len(readings) == 1:
+            result.raw_updates = readings[0].updates
+            result.set_aside_as = None if readings[0].kind == TurnKind.evidence else readings[0].kind.value
+            return result
+        agreed = agree(readings[0], readings[1], self.catalog)
+        result.raw_updates, result.torn, result.set_aside_as = agreed.updates, agreed.torn, agreed.set_aside_as
+        result.rejected.extend(agreed.rejected)
         return result
 
 

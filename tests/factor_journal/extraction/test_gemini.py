@@ -444,3 +444,75 @@ def test_a_reason_its_person_lifted_does_not_set_the_turn_aside_again():
     assert model_set_aside("other_organisation", lifted=True) is None
     for kind in ("hostile", "question_back", "pause"):
         assert model_set_aside(kind, lifted=True).kind == kind
+
+
+def _by_reading(first: dict, second: dict):
+    """A stand-in ``respond`` answering the first reading (no seed) with ``first`` and the second with ``second``,
+    whichever arrives first (the two are sent in parallel)."""
+
+    def respond(body: dict) -> Step:
+        return output(json.dumps(second if "seed" in body["generationConfig"] else first))
+
+    return respond
+
+
+def test_two_readings_are_asked_in_parallel_and_only_what_both_say_is_kept(request_for):
+    """``readings = 2``: the same request twice, the second sampled with a fixed seed; a factor both put in one
+    band is kept at the mean, tokens of both calls are counted, and the model's name says it reads twice."""
+    quality = {"factor_id": "data_quality", "value": 20, "confidence": 0.8, "rationale": "fixed by hand"}
+    first = {"turn": "evidence", "updates": [quality, {**quality, "factor_id": "data_governance", "value": 15}]}
+    second = {"turn": "evidence", "updates": [{**quality, "value": 30, "confidence": 0.6}]}
+    with VertexStandIn(respond=_by_reading(first, second)) as vertex:
+        extractor = GeminiExtractor(settings(vertex.url, readings=2))
+        result = extractor.extract(request_for("data_quality"))
+    assert len(vertex.requests) == 2
+    configs = sorted((r["generationConfig"] for r in vertex.requests), key=lambda c: "seed" in c)
+    assert configs[0]["temperature"] == 0 and "seed" not in configs[0]
+    assert (configs[1]["temperature"], configs[1]["seed"]) == (1.0, 2)
+    assert vertex.requests[0]["contents"] == vertex.requests[1]["contents"]  # the very same turn
+    assert [(u["factor_id"], u["value"], u["confidence"]) for u in result.raw_updates] == [("data_quality", 25, 0.7)]
+    assert result.rejected == ["'data_governance': named by one reading only: not stored"]
+    assert (result.prompt_tokens, result.response_tokens) == (824, 114)  # both calls
+    assert extractor.model.endswith("+2-readings") and "+2-readings" not in GeminiExtractor(settings(vertex.url)).model
+
+
+def test_one_reading_is_the_default_and_its_request_is_unchanged(request_for, monkeypatch):
+    monkeypatch.delenv("FJ_GEMINI_READINGS", raising=False)
+    assert GeminiSettings.from_env().readings == 1
+    monkeypatch.setenv("FJ_GEMINI_READINGS", "2")
+    assert GeminiSettings.from_env().readings == 2
+    monkeypatch.setenv("FJ_GEMINI_READINGS", "3")
+    with pytest.raises(ValueError):
+        GeminiSettings.from_env()
+    with VertexStandIn([output('{"updates": []}')]) as vertex:
+        GeminiExtractor(settings(vertex.url)).extract(request_for("data_quality"))
+    assert len(vertex.requests) == 1 and "seed" not in vertex.requests[0]["generationConfig"]
+
+
+def test_a_failed_second_reading_fails_the_turn_clearly(request_for):
+    def respond(body: dict) -> Step:
+        return error(400, "bad seed") if "seed" in body["generationConfig"] else output('{"updates": []}')
+
+    with VertexStandIn(respond=respond) as vertex, pytest.raises(ExtractionError, match="HTTP 400"):
+        GeminiExtractor(settings(vertex.url, readings=2)).extract(request_for("data_quality"))
+
+
+def test_readings_that_differ_on_a_band_store_nothing_and_the_person_is_asked(store, make_user):
+    """On the emulator: the pipeline stores no value for a factor the two readings put in different bands and
+    records the question (``extraction.torn``, both options) the say-back asks; a second reading that sets the turn
+    aside keeps the first reading's value out."""
+    user, session, turn = _conversation(store, make_user, "Some sites check the data, most don't bother.")
+    low = {"factor_id": "data_quality", "value": 30, "confidence": 0.7, "rationale": "most don't", "quote": "most"}
+    with VertexStandIn(respond=_by_reading({"updates": [low]}, {"updates": [{**low, "value": 50}]})) as vertex:
+        outcome = TurnProcessor(store, GeminiExtractor(settings(vertex.url, readings=2))).process(user, session, turn)
+    assert outcome.status == "no_update" and store.factor(user, "data_quality").current_value is None
+    torn = store.turn_data(user, session, turn)["extraction"]["torn"]
+    assert [[(o["factor_id"], o["value"]) for o in q["options"]] for q in torn] == [
+        [("data_quality", 30), ("data_quality", 50)]
+    ]
+    user, session, turn = _conversation(store, make_user, "If we had the budget we'd clean the data.")
+    aside = {"turn": "hypothetical", "updates": []}
+    with VertexStandIn(respond=_by_reading({"updates": [low]}, aside)) as vertex:
+        outcome = TurnProcessor(store, GeminiExtractor(settings(vertex.url, readings=2))).process(user, session, turn)
+    assert outcome.status == "no_update" and store.factor(user, "data_quality").current_value is None
+    assert store.turn_data(user, session, turn)["extraction"]["screened"]["kind"] == "hypothetical"
