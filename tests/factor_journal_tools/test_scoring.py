@@ -133,15 +133,3 @@ def test_the_report_shows_the_kinds_that_must_change_nothing_and_the_curve():
     )
     assert "## Turns that must change nothing" in text and "| semantic | validation | deferral | 1 | 0 | 0 |" in text
     assert "## Abstention trade-off · semantic · validation" in text and "| 0.225 |" in text
-
-
-def test_questions_asked_instead_of_readings_count_what_answering_them_would_give():
-    """A question offering the expected factor in its expected band would make it right once answered; one that
-    offers neither right band, or a factor stored already, does not."""
-    asked = record({"data_quality": 20, "data_governance": 50}, {"data_governance": 55})
-    asked.torn_options = [[("data_quality", 25), ("data_quality", 50)], [("data_governance", 20), ("ml_expertise", 50)]]
-    wrong = record({"compute_capacity": 80})
-    wrong.torn_options = [[("compute_capacity", 20), ("compute_capacity", 50)]]
-    figures = score([asked, wrong])
-    assert figures["band_accuracy"] == round(1 / 3, 4)
-    assert figures["asked"] == {"questions": 3, "offering_expected": 1, "band_accuracy_if_answered": round(2 / 3, 4)}

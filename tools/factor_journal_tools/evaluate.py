@@ -92,8 +92,6 @@ class TurnRecord:
     readings: list[tuple[str, float, float, float]] = field(default_factory=list)
     read: list[Any] = field(default_factory=list)  # the same readings as the reader made them (``semantic.Reading``)
     torn: int = 0  # questions the turn's outcome asks instead of readings (``turn.extraction.torn``)
-    # each question's options as (factor id, value), likeliest first: whether it offers the expected reading
-    torn_options: list[list[tuple[str, float]]] = field(default_factory=list)
 
     @property
     def refused(self) -> bool:
@@ -178,10 +176,6 @@ def run_turn(store: Any, processor: Any, extractor: TimedExtractor, turn: Corpus
         screened = extraction.get("screened")
         record.screened = screened.get("kind") if isinstance(screened, dict) else None
         record.torn = len(extraction.get("torn") or [])
-        record.torn_options = [
-            [(option["factor_id"], float(option["value"])) for option in question.get("options", [])]
-            for question in extraction.get("torn") or []
-        ]
         if outcome.status in ("processed", "no_update"):
             summary = store.summary(user_id)
             stated = {u.get("factor_id"): u.get("confidence") for u in extractor.last_updates if isinstance(u, dict)}
@@ -246,28 +240,6 @@ def shipped_threshold() -> float:
     from factor_journal.extraction.semantic import load_model_artefact
 
     return load_model_artefact().threshold
-
-
-def asked_figures(records: Sequence[TurnRecord], band_correct: int, expected_total: int) -> dict[str, Any]:
-    """What the questions asked instead of readings would give (pure): how many there are, how many offer an
-    expected factor in its expected band that was not stored, and the band accuracy if each such question were
-    answered by that option."""
-    offering = 0
-    for record in records:
-        right = {
-            fid
-            for options in record.torn_options
-            for fid, value in options
-            if fid in record.expected
-            and fid not in record.stored
-            and band_of(value) == band_of(record.expected[fid])
-        }
-        offering += len(right)
-    return {
-        "questions": sum(len(r.torn_options) for r in records),
-        "offering_expected": offering,
-        "band_accuracy_if_answered": _ratio(band_correct + offering, expected_total),
-    }
 
 
 def score(records: Iterable[TurnRecord]) -> dict[str, Any]:
@@ -353,7 +325,6 @@ def score(records: Iterable[TurnRecord]) -> dict[str, Any]:
         "torn_curve": torn,
         "torn_choice": choose_margin(torn),
         "torn_questions": sum(r.torn for r in records),
-        "asked": asked_figures(records, band_correct, expected_total),
         "confusion": confusion,
         "per_factor": {fid: per_factor[fid] for fid in sorted(per_factor)},
         "by_tag": {

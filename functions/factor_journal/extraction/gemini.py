@@ -6,8 +6,8 @@ the same for every call so Gemini 2.5's implicit cache applies; the user content
 (``prompts.turn_prompt``).  The model may name any catalog factor and judges for itself what a turn is evidence
 of (``sees_whole_catalog``).  Thinking is set explicitly (``GeminiSettings.thinking_budget``, default 0: off;
 thinking tokens are billed as output, the largest cost line).  With ``GeminiSettings.readings = 2`` every turn is
-read twice, the second reading sampled (``second_temperature``, a fixed ``seed``), in parallel, and only what both
-readings say is stored; where they differ on a factor's band the person is asked which (``agreement.agree``).
+read twice, the second reading sampled (``second_temperature``, a fixed ``seed``), in parallel, and the second can veto:
+the turn is evidence only when both say so, and only the factors both name are stored (``agreement.agree``).
 
 ``GeminiIntentReader``, on the same client and settings, is the model as intent router for "Ask why" (docs/ask.md):
 one structured call per question (``IntentOutput``), its static prefix the router's rules and the catalog
@@ -107,9 +107,9 @@ class GeminiSettings(BaseModel):
     # Thinking tokens are billed as output tokens, the largest cost line: off (0) by default, set explicitly in
     # every request; FJ_GEMINI_THINKING_BUDGET sets another (Gemini 2.5 Flash: 0-24576, -1 lets the model decide)
     thinking_budget: int = Field(default=0, ge=-1, le=24576)
-    # How many readings of a turn must agree before anything is stored (FJ_GEMINI_READINGS): 1, the model's reading
-    # at ``temperature``; 2, that reading and a second one sampled at ``second_temperature`` with a fixed seed (so a
-    # turn read again is read the same), sent in parallel (``agreement.agree`` says what is kept)
+    # How many readings of a turn are asked for (FJ_GEMINI_READINGS): 1, the model's reading at ``temperature``; 2,
+    # that reading and a second one sampled at ``second_temperature`` with a fixed seed (so a turn read again is read
+    # the same), sent in parallel, which vetoes what it does not confirm (``agreement.agree``)
     readings: int = Field(default=1, ge=1, le=2)
     second_temperature: float = Field(default=1.0, ge=0, le=2)
     second_seed: int = 2
@@ -166,11 +166,11 @@ class GeminiExtractor:
         against a stand-in (``base_url`` set), which gets ``stand_in_credentials()``.
         """
         self.settings = settings = settings or GeminiSettings.from_env()
-        self.catalog = catalog if catalog is not None else load_catalog()
-        self.system_instruction = reader_instruction(self.catalog)
+        self.system_instruction = reader_instruction(catalog if catalog is not None else load_catalog())
         # what the eval counts test scorings by: the model, the version of the static prefix it reads, the readings
         prefix = hashlib.sha256(self.system_instruction.encode("utf-8")).hexdigest()[:8]
-        self.model = f"{settings.model}+reader-{prefix}" + (f"+{settings.readings}-readings" if settings.readings > 1 else "")
+        twice = f"+{settings.readings}-readings" if settings.readings > 1 else ""
+        self.model = f"{settings.model}+reader-{prefix}{twice}"
         if credentials is None and settings.base_url:
             credentials = stand_in_credentials()
         retry = types.HttpRetryOptions(
@@ -233,8 +233,8 @@ class GeminiExtractor:
         )
 
     def extract(self, request: ExtractionRequest) -> ExtractionResult:
-        """The model's reading of the turn (one call; two in parallel with ``readings = 2``, of which only what
-        both say is kept and a band they differ on is asked, ``agreement.agree``).  Returns the entries under
+        """The model's reading of the turn (one call; two in parallel with ``readings = 2``, the second vetoing what
+        it does not confirm, ``agreement.agree``).  Returns the entries under
         "updates" as plain, unscreened dictionaries with the token counts of all calls (prompt, of which cached,
         response, thinking) and model version; output that is not a JSON object with an "updates" list gives no
         updates and a ``rejected`` reason.  Raises ``ExtractionError`` once the retries of any call are spent."""
@@ -263,8 +263,8 @@ class GeminiExtractor:
             result.raw_updates = readings[0].updates
             result.set_aside_as = None if readings[0].kind == TurnKind.evidence else readings[0].kind.value
             return result
-        agreed = agree(readings[0], readings[1], self.catalog)
-        result.raw_updates, result.torn, result.set_aside_as = agreed.updates, agreed.torn, agreed.set_aside_as
+        agreed = agree(readings[0], readings[1])
+        result.raw_updates, result.set_aside_as = agreed.updates, agreed.set_aside_as
         result.rejected.extend(agreed.rejected)
         return result
 

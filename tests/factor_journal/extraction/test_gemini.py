@@ -456,12 +456,13 @@ def _by_reading(first: dict, second: dict):
     return respond
 
 
-def test_two_readings_are_asked_in_parallel_and_only_what_both_say_is_kept(request_for):
-    """``readings = 2``: the same request twice, the second sampled with a fixed seed; a factor both put in one
-    band is kept at the mean, tokens of both calls are counted, and the model's name says it reads twice."""
+def test_two_readings_are_asked_in_parallel_and_the_second_vetoes_what_it_does_not_confirm(request_for):
+    """``readings = 2``: the same request twice, the second sampled with a fixed seed; a factor both name is kept as
+    the first reading gave it, one only the first names is not, tokens of both calls are counted, and the model's
+    name says it reads twice."""
     quality = {"factor_id": "data_quality", "value": 20, "confidence": 0.8, "rationale": "fixed by hand"}
     first = {"turn": "evidence", "updates": [quality, {**quality, "factor_id": "data_governance", "value": 15}]}
-    second = {"turn": "evidence", "updates": [{**quality, "value": 30, "confidence": 0.6}]}
+    second = {"turn": "evidence", "updates": [{**quality, "value": 50, "confidence": 0.6}]}
     with VertexStandIn(respond=_by_reading(first, second)) as vertex:
         extractor = GeminiExtractor(settings(vertex.url, readings=2))
         result = extractor.extract(request_for("data_quality"))
@@ -470,8 +471,8 @@ def test_two_readings_are_asked_in_parallel_and_only_what_both_say_is_kept(reque
     assert configs[0]["temperature"] == 0 and "seed" not in configs[0]
     assert (configs[1]["temperature"], configs[1]["seed"]) == (1.0, 2)
     assert vertex.requests[0]["contents"] == vertex.requests[1]["contents"]  # the very same turn
-    assert [(u["factor_id"], u["value"], u["confidence"]) for u in result.raw_updates] == [("data_quality", 25, 0.7)]
-    assert result.rejected == ["'data_governance': named by one reading only: not stored"]
+    assert [(u["factor_id"], u["value"], u["confidence"]) for u in result.raw_updates] == [("data_quality", 20, 0.8)]
+    assert result.rejected == ["'data_governance': named by the first reading only: not stored"]
     assert (result.prompt_tokens, result.response_tokens) == (824, 114)  # both calls
     assert extractor.model.endswith("+2-readings") and "+2-readings" not in GeminiExtractor(settings(vertex.url)).model
 
@@ -497,19 +498,17 @@ def test_a_failed_second_reading_fails_the_turn_clearly(request_for):
         GeminiExtractor(settings(vertex.url, readings=2)).extract(request_for("data_quality"))
 
 
-def test_readings_that_differ_on_a_band_store_nothing_and_the_person_is_asked(store, make_user):
-    """On the emulator: the pipeline stores no value for a factor the two readings put in different bands and
-    records the question (``extraction.torn``, both options) the say-back asks; a second reading that sets the turn
-    aside keeps the first reading's value out."""
-    user, session, turn = _conversation(store, make_user, "Some sites check the data, most don't bother.")
+def test_a_second_reading_that_sets_the_turn_aside_or_names_no_factor_keeps_it_out(store, make_user):
+    """On the emulator: a factor the second reading does not name is not stored, and a second reading that sets the
+    turn aside keeps the first reading's value out and names why, as a single reading setting it aside would."""
     low = {"factor_id": "data_quality", "value": 30, "confidence": 0.7, "rationale": "most don't", "quote": "most"}
-    with VertexStandIn(respond=_by_reading({"updates": [low]}, {"updates": [{**low, "value": 50}]})) as vertex:
+    other = {**low, "factor_id": "data_governance"}
+    user, session, turn = _conversation(store, make_user, "Some sites check the data, most don't bother.")
+    readings = _by_reading({"updates": [low, other]}, {"updates": [{**low, "value": 45}]})
+    with VertexStandIn(respond=readings) as vertex:
         outcome = TurnProcessor(store, GeminiExtractor(settings(vertex.url, readings=2))).process(user, session, turn)
-    assert outcome.status == "no_update" and store.factor(user, "data_quality").current_value is None
-    torn = store.turn_data(user, session, turn)["extraction"]["torn"]
-    assert [[(o["factor_id"], o["value"]) for o in q["options"]] for q in torn] == [
-        [("data_quality", 30), ("data_quality", 50)]
-    ]
+    assert outcome.status == "processed" and store.factor(user, "data_quality").current_value == 30
+    assert store.factor(user, "data_governance").current_value is None
     user, session, turn = _conversation(store, make_user, "If we had the budget we'd clean the data.")
     aside = {"turn": "hypothetical", "updates": []}
     with VertexStandIn(respond=_by_reading({"updates": [low]}, aside)) as vertex:
