@@ -37,6 +37,7 @@ def _modules(names: str, package: str = "factor_journal") -> frozenset[str]:
 PURE_CORE = _modules("""
     catalog catalog.models models errors documents validation vocabulary graph evidence transitions folding composites
     summary rollup figures freshness sayback guidance planner conversation output_checks extraction.base page_models
+    extraction.agreement
     questions.intent setaside team_export
 """)
 
