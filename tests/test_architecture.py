@@ -78,7 +78,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
         {TOOLS.name}
         | _modules(
             """evaluate corpus report train catalog_check screen_check browser vertex_stand_in seat seat_run seat_demo
-            emulator_hub torn_margin ask_sets seat_ask scorings""",
+            emulator_hub torn_margin ask_sets seat_ask scorings label_audit""",
             TOOLS.name,
         ),
     ),

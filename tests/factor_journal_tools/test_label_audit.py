@@ -1,0 +1,67 @@
+"""The label audit (``label_audit``): the raters' view shows no split, label or reading; agreement is scored as the
+eval scores bands."""
+
+from __future__ import annotations
+
+from factor_journal_tools.corpus import CorpusTurn
+from factor_journal_tools.label_audit import (
+    agreement,
+    audit_items,
+    item_id,
+    raters_agree_elsewhere,
+    render_view,
+    sides,
+)
+
+
+def turn(turn_id: str, answer: str, expected: dict[str, float] | None = None, kind: str = "factor") -> CorpusTurn:
+    return CorpusTurn(turn_id, "How is your data?", answer, expected or {}, kind)
+
+
+def test_the_items_are_every_test_factor_turn_and_as_many_validation_ones_shuffled_the_same_each_time():
+    test = [turn(f"test-{n}", f"t{n}", {"data_quality": 20}) for n in range(5)]
+    test.append(turn("test-x", "hi", kind="off_topic"))
+    validation = [turn(f"validation-{n}", f"v{n}", {"data_quality": 80}) for n in range(20)]
+    items = audit_items(test, validation)
+    assert sorted(t.id for t in items if t.id.startswith("test")) == [f"test-{n}" for n in range(5)]
+    assert sum(t.id.startswith("validation") for t in items) == 5
+    assert [t.id for t in items] == [t.id for t in audit_items(test, validation)]  # seeded
+    assert [t.id for t in items][:5] != [f"test-{n}" for n in range(5)]  # shuffled together
+
+
+def test_the_view_gives_each_item_an_opaque_id_and_never_its_split_labels_or_tags():
+    item = CorpusTurn(
+        "test-0042", "Where does data live?", 'In "the" cloud.', {"data_infrastructure": 85}, "factor", ("multi",)
+    )
+    view = render_view([item], "- rules here", "Catalog:\n- data_infrastructure")
+    assert f"ITEM 1 of 1 {item_id('test-0042')}" in view and len(item_id("test-0042")) == 12
+    assert 'Answer: "In \\"the\\" cloud."' in view and "- rules here" in view and "Catalog:" in view
+    assert "test-0042" not in view and "85" not in view and "multi" not in view and "test" not in view.lower()
+
+
+def test_agreement_counts_named_factors_and_those_in_the_same_band():
+    gold = {"t1": {"data_quality": 20, "data_governance": 50}, "t2": {"ml_expertise": 80}}
+    other = {"t1": {"data_quality": 35, "data_governance": 75, "cloud_adoption": 10}}
+    assert agreement(gold, other, ["t1", "t2"]) == {"expected": 3, "named": 2, "right": 1}
+
+
+def test_sides_says_whose_band_each_rater_gives_where_the_reader_and_the_label_differ():
+    gold = {"t1": {"data_quality": 50, "data_governance": 20, "ml_expertise": 80}}
+    reader = {"t1": {"data_quality": 20, "data_governance": 20, "ml_expertise": 50}}
+    first = {"t1": {"data_quality": 25, "ml_expertise": 85}}
+    second = {"t1": {"data_quality": 90}}
+    assert sides(gold, reader, [first, second], ["t1"]) == {
+        "reader_in_another_band": 2,
+        "rater_gives_reader_band": 1,
+        "rater_gives_third_band": 1,
+        "rater_gives_label_band": 1,
+        "rater_names_nothing": 1,
+    }
+
+
+def test_labels_every_rater_puts_in_one_other_band_are_counted():
+    gold = {"t1": {"data_quality": 50, "data_governance": 20, "ml_expertise": 80, "cloud_adoption": 50}}
+    first = {"t1": {"data_quality": 20, "data_governance": 60, "ml_expertise": 50, "cloud_adoption": 20}}
+    second = {"t1": {"data_quality": 30, "data_governance": 25, "ml_expertise": 55}}
+    assert raters_agree_elsewhere(gold, [first, second], ["t1"]) == 2  # data_quality low, ml_expertise mid
+    assert raters_agree_elsewhere(gold, [], ["t1"]) == 0

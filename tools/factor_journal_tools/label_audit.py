@@ -1,0 +1,215 @@
+"""Label audit: how far independent raters reproduce a split's labels, beside how far the reader does.
+
+    python -m factor_journal_tools.label_audit view    # eval/audit/view.txt and its key, for the raters
+    python -m factor_journal_tools.label_audit score   # the agreement figures, from the raters' files
+
+A reader's band accuracy on a split is bounded by how reproducible the split's labels are. To measure that without
+anyone reading the labels, every factor turn of ``test`` and as many ``validation`` factor turns drawn at random
+(seed ``SEED``) are shuffled together into one view (``eval/audit/view.txt``): the corpus's labelling rules (its
+README, "How the turns are labelled"), the catalog as the reader is shown it, and per item only an opaque id, the
+question and the answer, never the split, the labels or any reading. Raters (helpers, each reading only the view)
+write ``{"item", "labels": [{"factor_id", "value"}]}`` lines into ``eval/audit/<rater>/<part>.jsonl``.
+
+``score`` compares, per split, three label sets over the same expected factors, as ``make eval`` scores (right =
+the factor named, in its band): each rater against the labels, the reader in Gemini's seat (the committed answers'
+own readings, ``eval/seat/answers/<split>.jsonl``) against the labels, the reader against each rater, the raters
+against each other; where the reader's band differs from the label's, whose band the raters give; and how many labels
+every rater puts in one other band. Nothing here changes a label.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import sys
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from factor_journal.catalog.models import band_of, load_catalog
+from factor_journal.extraction.base import TurnKind
+from factor_journal.extraction.prompts import catalog_text
+from factor_journal_tools.corpus import CORPUS, REPO, CorpusTurn, load_corpus
+from factor_journal_tools.seat import ANSWERS, REQUESTS, read_answers, read_requests
+
+AUDIT = REPO / "eval" / "audit"
+SEED = 44
+SPLITS = ("test", "validation")
+TURN_LINE = "Turn to analyse (User): "
+
+Labels = Mapping[str, Mapping[str, float]]  # turn id -> factor id -> value
+
+
+def item_id(turn_id: str) -> str:
+    """The opaque id a turn has in the view (12 hex characters of its id's sha256). Pure."""
+    return hashlib.sha256(turn_id.encode("utf-8")).hexdigest()[:12]
+
+
+def audit_items(test: Sequence[CorpusTurn], validation: Sequence[CorpusTurn], seed: int = SEED) -> list[CorpusTurn]:
+    """Every factor turn of ``test`` and as many of ``validation``'s drawn at random, shuffled together. Pure."""
+    rng = random.Random(seed)
+    ours = [turn for turn in test if turn.kind == "factor"]
+    theirs = [turn for turn in validation if turn.kind == "factor"]
+    items = ours + rng.sample(theirs, min(len(ours), len(theirs)))
+    rng.shuffle(items)
+    return items
+
+
+def render_view(items: Sequence[CorpusTurn], rules: str, catalog: str) -> str:
+    """What a rater reads: the task, the labelling rules, the catalog, then each item's id, question and answer.
+    Pure."""
+    lines = [
+        "# Label audit: rate each interview answer as a careful human rater would",
+        "",
+        "Each item below is one answer a person gave in an interview about their company's AI readiness, with the "
+        "interviewer's question before it (it may be empty). For each item, say which catalog factors the answer "
+        "gives evidence about and the value (0-100) a careful rater would give each, following the labelling rules "
+        "and the catalog below. Label only the factors the answer gives evidence about; the question gives context "
+        "but is not evidence.",
+        "",
+        "## Labelling rules",
+        rules.strip(),
+        "",
+        catalog,
+        "",
+        "## Items",
+    ]
+    for number, turn in enumerate(items, 1):
+        lines += [
+            f"======== ITEM {number} of {len(items)} {item_id(turn.id)} ========",
+            "Question: " + json.dumps(turn.question, ensure_ascii=False),
+            "Answer: " + json.dumps(turn.answer, ensure_ascii=False),
+            "",
+        ]
+    lines.append(f"======== END ({len(items)} items) ========")
+    return "\n".join(lines) + "\n"
+
+
+def agreement(reference: Labels, other: Labels, turn_ids: Sequence[str]) -> dict[str, int]:
+    """Over ``reference``'s factors of ``turn_ids``: how many, how many ``other`` names, and how many it names in the
+    same band. Pure."""
+    expected = named = right = 0
+    for turn_id in turn_ids:
+        theirs = other.get(turn_id, {})
+        for factor_id, value in reference.get(turn_id, {}).items():
+            expected += 1
+            if factor_id in theirs:
+                named += 1
+                right += band_of(theirs[factor_id]) == band_of(value)
+    return {"expected": expected, "named": named, "right": right}
+
+
+def sides(gold: Labels, reader: Labels, raters: Sequence[Labels], turn_ids: Sequence[str]) -> dict[str, int]:
+    """Where the reader names a labelled factor in another band than the label's: how often, and per rater reading
+    whether that rater gives the label's band, the reader's, a third, or names nothing. Pure."""
+    counts: Counter[str] = Counter()
+    for turn_id in turn_ids:
+        for factor_id, value in gold.get(turn_id, {}).items():
+            read = reader.get(turn_id, {}).get(factor_id)
+            if read is None or band_of(read) == band_of(value):
+                continue
+            counts["reader_in_another_band"] += 1
+            for rater in raters:
+                rated = rater.get(turn_id, {}).get(factor_id)
+                if rated is None:
+                    counts["rater_names_nothing"] += 1
+                elif band_of(rated) == band_of(value):
+                    counts["rater_gives_label_band"] += 1
+                elif band_of(rated) == band_of(read):
+                    counts["rater_gives_reader_band"] += 1
+                else:
+                    counts["rater_gives_third_band"] += 1
+    return dict(counts)
+
+
+def raters_agree_elsewhere(gold: Labels, raters: Sequence[Labels], turn_ids: Sequence[str]) -> int:
+    """How many labelled factors every rater names in one and the same band, other than the label's. Pure."""
+    count = 0
+    for turn_id in turn_ids:
+        for factor_id, value in gold.get(turn_id, {}).items():
+            rated = [rater.get(turn_id, {}).get(factor_id) for rater in raters]
+            bands = {band_of(v) for v in rated if v is not None}
+            count += bool(raters) and None not in rated and len(bands) == 1 and bands != {band_of(value)}
+    return count
+
+
+def read_rater(folder: Path, key: Mapping[str, str]) -> dict[str, dict[str, float]]:
+    """One rater's labels (every ``*.jsonl`` of ``folder``) by turn id; a line naming an unknown item fails."""
+    labels: dict[str, dict[str, float]] = {}
+    for path in sorted(folder.glob("*.jsonl")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            record = json.loads(line)
+            if record["item"] not in key:
+                raise SystemExit(f"{path}:{number}: no such item {record['item']!r}")
+            labels[key[record["item"]]] = {x["factor_id"]: float(x["value"]) for x in record["labels"]}
+    return labels
+
+
+def reader_labels(split: str, answers: Mapping[str, CorpusTurn]) -> dict[str, dict[str, float]]:
+    """The committed seat answers' own readings of ``answers``' turns (by answer text): each factor with its value,
+    none for a turn the model set aside."""
+    by_text = {turn.answer: turn.id for turn in answers.values()}
+    given = read_answers(ANSWERS / f"{split}.jsonl")
+    readings: dict[str, dict[str, float]] = {}
+    for request in read_requests(REQUESTS / f"{split}.jsonl"):
+        head, cut, quoted = request.turn_text.rpartition(TURN_LINE)
+        turn_id = by_text.get(json.loads(quoted)) if cut else None
+        if turn_id is None or request.key not in given:
+            continue
+        output = json.loads(given[request.key].text)
+        evidence = output.get("turn", TurnKind.evidence.value) == TurnKind.evidence.value
+        updates = output.get("updates", []) if evidence else []
+        readings[turn_id] = {u["factor_id"]: float(u["value"]) for u in updates if isinstance(u, dict)}
+    return readings
+
+
+def view_command() -> int:
+    catalog = load_catalog()
+    splits = {split: load_corpus(CORPUS / f"{split}.jsonl", catalog) for split in SPLITS}
+    items = audit_items(splits["test"], splits["validation"])
+    rules = (CORPUS / "README.md").read_text(encoding="utf-8").split("## How the turns are labelled", 1)[1]
+    AUDIT.mkdir(parents=True, exist_ok=True)
+    (AUDIT / "view.txt").write_text(render_view(items, rules, catalog_text(catalog)), encoding="utf-8")
+    key = {item_id(turn.id): turn.id for turn in items}
+    (AUDIT / "key.json").write_text(json.dumps(key, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    print(f"{len(items)} items: eval/audit/view.txt (the raters' view), eval/audit/key.json (item -> turn)")
+    return 0
+
+
+def score_command() -> int:
+    key = json.loads((AUDIT / "key.json").read_text(encoding="utf-8"))
+    raters = {folder.name: read_rater(folder, key) for folder in sorted(AUDIT.iterdir()) if folder.is_dir()}
+    catalog = load_catalog()
+    for split in SPLITS:
+        turns = {t.id: t for t in load_corpus(CORPUS / f"{split}.jsonl", catalog) if item_id(t.id) in key}
+        ids = sorted(turns)
+        gold = {turn_id: turn.expected for turn_id, turn in turns.items()}
+        reader = reader_labels(split, turns)
+        print(f"{split}: {len(ids)} turns")
+        rows = [(f"rater {name} vs the labels", gold, labels) for name, labels in raters.items()]
+        rows.append(("the reader vs the labels", gold, reader))
+        rows += [(f"the reader vs rater {name}", labels, reader) for name, labels in raters.items()]
+        names = list(raters)
+        rows += [(f"rater {b} vs rater {a}", raters[a], raters[b]) for i, a in enumerate(names) for b in names[i + 1 :]]
+        for name, reference, other in rows:
+            figures = agreement(reference, other, ids)
+            print(f"  {name}: {figures['right']} of {figures['expected']} in the band ({figures['named']} named)")
+        print(f"  where the reader's band differs from the label's: {sides(gold, reader, list(raters.values()), ids)}")
+        elsewhere = raters_agree_elsewhere(gold, list(raters.values()), ids)
+        print(f"  labels every rater puts in one other band: {elsewhere}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="label_audit", description=__doc__.split("\n\n")[0])
+    parser.add_argument("command", choices=("view", "score"))
+    args = parser.parse_args(argv)
+    return view_command() if args.command == "view" else score_command()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
