@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from factor_journal_tools.corpus import CorpusTurn
 from factor_journal_tools.label_audit import (
+    SCREENING_RULES,
     agreement,
     audit_items,
     item_id,
     raters_agree_elsewhere,
+    render_screening_view,
     render_view,
+    screening_figures,
+    second_reading,
     sides,
 )
 
@@ -65,3 +69,43 @@ def test_labels_every_rater_puts_in_one_other_band_are_counted():
     second = {"t1": {"data_quality": 30, "data_governance": 25, "ml_expertise": 55}}
     assert raters_agree_elsewhere(gold, [first, second], ["t1"]) == 2  # data_quality low, ml_expertise mid
     assert raters_agree_elsewhere(gold, [], ["t1"]) == 0
+
+
+def test_the_screening_view_gives_the_definitions_and_items_never_their_kind():
+    answer = "My cousin's firm uses ChatGPT."
+    item = CorpusTurn("screening_heldout-0007", "Any AI plans?", answer, {}, "other_organisation")
+    view = render_screening_view([item], SCREENING_RULES)
+    assert "other_organisation: about another organisation" in view and item_id(item.id) in view
+    assert "My cousin's firm uses ChatGPT." in view and "screening_heldout-0007" not in view
+    assert view.count("other_organisation") == SCREENING_RULES.count("other_organisation")  # the kind only as defined
+
+
+def test_screening_figures_count_evidence_per_kind_and_the_raters_verdict_on_each_sets_writes():
+    kinds = {"a": "hypothetical", "b": "hypothetical", "c": "evidence", "d": "pause"}
+    raters = [{"a": True, "c": True}, {"c": True}]
+    figures = screening_figures(kinds, raters, {"one": {"a", "c"}, "two": {"b", "d"}})
+    assert figures["per_kind"]["hypothetical"] == {"turns": 2, "evidence": [1, 0]}
+    assert figures["per_kind"]["evidence"] == {"turns": 1, "evidence": [1, 1]}
+    assert figures["written"] == {
+        "one": {"written": 1, "raters_call_evidence": [1, 0]},  # the look-alike is not a must-change-nothing write
+        "two": {"written": 2, "raters_call_evidence": [0, 0]},
+    }
+
+
+def test_a_second_readings_request_is_the_one_the_extractor_posts(catalog):
+    """``second_reading`` rebuilds the request ``GeminiExtractor`` sends for the second reading from the first's."""
+    from factor_journal.extraction.base import ExtractionRequest
+    from factor_journal.extraction.gemini import GeminiExtractor, GeminiSettings
+    from factor_journal_tools.seat import SeatAnswers
+    from factor_journal_tools.vertex_stand_in import VertexStandIn
+
+    seat = SeatAnswers({})
+    with VertexStandIn(respond=seat.respond) as vertex:
+        settings = GeminiSettings(project="p", base_url=vertex.url, max_attempts=1, readings=2)
+        try:
+            request = ExtractionRequest(user_id="u", session_id="s", turn_id="t", text="Spreadsheets.")
+            GeminiExtractor(settings, catalog=catalog).extract(request)
+        except Exception:
+            pass  # no answers in the seat: both requests are recorded all the same
+    first, second = sorted(seat.seen.values(), key=lambda r: "seed" in r.body["generationConfig"])
+    assert second_reading(first).key == second.key and second_reading(first).key != first.key

@@ -2,6 +2,8 @@
 
     python -m factor_journal_tools.label_audit view    # eval/audit/view.txt and its key, for the raters
     python -m factor_journal_tools.label_audit score   # the agreement figures, from the raters' files
+    python -m factor_journal_tools.label_audit view --screening    # the same for the screen's held-out set
+    python -m factor_journal_tools.label_audit score --screening
 
 A reader's band accuracy on a split is bounded by how reproducible the split's labels are. To measure that without
 anyone reading the labels, every factor turn of ``test`` and as many ``validation`` factor turns drawn at random
@@ -15,11 +17,19 @@ the factor named, in its band): each rater against the labels, the reader in Gem
 own readings, ``eval/seat/answers/<split>.jsonl``) against the labels, the reader against each rater, the raters
 against each other; where the reader's band differs from the label's, whose band the raters give; and how many labels
 every rater puts in one other band. Nothing here changes a label.
+
+``--screening`` audits the screen's held-out set the same way (``eval/audit/screening/``): all its turns shuffled, the
+raters told the corpus's definitions of the turns that must change nothing and of evidence about this organisation
+today, each saying per item whether it is such evidence (``{"item", "evidence": true|false, "kind"}``). ``score``
+then gives, per kind of the set, how many turns the raters take as evidence, and, for each committed answer set of the
+reader in Gemini's seat (its own readings: a turn it calls evidence with at least one update), the must-change-nothing
+turns it writes and how many of those the raters take as evidence.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import hashlib
 import json
 import random
@@ -30,11 +40,28 @@ from pathlib import Path
 
 from factor_journal.catalog.models import band_of, load_catalog
 from factor_journal.extraction.base import TurnKind
+from factor_journal.extraction.gemini import GeminiSettings
 from factor_journal.extraction.prompts import catalog_text
-from factor_journal_tools.corpus import CORPUS, REPO, CorpusTurn, load_corpus
-from factor_journal_tools.seat import ANSWERS, REQUESTS, read_answers, read_requests
+from factor_journal_tools.corpus import CORPUS, LOOK_ALIKE, REPO, CorpusTurn, load_corpus, load_screening
+from factor_journal_tools.seat import ANSWERS, REQUESTS, SeatRequest, read_answers, read_requests
 
 AUDIT = REPO / "eval" / "audit"
+SCREENING_AUDIT = AUDIT / "screening"
+HELD_OUT = "screening_heldout"
+# What the raters of the screen's held-out set are told (the corpus README's definitions, issue 35's wording)
+SCREENING_RULES = """An answer is evidence when any part of it states how things are in the speaker's own organisation
+today, in a way that bears on the organisation's readiness for AI (its data, systems, people, processes, leadership,
+budget, partners, risks, the pressure it is under). An answer that names another organisation, a plan or a question
+can still be evidence about us when it also states how things are here now.
+
+It is not evidence (it must change nothing) when a careful listener would not take it as evidence about this
+organisation today, because it is:
+- other_organisation: about another organisation (a relative's or friend's firm, a neighbour, a supplier's,
+  customer's or competitor's own systems, a former employer);
+- hypothetical: a wish, a what-if or a plan that says nothing about how things are now;
+- deferral: "I don't know", "ask X", "I only joined";
+- question_back: a question back to the interviewer;
+- pause: a request to pause, stop or change the subject."""
 SEED = 44
 SPLITS = ("test", "validation")
 TURN_LINE = "Turn to analyse (User): "
@@ -135,6 +162,49 @@ def raters_agree_elsewhere(gold: Labels, raters: Sequence[Labels], turn_ids: Seq
     return count
 
 
+def render_screening_view(items: Sequence[CorpusTurn], rules: str) -> str:
+    """What a rater of the screen's set reads: the task, the definitions, then each item's id, question and answer.
+    Pure."""
+    lines = [
+        "# Evidence audit: is each interview answer evidence about the speaker's own organisation today?",
+        "",
+        "Each item below is one answer a person gave in an interview about their company's AI readiness, with the "
+        "interviewer's question before it (it may be empty). For each item, decide as a careful listener would "
+        "whether it is evidence, by the definitions below; when it is not, say which kind it is.",
+        "",
+        "## Definitions",
+        rules.strip(),
+        "",
+        "## Items",
+    ]
+    for number, turn in enumerate(items, 1):
+        lines += [
+            f"======== ITEM {number} of {len(items)} {item_id(turn.id)} ========",
+            "Question: " + json.dumps(turn.question, ensure_ascii=False),
+            "Answer: " + json.dumps(turn.answer, ensure_ascii=False),
+            "",
+        ]
+    lines.append(f"======== END ({len(items)} items) ========")
+    return "\n".join(lines) + "\n"
+
+
+def screening_figures(
+    kinds: Mapping[str, str], raters: Sequence[Mapping[str, bool]], writes: Mapping[str, set[str]]
+) -> dict[str, object]:
+    """Per kind of turn, how many there are and how many each rater takes as evidence; per answer set, the turns
+    that must change nothing it writes and how many of those each rater takes as evidence. Pure."""
+    per_kind: dict[str, dict[str, object]] = {}
+    for kind in sorted(set(kinds.values())):
+        ids = [turn_id for turn_id, k in kinds.items() if k == kind]
+        per_kind[kind] = {"turns": len(ids), "evidence": [sum(bool(r.get(i)) for i in ids) for r in raters]}
+    written = {}
+    for name, turn_ids in writes.items():
+        must = [turn_id for turn_id in turn_ids if kinds.get(turn_id) != LOOK_ALIKE]
+        called = [sum(bool(rater.get(turn_id)) for turn_id in must) for rater in raters]
+        written[name] = {"written": len(must), "raters_call_evidence": called}
+    return {"per_kind": per_kind, "written": written}
+
+
 def read_rater(folder: Path, key: Mapping[str, str]) -> dict[str, dict[str, float]]:
     """One rater's labels (every ``*.jsonl`` of ``folder``) by turn id; a line naming an unknown item fails."""
     labels: dict[str, dict[str, float]] = {}
@@ -149,13 +219,26 @@ def read_rater(folder: Path, key: Mapping[str, str]) -> dict[str, dict[str, floa
     return labels
 
 
-def reader_labels(split: str, answers: Mapping[str, CorpusTurn]) -> dict[str, dict[str, float]]:
-    """The committed seat answers' own readings of ``answers``' turns (by answer text): each factor with its value,
-    none for a turn the model set aside."""
+def second_reading(request: SeatRequest) -> SeatRequest:
+    """The request ``GeminiExtractor`` posts for a turn's second reading (``FJ_GEMINI_READINGS=2``): the first
+    reading's, sampled at the settings' second temperature with their seed. Pure."""
+    settings = GeminiSettings()
+    body = copy.deepcopy(request.body)
+    body["generationConfig"] |= {"temperature": settings.second_temperature, "seed": settings.second_seed}
+    return SeatRequest.of(body)
+
+
+def reader_labels(
+    split: str, answers: Mapping[str, CorpusTurn], answers_file: Path | None = None, second: bool = False
+) -> dict[str, dict[str, float]]:
+    """The committed seat answers' own readings (``answers_file``, default the split's answers; of the second
+    readings' requests with ``second``) of ``answers``' turns, by answer text: each factor with its value, none for a
+    turn the model set aside; requests without an answer there are left out."""
     by_text = {turn.answer: turn.id for turn in answers.values()}
-    given = read_answers(ANSWERS / f"{split}.jsonl")
+    given = read_answers(answers_file or ANSWERS / f"{split}.jsonl")
     readings: dict[str, dict[str, float]] = {}
-    for request in read_requests(REQUESTS / f"{split}.jsonl"):
+    for first in read_requests(REQUESTS / f"{split}.jsonl"):
+        request = second_reading(first) if second else first
         head, cut, quoted = request.turn_text.rpartition(TURN_LINE)
         turn_id = by_text.get(json.loads(quoted)) if cut else None
         if turn_id is None or request.key not in given:
@@ -165,6 +248,41 @@ def reader_labels(split: str, answers: Mapping[str, CorpusTurn]) -> dict[str, di
         updates = output.get("updates", []) if evidence else []
         readings[turn_id] = {u["factor_id"]: float(u["value"]) for u in updates if isinstance(u, dict)}
     return readings
+
+
+def screening_view_command() -> int:
+    turns = load_screening(CORPUS / f"{HELD_OUT}.jsonl")
+    items = list(turns)
+    random.Random(SEED).shuffle(items)
+    SCREENING_AUDIT.mkdir(parents=True, exist_ok=True)
+    (SCREENING_AUDIT / "view.txt").write_text(render_screening_view(items, SCREENING_RULES), encoding="utf-8")
+    key = {item_id(turn.id): turn.id for turn in items}
+    (SCREENING_AUDIT / "key.json").write_text(json.dumps(key, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    print(f"{len(items)} items: eval/audit/screening/view.txt, eval/audit/screening/key.json")
+    return 0
+
+
+def screening_score_command() -> int:
+    key = json.loads((SCREENING_AUDIT / "key.json").read_text(encoding="utf-8"))
+    raters = []
+    for folder in sorted(p for p in SCREENING_AUDIT.iterdir() if p.is_dir()):
+        verdicts: dict[str, bool] = {}
+        for path in sorted(folder.glob("*.jsonl")):
+            for line in path.read_text(encoding="utf-8").splitlines():
+                if line.strip():
+                    record = json.loads(line)
+                    verdicts[key[record["item"]]] = bool(record["evidence"])
+        raters.append(verdicts)
+    turns = {turn.id: turn for turn in load_screening(CORPUS / f"{HELD_OUT}.jsonl")}
+    sets = {"v9 (committed)": ANSWERS / f"{HELD_OUT}.jsonl"}
+    sets |= {f"second_reading/{p.name}": p for p in sorted((ANSWERS / "second_reading").glob(f"{HELD_OUT}*.jsonl"))}
+    writes = {}
+    for name, path in sets.items():
+        readings = reader_labels(HELD_OUT, turns, path, second="second_reading" in name)
+        writes[name] = {turn_id for turn_id, read in readings.items() if read}
+    figures = screening_figures({t.id: t.kind for t in turns.values()}, raters, writes)
+    print(json.dumps(figures, indent=1))
+    return 0
 
 
 def view_command() -> int:
@@ -207,7 +325,10 @@ def score_command() -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="label_audit", description=__doc__.split("\n\n")[0])
     parser.add_argument("command", choices=("view", "score"))
+    parser.add_argument("--screening", action="store_true", help="audit the screen's held-out set instead")
     args = parser.parse_args(argv)
+    if args.screening:
+        return screening_view_command() if args.command == "view" else screening_score_command()
     return view_command() if args.command == "view" else score_command()
 
 
