@@ -101,6 +101,16 @@ class ExtractionOutput(BaseModel):
     updates: list[ProposedUpdate] = Field(default_factory=list)
 
 
+class TurnVerdict(BaseModel):
+    """The evidence check's response schema: only what the turn is (``GeminiSettings.evidence_check``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    turn: TurnKind = Field(
+        description="evidence when any part of the turn is evidence about this organisation today; else why not"
+    )
+
+
 @dataclass
 class ExtractionResult:
     raw_updates: list[Any]  # untrusted: each should be a ProposedUpdate-shaped dict

@@ -7,7 +7,9 @@ the same for every call so Gemini 2.5's implicit cache applies; the user content
 of (``sees_whole_catalog``).  Thinking is set explicitly (``GeminiSettings.thinking_budget``, default 0: off;
 thinking tokens are billed as output, the largest cost line).  With ``GeminiSettings.readings = 2`` every turn is
 read twice, the second reading sampled (``second_temperature``, a fixed ``seed``), in parallel, and the second can veto:
-the turn is evidence only when both say so, and only the factors both name are stored (``agreement.agree``).
+the turn is evidence only when both say so, and only the factors both name are stored (``agreement.agree``).  With
+``GeminiSettings.evidence_check`` a second, small request asks in parallel only what the turn is (``EVIDENCE_RULES``,
+``TurnVerdict``); when it says the turn is no evidence about this organisation today, nothing is stored.
 
 ``GeminiIntentReader``, on the same client and settings, is the model as intent router for "Ask why" (docs/ask.md):
 one structured call per question (``IntentOutput``), its static prefix the router's rules and the catalog
@@ -46,12 +48,15 @@ from factor_journal.extraction.base import (
     ExtractionRequest,
     ExtractionResult,
     TurnKind,
+    TurnVerdict,
 )
 from factor_journal.extraction.prompts import (
     ANSWER_INSTRUCTION,
+    EVIDENCE_RULES,
     PHRASE_INSTRUCTION,
     IndexLine,
     IntentOutput,
+    evidence_prompt,
     intent_instruction,
     intent_prompt,
     reader_instruction,
@@ -113,19 +118,23 @@ class GeminiSettings(BaseModel):
     readings: int = Field(default=1, ge=1, le=2)
     second_temperature: float = Field(default=1.0, ge=0, le=2)
     second_seed: int = 2
+    # Whether a second, small request asks in parallel only what the turn is (FJ_GEMINI_EVIDENCE_CHECK): a turn it
+    # says is no evidence about this organisation today stores nothing, whatever the reading found in it
+    evidence_check: bool = False
     base_url: str | None = None  # a local stand-in for tests; None in production
 
     @classmethod
     def from_env(cls) -> GeminiSettings:
         """Settings from FJ_GEMINI_MODEL, _LOCATION, _PROJECT (else GOOGLE_CLOUD_PROJECT, GCLOUD_PROJECT),
-        _TIMEOUT (seconds), _MAX_ATTEMPTS, _THINKING_BUDGET, _READINGS and _BASE_URL; unset or empty variables keep
-        the defaults."""
+        _TIMEOUT (seconds), _MAX_ATTEMPTS, _THINKING_BUDGET, _READINGS, _EVIDENCE_CHECK and _BASE_URL; unset or empty
+        variables keep the defaults."""
         env = os.environ
         return cls.model_validate(
             vertex_env(
                 model=env.get("FJ_GEMINI_MODEL"),
                 thinking_budget=env.get("FJ_GEMINI_THINKING_BUDGET"),
                 readings=env.get("FJ_GEMINI_READINGS"),
+                evidence_check=env.get("FJ_GEMINI_EVIDENCE_CHECK"),
             )
         )
 
@@ -170,7 +179,8 @@ class GeminiExtractor:
         # what the eval counts test scorings by: the model, the version of the static prefix it reads, the readings
         prefix = hashlib.sha256(self.system_instruction.encode("utf-8")).hexdigest()[:8]
         twice = f"+{settings.readings}-readings" if settings.readings > 1 else ""
-        self.model = f"{settings.model}+reader-{prefix}{twice}"
+        checked = "+evidence-check" if settings.evidence_check else ""
+        self.model = f"{settings.model}+reader-{prefix}{twice}{checked}"
         if credentials is None and settings.base_url:
             credentials = stand_in_credentials()
         retry = types.HttpRetryOptions(
@@ -232,6 +242,17 @@ class GeminiExtractor:
             thinking_config=types.ThinkingConfig(thinking_budget=self.settings.thinking_budget),
         )
 
+    def evidence_config(self) -> types.GenerateContentConfig:
+        """The generation config of the evidence check: its own static system instruction, JSON output in the
+        ``TurnVerdict`` schema, the reader's temperature and thinking budget."""
+        return types.GenerateContentConfig(
+            system_instruction=EVIDENCE_RULES,
+            response_mime_type="application/json",
+            response_schema=TurnVerdict,
+            temperature=self.settings.temperature,
+            thinking_config=types.ThinkingConfig(thinking_budget=self.settings.thinking_budget),
+        )
+
     def extract(self, request: ExtractionRequest) -> ExtractionResult:
         """The model's reading of the turn (one call; two in parallel with ``readings = 2``, the second vetoing what
         it does not confirm, ``agreement.agree``).  Returns the entries under
@@ -239,22 +260,26 @@ class GeminiExtractor:
         response, thinking) and model version; output that is not a JSON object with an "updates" list gives no
         updates and a ``rejected`` reason.  Raises ``ExtractionError`` once the retries of any call are spent."""
         prompt = turn_prompt(request)
-        if self.settings.readings == 1:
-            responses = [self.generate(prompt, self.config())]
+        calls = [(prompt, self.config(second=second)) for second in (False, True)[: self.settings.readings]]
+        if self.settings.evidence_check:
+            calls.append((evidence_prompt(request), self.evidence_config()))
+        if len(calls) == 1:
+            responses = [self.generate(*calls[0])]
         else:
-            with ThreadPoolExecutor(max_workers=2) as pool:
-                calls = [pool.submit(self.generate, prompt, self.config(second=second)) for second in (False, True)]
-                responses = [call.result() for call in calls]
+            with ThreadPoolExecutor(max_workers=len(calls)) as pool:
+                responses = [call.result() for call in [pool.submit(self.generate, *c) for c in calls]]
+        checked = responses.pop() if self.settings.evidence_check else None
         result = ExtractionResult(
             raw_updates=[], extractor=self.name, model=responses[0].model_version or self.settings.model
         )
         readings = []
-        for response in responses:
+        for response in [*responses, *([checked] if checked else [])]:
             if usage := response.usage_metadata:
                 result.prompt_tokens += usage.prompt_token_count or 0
                 result.response_tokens += usage.candidates_token_count or 0
                 result.cached_tokens += usage.cached_content_token_count or 0
                 result.thinking_tokens += usage.thoughts_token_count or 0
+        for response in responses:
             updates, reason, kind = read_updates(response)
             readings.append(ModelReading(kind, updates))
             if reason:
@@ -262,10 +287,18 @@ class GeminiExtractor:
         if len(readings) == 1:
             result.raw_updates = readings[0].updates
             result.set_aside_as = None if readings[0].kind == TurnKind.evidence else readings[0].kind.value
-            return result
-        agreed = agree(readings[0], readings[1])
-        result.raw_updates, result.set_aside_as = agreed.updates, agreed.set_aside_as
-        result.rejected.extend(agreed.rejected)
+        else:
+            agreed = agree(readings[0], readings[1])
+            result.raw_updates, result.set_aside_as = agreed.updates, agreed.set_aside_as
+            result.rejected.extend(agreed.rejected)
+        if checked is not None:
+            verdict, reason = read_verdict(checked)
+            if reason:
+                result.rejected.append(f"evidence check: {reason}; the reading stands")
+            elif verdict != TurnKind.evidence and result.set_aside_as is None:
+                if result.raw_updates:
+                    result.rejected.append(f"the evidence check says the turn is {verdict.value}: nothing stored")
+                result.raw_updates, result.set_aside_as = [], verdict.value
         return result
 
 
@@ -297,6 +330,17 @@ def read_updates(response: types.GenerateContentResponse) -> tuple[list[Any], st
         return updates, None, TurnKind(said)
     except (ValueError, TypeError):  # not one of the kinds, or not even a string (a list, an object)
         return updates, f"model output's 'turn' is not a kind of turn: {str(said)[:40]!r}", TurnKind.evidence
+
+
+def read_verdict(response: types.GenerateContentResponse) -> tuple[TurnKind, str | None]:
+    """What the evidence check says the turn is, or ``(evidence, reason)`` when its output does not read (the check
+    then vetoes nothing)."""
+    if isinstance(response.parsed, TurnVerdict):
+        return response.parsed.turn, None
+    try:
+        return TurnVerdict.model_validate_json(response.text or "").turn, None
+    except ValidationError as error:
+        return TurnKind.evidence, f"its output does not read ({error.errors()[0].get('msg')})"
 
 
 class GeminiWriter:

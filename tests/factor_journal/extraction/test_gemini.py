@@ -515,3 +515,72 @@ def test_a_second_reading_that_sets_the_turn_aside_or_names_no_factor_keeps_it_o
         outcome = TurnProcessor(store, GeminiExtractor(settings(vertex.url, readings=2))).process(user, session, turn)
     assert outcome.status == "no_update" and store.factor(user, "data_quality").current_value is None
     assert store.turn_data(user, session, turn)["extraction"]["screened"]["kind"] == "hypothetical"
+
+
+def _with_check(reading: dict, verdict: str | dict):
+    """A stand-in ``respond`` answering the reader's request with ``reading`` and the evidence check's (the request
+    whose system instruction is ``EVIDENCE_RULES``) with ``verdict``."""
+    from factor_journal.extraction.prompts import EVIDENCE_RULES
+
+    def respond(body: dict) -> Step:
+        if body["systemInstruction"]["parts"][0]["text"] == EVIDENCE_RULES:
+            return output(verdict if isinstance(verdict, str) else json.dumps(verdict))
+        return output(json.dumps(reading))
+
+    return respond
+
+
+def test_the_evidence_check_asks_only_what_the_turn_is_in_parallel_and_its_no_vetoes_the_reading(request_for):
+    """``evidence_check``: a second, small request (its own system instruction and schema, the turn without the
+    likely factors) asks what the turn is; "evidence" lets the reading through, any other kind stores nothing and
+    names why; tokens of both calls are counted and the model's name says it checks."""
+    from factor_journal.extraction.prompts import EVIDENCE_RULES, TURN_KINDS
+
+    reading = {
+        "turn": "evidence",
+        "updates": [{"factor_id": "data_quality", "value": 20, "confidence": 0.8, "rationale": "by hand"}],
+    }
+    with VertexStandIn(respond=_with_check(reading, {"turn": "evidence"})) as vertex:
+        extractor = GeminiExtractor(settings(vertex.url, evidence_check=True))
+        passed = extractor.extract(request_for("data_quality"))
+    assert [u["factor_id"] for u in passed.raw_updates] == ["data_quality"] and passed.set_aside_as is None
+    assert (passed.prompt_tokens, passed.response_tokens) == (824, 114) and extractor.model.endswith("+evidence-check")
+    check = next(r for r in vertex.requests if r["systemInstruction"]["parts"][0]["text"] == EVIDENCE_RULES)
+    assert "Likely factors" not in check["contents"][0]["parts"][0]["text"]
+    assert "No, nothing like that yet." in check["contents"][0]["parts"][0]["text"]
+    assert "turn" in json.dumps(check["generationConfig"]) and "factor_id" not in json.dumps(check["generationConfig"])
+    assert TURN_KINDS in EVIDENCE_RULES and TURN_KINDS in READER_RULES  # one definition of the kinds
+    with VertexStandIn(respond=_with_check(reading, {"turn": "hypothetical"})) as vertex:
+        vetoed = GeminiExtractor(settings(vertex.url, evidence_check=True)).extract(request_for("data_quality"))
+    assert vetoed.raw_updates == [] and vetoed.set_aside_as == "hypothetical"
+    assert vetoed.rejected == ["the evidence check says the turn is hypothetical: nothing stored"]
+
+
+def test_an_evidence_check_that_does_not_read_vetoes_nothing_and_says_so(request_for):
+    reading = {"updates": [{"factor_id": "data_quality", "value": 20, "confidence": 0.8, "rationale": "by hand"}]}
+    with VertexStandIn(respond=_with_check(reading, "not json")) as vertex:
+        result = GeminiExtractor(settings(vertex.url, evidence_check=True)).extract(request_for("data_quality"))
+    assert len(result.raw_updates) == 1 and result.set_aside_as is None
+    reason = result.rejected[0]
+    assert reason.startswith("evidence check: its output does not read") and reason.endswith("the reading stands")
+
+
+def test_the_evidence_check_keeps_a_set_aside_turn_out_on_the_emulator(store, make_user, monkeypatch):
+    """End to end: with FJ_GEMINI_EVIDENCE_CHECK=1 a reading the check says is about another organisation stores no
+    value and the turn is set aside as that kind (said back, liftable as "about us"); the reader's request itself is
+    the one sent without the check."""
+    monkeypatch.setenv("FJ_GEMINI_EVIDENCE_CHECK", "1")
+    assert GeminiSettings.from_env().evidence_check
+    user, session, turn = _conversation(store, make_user, "My brother's bakery keeps everything in one clean system.")
+    reading = {"updates": [{"factor_id": "data_quality", "value": 85, "confidence": 0.7, "rationale": "clean"}]}
+    with VertexStandIn(respond=_with_check(reading, {"turn": "other_organisation"})) as vertex:
+        extractor = GeminiExtractor(settings(vertex.url, evidence_check=True))
+        outcome = TurnProcessor(store, extractor).process(user, session, turn)
+    assert outcome.status == "no_update" and store.factor(user, "data_quality").current_value is None
+    assert store.turn_data(user, session, turn)["extraction"]["screened"]["kind"] == "other_organisation"
+    reader_request = next(r for r in vertex.requests if "Likely factors" in r["contents"][0]["parts"][0]["text"])
+    with VertexStandIn([output('{"updates": []}')]) as alone:
+        GeminiExtractor(settings(alone.url)).extract(
+            ExtractionRequest(user_id="u", session_id="s", turn_id="t", text="x")
+        )
+    assert reader_request["generationConfig"] == alone.requests[0]["generationConfig"]
