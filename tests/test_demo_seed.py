@@ -19,6 +19,7 @@ import pytest
 from demo.seed import DEMO_ANSWERS, IN_THE_SEAT, account, opening, seed, turn_line
 from factor_journal.documents import ExtractionOutcome
 from factor_journal.extraction.offline import OfflineExtractor
+from factor_journal.extraction.prompts import EVIDENCE_RULES
 from factor_journal.pipeline import TurnProcessor
 from factor_journal.sayback import read_by
 from factor_journal.store import FactorJournalStore
@@ -39,12 +40,14 @@ FIRST_READINGS = [
 
 
 def answers_for(requests, path: Path) -> Path:
-    """A tiny answers file in the seat's form, one answer for each request, read as ``FIRST_READINGS`` says."""
+    """A tiny answers file in the seat's form, one answer for each request: a reading as ``FIRST_READINGS`` says, an
+    evidence check saying evidence."""
     lines = []
     for request in requests:
         [(_, factor, value)] = [r for r in FIRST_READINGS if r[0] in request.turn_text.split("Turn to analyse")[1]]
         update = {"factor_id": factor, "value": value, "confidence": 0.7, "rationale": "said so", "quote": ""}
-        text = json.dumps({"updates": [update]})
+        checks = request.system_instruction == EVIDENCE_RULES
+        text = json.dumps({"turn": "evidence"} if checks else {"updates": [update]})
         lines.append(json.dumps({"key": request.key, "text": text, "model": SEAT_MODEL}))
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
@@ -61,7 +64,7 @@ def test_the_demo_sends_the_seats_requests_reads_its_answers_and_where_it_has_no
 ):
     # what `make seat-requests SPLIT=demo` asks the seat before anything is answered: each person's first answer
     asked = run_demo(store, SeatAnswers({}))
-    assert len(asked.requests) == 3 and len(asked.excluded) == 3
+    assert len(asked.requests) == 6 and len(asked.excluded) == 3  # a reading and an evidence check each
     answers = read_answers(answers_for(asked.requests, tmp_path / "demo.jsonl"))
 
     demo = FactorJournalStore(database, catalog)
@@ -99,12 +102,12 @@ def test_the_demo_sends_the_seats_requests_reads_its_answers_and_where_it_has_no
     assert "no answer for 3 seeded answers (demo-anna, demo-ben, demo-chloe)" in summary[1]
     assert "7 in all, were read by the configured reader (rules)" in summary[1]
     first = opening(answers, tmp_path / "demo.jsonl", "rules")
-    assert f"replaying 3 recorded answers of {SEAT_MODEL}, {IN_THE_SEAT}" in first
+    assert f"replaying 6 recorded answers of {SEAT_MODEL}, {IN_THE_SEAT}" in first
 
     # the seat answered: the requests run goes on to each person's next answer, which the demo sends too
     again = run_demo(store, SeatAnswers(answers))
     assert {request.key for request in again.requests} >= set(answers)
-    assert len(again.missing) == 3
+    assert len(again.missing) == 6
 
 
 def test_the_committed_demo_answers_answer_every_request_the_demo_sends(store):
@@ -120,7 +123,7 @@ def test_the_committed_demo_answers_answer_every_request_the_demo_sends(store):
     )
     sessions = [session for person in load_script()["users"] for session in person.get("sessions", [])]
     answers_in_the_script = sum(role == "user" for session in sessions for role, _ in session["turns"])
-    assert not run.excluded and len(run.requests) == answers_in_the_script  # one request per answer
+    assert not run.excluded and len(run.requests) == 2 * answers_in_the_script  # a reading and a check per answer
 
 
 def test_what_the_seeding_says_of_each_answer():

@@ -101,7 +101,7 @@ def test_a_second_readings_request_is_the_one_the_extractor_posts(catalog):
 
     seat = SeatAnswers({})
     with VertexStandIn(respond=seat.respond) as vertex:
-        settings = GeminiSettings(project="p", base_url=vertex.url, max_attempts=1, readings=2)
+        settings = GeminiSettings(project="p", base_url=vertex.url, max_attempts=1, readings=2, evidence_check=False)
         try:
             request = ExtractionRequest(user_id="u", session_id="s", turn_id="t", text="Spreadsheets.")
             GeminiExtractor(settings, catalog=catalog).extract(request)

@@ -47,7 +47,8 @@ def _requests(catalog, texts: list[str]) -> list[SeatRequest]:
     """The real extractor's request bodies for ``texts``, as the stand-in received them."""
     seat = SeatAnswers({})
     with VertexStandIn(respond=seat.respond) as vertex:
-        extractor = GeminiExtractor(GeminiSettings(project="p", base_url=vertex.url, max_attempts=1), catalog=catalog)
+        settings = GeminiSettings(project="p", base_url=vertex.url, max_attempts=1, evidence_check=False)
+        extractor = GeminiExtractor(settings, catalog=catalog)
         for text in texts:
             request = ExtractionRequest(
                 user_id="u",
@@ -102,7 +103,7 @@ def test_a_turn_read_twice_is_two_requests_whose_view_and_version_name_both_conf
     part and numbers them as printed, and the prompt version covers both static parts, in any arrival order."""
     seat = SeatAnswers({})
     with VertexStandIn(respond=seat.respond) as vertex:
-        settings = GeminiSettings(project="p", base_url=vertex.url, max_attempts=1, readings=2)
+        settings = GeminiSettings(project="p", base_url=vertex.url, max_attempts=1, readings=2, evidence_check=False)
         extractor = GeminiExtractor(settings, catalog=catalog)
         for text in ("In a Snowflake warehouse, loaded nightly.", "Spreadsheets, mostly."):
             request = ExtractionRequest(user_id="u", session_id="s", turn_id="t", text=text)

@@ -12,6 +12,7 @@ import json
 
 import pytest
 
+from factor_journal.extraction.prompts import EVIDENCE_RULES
 from factor_journal_tools.corpus import CorpusTurn
 from factor_journal_tools.evaluate import RESULTS, score
 from factor_journal_tools.seat import ANSWERS, Answer, SeatAnswers, read_answers, replay_sample
@@ -52,18 +53,27 @@ def _reading(factor_id: str, value: float) -> str:
 
 
 def _keys_of(store, turns) -> list[str]:
-    """The requests the turns make, in order (none answered)."""
+    """The reader's requests the turns make, in order (none answered); the evidence check's, asked beside each, are
+    left out."""
+    return [request.key for request in _requests_of(store, turns) if request.system_instruction != EVIDENCE_RULES]
+
+
+def _requests_of(store, turns) -> list:
     run = run_corpus(store, turns, SeatAnswers({}))
-    return [request.key for request in run.requests]
+    return run.requests
 
 
 def test_a_scripted_replay_is_scored_and_a_request_without_an_answer_is_left_out_and_named(store):
-    keys = _keys_of(store, TURNS)
+    requests = _requests_of(store, TURNS)
+    keys = [request.key for request in requests if request.system_instruction != EVIDENCE_RULES]
+    checks = [request.key for request in requests if request.system_instruction == EVIDENCE_RULES]
     assert len(keys) == 3  # the hostile turn never reaches the model; the other organisation's does (its judgment)
+    assert len(checks) == 3  # the evidence check is asked beside every reading (production's default)
     answers = {
         keys[0]: Answer(keys[0], _reading("data_infrastructure", 85), "scripted-model"),
         keys[2]: Answer(keys[2], '{"updates": []}', "scripted-model"),
-    }  # the second turn's request has no answer
+    }  # the second turn's reading has no answer
+    answers |= {key: Answer(key, '{"turn": "evidence"}', "scripted-model") for key in checks}
     run = run_corpus(store, TURNS, SeatAnswers(answers))
     assert run.missing == [keys[1]] and run.excluded == ["s2"] and run.models == {"scripted-model"}
     assert [record.id for record in run.records] == ["s1", "s3", "s4"]
@@ -77,7 +87,7 @@ def test_a_scripted_replay_is_scored_and_a_request_without_an_answer_is_left_out
     assert tokens["calls"] == 2 and tokens["cached"] >= 2048 and tokens["thinking"] == 0
     assert figures["seat"]["cost_per_month"]["with_cache_hits"] < figures["seat"]["cost_per_month"]["without_cache"]
     reached = reach(run)
-    assert reached["requests"] == 3 and reached["refused_before_model"] == 1
+    assert reached["requests"] == 6 and reached["refused_before_model"] == 1
     assert reached["expected_reaching_model"] == 1.0 and reached["factor_turns_kept_from_model"] == 0
 
 

@@ -84,6 +84,20 @@ def audit_items(test: Sequence[CorpusTurn], validation: Sequence[CorpusTurn], se
     return items
 
 
+def _with_items(head: list[str], items: Sequence[CorpusTurn]) -> str:
+    """``head`` then each item's heading (number and opaque id), question and answer, then the end line. Pure."""
+    lines = list(head)
+    for number, turn in enumerate(items, 1):
+        lines += [
+            f"======== ITEM {number} of {len(items)} {item_id(turn.id)} ========",
+            "Question: " + json.dumps(turn.question, ensure_ascii=False),
+            "Answer: " + json.dumps(turn.answer, ensure_ascii=False),
+            "",
+        ]
+    lines.append(f"======== END ({len(items)} items) ========")
+    return "\n".join(lines) + "\n"
+
+
 def render_view(items: Sequence[CorpusTurn], rules: str, catalog: str) -> str:
     """What a rater reads: the task, the labelling rules, the catalog, then each item's id, question and answer.
     Pure."""
@@ -103,15 +117,7 @@ def render_view(items: Sequence[CorpusTurn], rules: str, catalog: str) -> str:
         "",
         "## Items",
     ]
-    for number, turn in enumerate(items, 1):
-        lines += [
-            f"======== ITEM {number} of {len(items)} {item_id(turn.id)} ========",
-            "Question: " + json.dumps(turn.question, ensure_ascii=False),
-            "Answer: " + json.dumps(turn.answer, ensure_ascii=False),
-            "",
-        ]
-    lines.append(f"======== END ({len(items)} items) ========")
-    return "\n".join(lines) + "\n"
+    return _with_items(lines, items)
 
 
 def agreement(reference: Labels, other: Labels, turn_ids: Sequence[str]) -> dict[str, int]:
@@ -177,15 +183,7 @@ def render_screening_view(items: Sequence[CorpusTurn], rules: str) -> str:
         "",
         "## Items",
     ]
-    for number, turn in enumerate(items, 1):
-        lines += [
-            f"======== ITEM {number} of {len(items)} {item_id(turn.id)} ========",
-            "Question: " + json.dumps(turn.question, ensure_ascii=False),
-            "Answer: " + json.dumps(turn.answer, ensure_ascii=False),
-            "",
-        ]
-    lines.append(f"======== END ({len(items)} items) ========")
-    return "\n".join(lines) + "\n"
+    return _with_items(lines, items)
 
 
 def screening_figures(
@@ -250,16 +248,21 @@ def reader_labels(
     return readings
 
 
+def _write_view(folder: Path, view: str, items: Sequence[CorpusTurn]) -> int:
+    """The raters' ``view`` and its key (opaque item id -> turn id) into ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "view.txt").write_text(view, encoding="utf-8")
+    key = {item_id(turn.id): turn.id for turn in items}
+    (folder / "key.json").write_text(json.dumps(key, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    print(f"{len(items)} items: {(folder / 'view.txt').relative_to(REPO)} (the raters' view) and its key.json")
+    return 0
+
+
 def screening_view_command() -> int:
     turns = load_screening(CORPUS / f"{HELD_OUT}.jsonl")
     items = list(turns)
     random.Random(SEED).shuffle(items)
-    SCREENING_AUDIT.mkdir(parents=True, exist_ok=True)
-    (SCREENING_AUDIT / "view.txt").write_text(render_screening_view(items, SCREENING_RULES), encoding="utf-8")
-    key = {item_id(turn.id): turn.id for turn in items}
-    (SCREENING_AUDIT / "key.json").write_text(json.dumps(key, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    print(f"{len(items)} items: eval/audit/screening/view.txt, eval/audit/screening/key.json")
-    return 0
+    return _write_view(SCREENING_AUDIT, render_screening_view(items, SCREENING_RULES), items)
 
 
 def screening_score_command() -> int:
@@ -290,12 +293,7 @@ def view_command() -> int:
     splits = {split: load_corpus(CORPUS / f"{split}.jsonl", catalog) for split in SPLITS}
     items = audit_items(splits["test"], splits["validation"])
     rules = (CORPUS / "README.md").read_text(encoding="utf-8").split("## How the turns are labelled", 1)[1]
-    AUDIT.mkdir(parents=True, exist_ok=True)
-    (AUDIT / "view.txt").write_text(render_view(items, rules, catalog_text(catalog)), encoding="utf-8")
-    key = {item_id(turn.id): turn.id for turn in items}
-    (AUDIT / "key.json").write_text(json.dumps(key, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    print(f"{len(items)} items: eval/audit/view.txt (the raters' view), eval/audit/key.json (item -> turn)")
-    return 0
+    return _write_view(AUDIT, render_view(items, rules, catalog_text(catalog)), items)
 
 
 def score_command() -> int:

@@ -318,11 +318,12 @@ def seat_section(results: dict[str, Any]) -> list[str]:
         lines += [
             "",
             "What reaches the model (every turn of the split; no answer needed). Only hostile, empty or oversized text",
-            "is refused before it; the whole catalog is in every request. The last column is what the pre-selected",
-            "candidates alone would have shown (the embedded reader's candidates, now a hint in the request).",
+            "is refused before it; the whole catalog is in every reading's request, and the evidence check beside it",
+            "asks only what the turn is (a turn read sends both). The last column is what the pre-selected candidates",
+            "alone would have shown (the embedded reader's candidates, now a hint in the request).",
             "",
             "| split | turns | requests | refused before the model | factor turns kept from it "
-            "| expected factors reaching it | input tokens per request (est.) | of which the static prefix "
+            "| expected factors reaching it | input tokens per turn read (est.) | of which cached static prefixes "
             "| among the candidates alone |",
             "|---|---|---|---|---|---|---|---|---|",
         ]

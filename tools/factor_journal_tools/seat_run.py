@@ -209,15 +209,18 @@ def run_split(
 def reach(run: SeatRun) -> dict[str, Any]:
     """What reaches the model, over every turn run: requests, turns refused before it (hostile, empty, oversized),
     factor turns among them (target 0), the share of expected factors the model is shown (the whole catalog of
-    every turn it reads), the share the pre-selected candidates alone would have shown, and the input tokens of a
-    request (estimated: all of it, and the static prefix)."""
+    every turn it reads), the share the pre-selected candidates alone would have shown, and the input tokens a turn
+    read sends (estimated: all of it over its requests, the reading's and the evidence check's, and of it the static
+    prefixes billed at the cached rate, one per distinct static part)."""
     records = run.read
     expected = sum(len(r.expected) for r in records)
     shown = expected - sum(len(r.not_offered) for r in records)
     inputs = [estimated_usage(request, "") for request in run.requests]
+    read = sum(1 for r in records if r.reached_reader)
+    statics = {request_key(r.static): usage["cached"] for r, usage in zip(run.requests, inputs, strict=True)}
     return {
-        "input_tokens": round(sum(u["prompt"] for u in inputs) / len(inputs), 1) if inputs else None,
-        "static_tokens": inputs[0]["cached"] if inputs else None,
+        "input_tokens": round(sum(u["prompt"] for u in inputs) / read, 1) if inputs and read else None,
+        "static_tokens": sum(statics.values()) if inputs else None,
         "turns": len(records),
         "requests": len(run.requests),
         "refused_before_model": sum(1 for r in records if not r.reached_reader),

@@ -118,9 +118,10 @@ class GeminiSettings(BaseModel):
     readings: int = Field(default=1, ge=1, le=2)
     second_temperature: float = Field(default=1.0, ge=0, le=2)
     second_seed: int = 2
-    # Whether a second, small request asks in parallel only what the turn is (FJ_GEMINI_EVIDENCE_CHECK): a turn it
-    # says is no evidence about this organisation today stores nothing, whatever the reading found in it
-    evidence_check: bool = False
+    # Whether a second, small request asks in parallel only what the turn is (FJ_GEMINI_EVIDENCE_CHECK, on unless
+    # set to 0): a turn it says is no evidence about this organisation today stores nothing, whatever the reading
+    # found in it (kept by the rule in eval/HISTORY.md, "The evidence check")
+    evidence_check: bool = True
     base_url: str | None = None  # a local stand-in for tests; None in production
 
     @classmethod

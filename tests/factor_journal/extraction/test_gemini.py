@@ -19,7 +19,10 @@ from vertex_stand_in import Step, VertexStandIn, error, model_response, output, 
 
 
 def settings(url: str, **overrides: object) -> GeminiSettings:
+    """The reader's settings against the stand-in at ``url``; the evidence check (on in production) is off unless an
+    override turns it on, so a scripted answer answers the reader's one request (the check has tests of its own)."""
     values = {
+        "evidence_check": False,
         "project": "demo-factor-journal",
         "base_url": url,
         "timeout_seconds": 2.0,
