@@ -255,11 +255,13 @@ class GeminiExtractor:
         )
 
     def extract(self, request: ExtractionRequest) -> ExtractionResult:
-        """The model's reading of the turn (one call; two in parallel with ``readings = 2``, the second vetoing what
-        it does not confirm, ``agreement.agree``).  Returns the entries under
-        "updates" as plain, unscreened dictionaries with the token counts of all calls (prompt, of which cached,
-        response, thinking) and model version; output that is not a JSON object with an "updates" list gives no
-        updates and a ``rejected`` reason.  Raises ``ExtractionError`` once the retries of any call are spent."""
+        """The model's reading of the turn: one call, or two in parallel with ``readings = 2`` (the second vetoing
+        what it does not confirm, ``agreement.agree``); beside them, with ``evidence_check`` (the default), the
+        evidence check, whose "no evidence" sets the turn aside as the kind it names and stores nothing.  Returns the
+        entries under "updates" as plain, unscreened dictionaries with the token counts of all calls (prompt, of
+        which cached, response, thinking) and model version; output that is not a JSON object with an "updates" list
+        gives no updates and a ``rejected`` reason.  Raises ``ExtractionError`` once the retries of any call are
+        spent."""
         prompt = turn_prompt(request)
         calls = [(prompt, self.config(second=second)) for second in (False, True)[: self.settings.readings]]
         if self.settings.evidence_check:
@@ -274,7 +276,7 @@ class GeminiExtractor:
             raw_updates=[], extractor=self.name, model=responses[0].model_version or self.settings.model
         )
         readings = []
-        for response in [*responses, *([checked] if checked else [])]:
+        for response in [*responses, *([checked] if checked is not None else [])]:
             if usage := response.usage_metadata:
                 result.prompt_tokens += usage.prompt_token_count or 0
                 result.response_tokens += usage.candidates_token_count or 0
