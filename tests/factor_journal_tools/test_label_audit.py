@@ -3,13 +3,17 @@ eval scores bands."""
 
 from __future__ import annotations
 
+import json
+
 from factor_journal_tools.corpus import CorpusTurn
 from factor_journal_tools.label_audit import (
     SCREENING_RULES,
     agreement,
     audit_items,
     item_id,
+    rater_folders,
     raters_agree_elsewhere,
+    readings_of,
     render_screening_view,
     render_view,
     screening_figures,
@@ -109,3 +113,34 @@ def test_a_second_readings_request_is_the_one_the_extractor_posts(catalog):
             pass  # no answers in the seat: both requests are recorded all the same
     first, second = sorted(seat.seen.values(), key=lambda r: "seed" in r.body["generationConfig"])
     assert second_reading(first).key == second.key and second_reading(first).key != first.key
+
+
+def test_a_turns_reading_is_the_readers_answer_never_its_evidence_checks():
+    """With the evidence check on, a turn sends two requests; only the reader's answer says what the turn was read
+    as, whichever comes first in the file."""
+    from factor_journal.extraction.prompts import EVIDENCE_RULES, TURN_LINE
+    from factor_journal_tools.seat import Answer, SeatRequest
+
+    def request(instruction: str, answer: str) -> SeatRequest:
+        contents = [{"role": "user", "parts": [{"text": f'Recent exchanges:\n{TURN_LINE}"{answer}"'}]}]
+        return SeatRequest.of({"systemInstruction": {"parts": [{"text": instruction}]}, "contents": contents})
+
+    reader, check = request("reader rules", "Spreadsheets."), request(EVIDENCE_RULES, "Spreadsheets.")
+    given = {
+        reader.key: Answer(reader.key, json.dumps({"updates": [{"factor_id": "data_quality", "value": 20}]}), "m"),
+        check.key: Answer(check.key, '{"turn": "evidence"}', "m"),
+    }
+    turns = {"t1": turn("t1", "Spreadsheets.")}
+    assert readings_of([reader, check], given, turns) == {"t1": {"data_quality": 20.0}}
+    assert readings_of([check, reader], given, turns) == {"t1": {"data_quality": 20.0}}
+    aside = {**given, reader.key: Answer(reader.key, '{"turn": "hypothetical", "updates": []}', "m")}
+    assert readings_of([reader, check], aside, turns) == {"t1": {}}
+
+
+def test_the_raters_are_the_folders_holding_label_files_not_another_audit_beneath(tmp_path):
+    for name in ("pass1", "pass2", "screening/pass1"):
+        (tmp_path / name).mkdir(parents=True)
+        (tmp_path / name / "part1.jsonl").write_text("")
+    (tmp_path / "empty").mkdir()
+    assert [folder.name for folder in rater_folders(tmp_path)] == ["pass1", "pass2"]
+    assert [folder.name for folder in rater_folders(tmp_path / "screening")] == ["pass1"]

@@ -41,9 +41,9 @@ from pathlib import Path
 from factor_journal.catalog.models import band_of, load_catalog
 from factor_journal.extraction.base import TurnKind
 from factor_journal.extraction.gemini import GeminiSettings
-from factor_journal.extraction.prompts import catalog_text
+from factor_journal.extraction.prompts import EVIDENCE_RULES, TURN_LINE, catalog_text
 from factor_journal_tools.corpus import CORPUS, LOOK_ALIKE, REPO, CorpusTurn, load_corpus, load_screening
-from factor_journal_tools.seat import ANSWERS, REQUESTS, SeatRequest, read_answers, read_requests
+from factor_journal_tools.seat import ANSWERS, REQUESTS, Answer, SeatRequest, read_answers, read_requests
 
 AUDIT = REPO / "eval" / "audit"
 SCREENING_AUDIT = AUDIT / "screening"
@@ -64,7 +64,6 @@ organisation today, because it is:
 - pause: a request to pause, stop or change the subject."""
 SEED = 44
 SPLITS = ("test", "validation")
-TURN_LINE = "Turn to analyse (User): "
 
 Labels = Mapping[str, Mapping[str, float]]  # turn id -> factor id -> value
 
@@ -203,6 +202,12 @@ def screening_figures(
     return {"per_kind": per_kind, "written": written}
 
 
+def rater_folders(audit: Path) -> list[Path]:
+    """The raters' folders of an audit, by name: its subfolders that hold label files (``*.jsonl``), not another
+    audit's folder kept beneath it (``screening/`` under ``eval/audit/``)."""
+    return sorted(folder for folder in audit.iterdir() if folder.is_dir() and any(folder.glob("*.jsonl")))
+
+
 def read_rater(folder: Path, key: Mapping[str, str]) -> dict[str, dict[str, float]]:
     """One rater's labels (every ``*.jsonl`` of ``folder``) by turn id; a line naming an unknown item fails."""
     labels: dict[str, dict[str, float]] = {}
@@ -230,13 +235,24 @@ def reader_labels(
     split: str, answers: Mapping[str, CorpusTurn], answers_file: Path | None = None, second: bool = False
 ) -> dict[str, dict[str, float]]:
     """The committed seat answers' own readings (``answers_file``, default the split's answers; of the second
-    readings' requests with ``second``) of ``answers``' turns, by answer text: each factor with its value, none for a
-    turn the model set aside; requests without an answer there are left out."""
-    by_text = {turn.answer: turn.id for turn in answers.values()}
-    given = read_answers(answers_file or ANSWERS / f"{split}.jsonl")
+    readings' requests with ``second``) of ``answers``' turns (``readings_of``)."""
+    requests = read_requests(REQUESTS / f"{split}.jsonl")
+    if second:
+        requests = [second_reading(request) for request in requests if request.system_instruction != EVIDENCE_RULES]
+    return readings_of(requests, read_answers(answers_file or ANSWERS / f"{split}.jsonl"), answers)
+
+
+def readings_of(
+    requests: Sequence[SeatRequest], given: Mapping[str, Answer], turns: Mapping[str, CorpusTurn]
+) -> dict[str, dict[str, float]]:
+    """What the reader's answers in ``given`` read ``turns`` as, found by their answer text: each factor with its
+    value, none for a turn the model set aside. Only the reader's requests count (an evidence check's answer, which
+    reads no factor, never stands for a reading); requests without an answer are left out. Pure."""
+    by_text = {turn.answer: turn.id for turn in turns.values()}
     readings: dict[str, dict[str, float]] = {}
-    for first in read_requests(REQUESTS / f"{split}.jsonl"):
-        request = second_reading(first) if second else first
+    for request in requests:
+        if request.system_instruction == EVIDENCE_RULES:
+            continue
         head, cut, quoted = request.turn_text.rpartition(TURN_LINE)
         turn_id = by_text.get(json.loads(quoted)) if cut else None
         if turn_id is None or request.key not in given:
@@ -268,7 +284,7 @@ def screening_view_command() -> int:
 def screening_score_command() -> int:
     key = json.loads((SCREENING_AUDIT / "key.json").read_text(encoding="utf-8"))
     raters = []
-    for folder in sorted(p for p in SCREENING_AUDIT.iterdir() if p.is_dir()):
+    for folder in rater_folders(SCREENING_AUDIT):
         verdicts: dict[str, bool] = {}
         for path in sorted(folder.glob("*.jsonl")):
             for line in path.read_text(encoding="utf-8").splitlines():
@@ -298,7 +314,7 @@ def view_command() -> int:
 
 def score_command() -> int:
     key = json.loads((AUDIT / "key.json").read_text(encoding="utf-8"))
-    raters = {folder.name: read_rater(folder, key) for folder in sorted(AUDIT.iterdir()) if folder.is_dir()}
+    raters = {folder.name: read_rater(folder, key) for folder in rater_folders(AUDIT)}
     catalog = load_catalog()
     for split in SPLITS:
         turns = {t.id: t for t in load_corpus(CORPUS / f"{split}.jsonl", catalog) if item_id(t.id) in key}

@@ -148,6 +148,10 @@ def _quote(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
+# What the per-turn part's last line starts with, the turn itself following as a JSON string
+TURN_LINE = "Turn to analyse (User): "
+
+
 def turn_prompt(request: ExtractionRequest) -> str:
     """The per-turn part of the reader's request (its user content): the likely factors with what we know of
     them now, the recent exchanges oldest first, then the turn to analyse.
@@ -164,7 +168,7 @@ def turn_prompt(request: ExtractionRequest) -> str:
         lines.extend(f"{'User' if t.role == 'user' else 'Assistant'}: {_quote(t.text)}" for t in request.recent)
     if request.screen_lifted:
         lines.append("The person has said this answer is about their own organisation today.")
-    lines.append(f"Turn to analyse (User): {_quote(request.text)}")
+    lines.append(f"{TURN_LINE}{_quote(request.text)}")
     return "\n".join(lines)
 
 
