@@ -230,29 +230,26 @@ class GeminiExtractor:
         with self._failures_as_extraction_errors():
             return self.client.models.generate_content(model=self.settings.model, contents=contents, config=config)
 
-    def config(self, second: bool = False) -> types.GenerateContentConfig:
-        """The generation config of every extraction call: the static system instruction, JSON output in the
-        ``ExtractionOutput`` schema, the temperature and the thinking budget, set explicitly; for the ``second``
-        reading the second temperature and its fixed seed."""
-        sampled = {"temperature": self.settings.second_temperature, "seed": self.settings.second_seed}
+    def json_config(self, instruction: str, schema: type[BaseModel], **sampling: Any) -> types.GenerateContentConfig:
+        """The generation config of a structured call: ``instruction`` as its static system instruction, JSON output
+        in ``schema``, the settings' temperature (or ``sampling``'s) and thinking budget, set explicitly."""
         return types.GenerateContentConfig(
-            system_instruction=self.system_instruction,
+            system_instruction=instruction,
             response_mime_type="application/json",
-            response_schema=ExtractionOutput,
-            **(sampled if second else {"temperature": self.settings.temperature}),
+            response_schema=schema,
+            **({"temperature": self.settings.temperature} | sampling),
             thinking_config=types.ThinkingConfig(thinking_budget=self.settings.thinking_budget),
         )
 
+    def config(self, second: bool = False) -> types.GenerateContentConfig:
+        """The generation config of a reading: the reader's static system instruction and ``ExtractionOutput``; for
+        the ``second`` reading the second temperature and its fixed seed."""
+        sampled = {"temperature": self.settings.second_temperature, "seed": self.settings.second_seed}
+        return self.json_config(self.system_instruction, ExtractionOutput, **(sampled if second else {}))
+
     def evidence_config(self) -> types.GenerateContentConfig:
-        """The generation config of the evidence check: its own static system instruction, JSON output in the
-        ``TurnVerdict`` schema, the reader's temperature and thinking budget."""
-        return types.GenerateContentConfig(
-            system_instruction=EVIDENCE_RULES,
-            response_mime_type="application/json",
-            response_schema=TurnVerdict,
-            temperature=self.settings.temperature,
-            thinking_config=types.ThinkingConfig(thinking_budget=self.settings.thinking_budget),
-        )
+        """The generation config of the evidence check: its own static system instruction and ``TurnVerdict``."""
+        return self.json_config(EVIDENCE_RULES, TurnVerdict)
 
     def extract(self, request: ExtractionRequest) -> ExtractionResult:
         """The model's reading of the turn: one call, or two in parallel with ``readings = 2`` (the second vetoing
@@ -271,17 +268,17 @@ class GeminiExtractor:
         else:
             with ThreadPoolExecutor(max_workers=len(calls)) as pool:
                 responses = [call.result() for call in [pool.submit(self.generate, *c) for c in calls]]
-        checked = responses.pop() if self.settings.evidence_check else None
         result = ExtractionResult(
             raw_updates=[], extractor=self.name, model=responses[0].model_version or self.settings.model
         )
-        readings = []
-        for response in [*responses, *([checked] if checked is not None else [])]:
+        for response in responses:
             if usage := response.usage_metadata:
                 result.prompt_tokens += usage.prompt_token_count or 0
                 result.response_tokens += usage.candidates_token_count or 0
                 result.cached_tokens += usage.cached_content_token_count or 0
                 result.thinking_tokens += usage.thoughts_token_count or 0
+        checked = responses.pop() if self.settings.evidence_check else None
+        readings = []
         for response in responses:
             updates, reason, kind = read_updates(response)
             readings.append(ModelReading(kind, updates))
@@ -389,16 +386,9 @@ class GeminiIntentReader:
         self.system_instruction = intent_instruction(catalog if catalog is not None else load_catalog())
 
     def config(self) -> types.GenerateContentConfig:
-        """The generation config of every intent call: the static system instruction, JSON output in the
-        ``IntentOutput`` schema, the reader's temperature and thinking budget, set explicitly."""
-        settings = self.extractor.settings
-        return types.GenerateContentConfig(
-            system_instruction=self.system_instruction,
-            response_mime_type="application/json",
-            response_schema=IntentOutput,
-            temperature=settings.temperature,
-            thinking_config=types.ThinkingConfig(thinking_budget=settings.thinking_budget),
-        )
+        """The generation config of every intent call: the router's static system instruction, ``IntentOutput``, the
+        reader's temperature and thinking budget (``GeminiExtractor.json_config``)."""
+        return self.extractor.json_config(self.system_instruction, IntentOutput)
 
     def read_intent(self, question: str, index: Sequence[IndexLine]) -> IntentOutput:
         """What ``question`` is about, read against the person's journal ``index``.  Raises ``ExtractionError`` once
