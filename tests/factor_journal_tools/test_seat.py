@@ -122,6 +122,30 @@ def test_a_turn_read_twice_is_two_requests_whose_view_and_version_name_both_conf
     assert version != prompt_version(requests) == request_key(requests[0].static)[:12]
 
 
+def test_the_requests_a_turn_sends_in_parallel_are_listed_the_same_way_whichever_arrives_first():
+    """A turn's reading and evidence check race to the stand-in; once the turn is done (``turn_asked``) they are
+    settled by static part, so a request file and its view come out the same on every run."""
+
+    def body(instruction: str, text: str) -> dict:
+        return {"systemInstruction": {"parts": [{"text": instruction}]}, "contents": [{"parts": [{"text": text}]}]}
+
+    orders = []
+    for first, second in (("reader", "check"), ("check", "reader")):
+        seat = SeatAnswers({})
+        before = len(seat.log)
+        seat.respond(body(first, "turn 1"))
+        seat.respond(body(second, "turn 1"))
+        assert len(seat.turn_asked(before)) == 2
+        before = len(seat.log)
+        seat.respond(body("check", "turn 2"))
+        seat.respond(body("reader", "turn 2"))
+        seat.turn_asked(before)
+        seat.respond(body("reader", "turn 3"))  # a turn not done yet: listed last, as it came
+        orders.append([(r.system_instruction, r.turn_text) for r in seat.requests])
+    assert orders[0] == orders[1] and orders[0][-1] == ("reader", "turn 3")
+    assert [text for _, text in orders[0]] == ["turn 1", "turn 1", "turn 2", "turn 2", "turn 3"]
+
+
 def test_the_seat_serves_answers_by_key_with_estimated_usage_and_lists_what_is_missing(requests):
     text = '{"updates": []}'
     seat = SeatAnswers({requests[0].key: Answer(requests[0].key, text, "model-x")})

@@ -282,13 +282,29 @@ class SeatAnswers:
     """The ``respond`` of a ``VertexStandIn``: answers each request by its key from ``answers``, with estimated
     usage and the answering model as the model version; a request without an answer gets HTTP 404 (the extractor
     fails the turn at once, and the run excludes it) and is listed in ``missing``.  ``seen`` keeps every request
-    in the order it came (thread-safe)."""
+    in the order it came (thread-safe); ``requests`` lists them in a stable order, turn by turn (``turn_asked``)."""
 
     answers: dict[str, Answer]
     seen: dict[str, SeatRequest] = field(default_factory=dict)
     log: list[str] = field(default_factory=list)  # every request's key, in order, repeats included
     missing: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    settled: list[str] = field(default_factory=list)  # the keys of the turns asked so far, in a stable order
+
+    def turn_asked(self, before: int) -> list[str]:
+        """The keys a turn asked since ``log`` held ``before`` of them (repeats included), once it is done.  The
+        requests first seen since the last turn are settled by static part, so those a turn sends in parallel (a
+        reading and its evidence check) are listed the same way on every run, whichever arrived first."""
+        with self.lock:
+            new = list(self.seen)[len(self.settled) :]
+            self.settled += sorted(new, key=lambda key: request_key(self.seen[key].static))
+            return self.log[before:]
+
+    @property
+    def requests(self) -> list[SeatRequest]:
+        """Every request seen: those of the turns asked in their stable order, then any other in arrival order."""
+        with self.lock:
+            return [self.seen[key] for key in self.settled] + list(self.seen.values())[len(self.settled) :]
 
     def respond(self, body: dict[str, Any]) -> Step:
         request = SeatRequest.of(body)

@@ -131,7 +131,7 @@ def run_sets(
             for kind, question, expected in questions_of(data):
                 before = len(seat.log)
                 answer = answer_question(store, user, question, router=router)
-                keys = seat.log[before:]
+                keys = seat.turn_asked(before)
                 record = record_of(name, kind, question, expected, answer)
                 if keys and all(key in seat.answers for key in keys):  # (an answer that does not read counts)
                     run.records.append(record)
@@ -142,7 +142,7 @@ def run_sets(
                     run.embedded.append(
                         record_of(name, kind, question, expected, answer_question(store, user, question))
                     )
-    run.requests, run.missing = list(seat.seen.values()), list(seat.missing)
+    run.requests, run.missing = seat.requests, list(seat.missing)
     return run
 
 

@@ -167,7 +167,8 @@ def _read_person(
             if processor is not by_seat:
                 yield replace(seeded, status=status, reader=processor.extractor.name)
                 continue
-            asked = seat.log[before:]  # none when the turn was refused before the model (hostile, empty, oversized)
+            # none when the turn was refused before the model (hostile, empty, oversized)
+            asked = seat.turn_asked(before)
             answered = [seat.answers[key] for key in asked if key in seat.answers]
             if len(answered) == len(asked):
                 model = "+".join(sorted({answer.model for answer in answered})) or None

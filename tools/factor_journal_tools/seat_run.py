@@ -133,7 +133,7 @@ class SeatRun:
 
 
 def _turn_needs(seat: SeatAnswers, before: int) -> tuple[list[str], bool]:
-    keys = seat.log[before:]
+    keys = seat.turn_asked(before)
     return keys, all(key in seat.answers for key in keys)
 
 
@@ -162,7 +162,7 @@ def run_corpus(store: Any, turns: Sequence[CorpusTurn], seat: SeatAnswers, progr
                 run.excluded.append(turn.id)
             if progress and number % 100 == 0:
                 print(f"  {number}/{len(turns)}", file=sys.stderr, flush=True)
-    run.requests, run.missing = list(seat.seen.values()), list(seat.missing)
+    run.requests, run.missing = seat.requests, list(seat.missing)
     return run
 
 
@@ -180,7 +180,7 @@ def run_demo(store: Any, seat: SeatAnswers) -> SeatRun:
         )
     reading = read_conversations(store, people, seat, user_of=lambda user: f"seat-{run_id}-{user}")
     run = SeatRun(excluded=[turn.where for turn in reading.no_answer], models=reading.models)
-    run.requests, run.missing = list(seat.seen.values()), list(seat.missing)
+    run.requests, run.missing = seat.requests, list(seat.missing)
     return run
 
 
