@@ -248,7 +248,8 @@ def answers_given(run: SeatRun) -> dict[str, Any]:
 def prompt_version(requests: Sequence[SeatRequest]) -> str | None:
     """The version of what the model is asked, first 12 characters: the key of the requests' static part (system
     instruction and generation config) when there is one, else the sha256 of their distinct static keys, sorted (a
-    turn read twice, ``FJ_GEMINI_READINGS=2``, is asked with two generation configs); None without requests."""
+    turn sends the reading's and the evidence check's, and a second reading's with ``FJ_GEMINI_READINGS=2``); None
+    without requests."""
     statics = sorted({request_key(request.static) for request in requests})
     if len(statics) <= 1:
         return statics[0][:12] if statics else None
