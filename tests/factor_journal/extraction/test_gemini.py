@@ -224,13 +224,18 @@ def test_settings_from_the_environment(monkeypatch):
 
 
 def test_settings_defaults_and_project_fallback(monkeypatch):
-    for name in ("MODEL", "LOCATION", "PROJECT", "TIMEOUT", "MAX_ATTEMPTS", "BASE_URL", "THINKING_BUDGET"):
+    names = ("MODEL", "LOCATION", "PROJECT", "TIMEOUT", "MAX_ATTEMPTS", "BASE_URL", "THINKING_BUDGET", "EVIDENCE_CHECK")
+    for name in names:
         monkeypatch.delenv(f"FJ_GEMINI_{name}", raising=False)
     monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "acme-from-gcloud")
     loaded = GeminiSettings.from_env()
     assert (loaded.model, loaded.location, loaded.project) == ("gemini-2.5-flash", "europe-west1", "acme-from-gcloud")
     assert (loaded.timeout_seconds, loaded.max_attempts, loaded.initial_backoff_seconds) == (30, 4, 1.0)
     assert loaded.base_url is None and loaded.temperature == 0 and loaded.thinking_budget == 0
+    assert loaded.evidence_check is True  # the evidence check is the Gemini path's default (eval/HISTORY.md)
+    monkeypatch.setenv("FJ_GEMINI_EVIDENCE_CHECK", "0")
+    assert GeminiSettings.from_env().evidence_check is False
+    monkeypatch.delenv("FJ_GEMINI_EVIDENCE_CHECK")
     monkeypatch.setenv("FJ_GEMINI_MAX_ATTEMPTS", "0")
     with pytest.raises(ValueError):
         GeminiSettings.from_env()
