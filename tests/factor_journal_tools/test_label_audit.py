@@ -5,15 +5,20 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from factor_journal_tools.corpus import CorpusTurn
 from factor_journal_tools.label_audit import (
     SCREENING_RULES,
     agreement,
     audit_items,
     item_id,
+    labels_raters_put_elsewhere,
+    main,
     rater_folders,
     raters_agree_elsewhere,
     readings_of,
+    render_review,
     render_screening_view,
     render_view,
     screening_figures,
@@ -73,6 +78,30 @@ def test_labels_every_rater_puts_in_one_other_band_are_counted():
     second = {"t1": {"data_quality": 30, "data_governance": 25, "ml_expertise": 55}}
     assert raters_agree_elsewhere(gold, [first, second], ["t1"]) == 2  # data_quality low, ml_expertise mid
     assert raters_agree_elsewhere(gold, [], ["t1"]) == 0
+    assert labels_raters_put_elsewhere(gold, [first, second], ["t1"]) == [
+        ("t1", "data_quality"),
+        ("t1", "ml_expertise"),
+    ]
+
+
+def test_the_review_sheet_lists_each_label_with_its_turn_and_every_rating_and_proposes_nothing():
+    turns = {"test-0001": turn("test-0001", 'We have "no" catalog.', {"data_quality": 50, "data_governance": 20})}
+    raters = {"pass1": {"test-0001": {"data_quality": 20}}, "pass2": {"test-0001": {"data_quality": 30}}}
+    reader = {"test-0001": {"data_governance": 25}}
+    sheet = render_review("test", turns, reader, raters, [("test-0001", "data_quality")])
+    assert sheet.startswith("# Label review: test") and "1 labels of `eval/corpus/test.jsonl`" in sheet
+    assert "## 1. `test-0001`: `data_quality`" in sheet and 'Answer: "We have \\"no\\" catalog."' in sheet
+    assert "- Label: 50 (mid)" in sheet and "- Rater pass1: 20 (low)" in sheet and "- Rater pass2: 30 (low)" in sheet
+    assert "- The reader in Gemini's seat: not named" in sheet
+    assert "data_governance`" not in sheet  # only the labels found are listed
+    assert render_review("test", turns, reader, {}, []).count("## ") == 0
+
+
+def test_review_needs_a_file_so_nothing_held_out_is_printed(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["review", "--split", "test"])
+    assert exit_.value.code == 2
+    assert "--out" in capsys.readouterr().err
 
 
 def test_the_screening_view_gives_the_definitions_and_items_never_their_kind():

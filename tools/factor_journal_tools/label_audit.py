@@ -4,6 +4,7 @@
     python -m factor_journal_tools.label_audit score   # the agreement figures, from the raters' files
     python -m factor_journal_tools.label_audit view --screening    # the same for the screen's held-out set
     python -m factor_journal_tools.label_audit score --screening
+    python -m factor_journal_tools.label_audit review --split test --out FILE   # the owner's review sheet
 
 A reader's band accuracy on a split is bounded by how reproducible the split's labels are. To measure that without
 anyone reading the labels, every factor turn of ``test`` and as many ``validation`` factor turns drawn at random
@@ -16,7 +17,8 @@ write ``{"item", "labels": [{"factor_id", "value"}]}`` lines into ``eval/audit/<
 the factor named, in its band): each rater against the labels, the reader in Gemini's seat (the committed answers'
 own readings, ``eval/seat/answers/<split>.jsonl``) against the labels, the reader against each rater, the raters
 against each other; where the reader's band differs from the label's, whose band the raters give; and how many labels
-every rater puts in one other band. Nothing here changes a label.
+every rater puts in one other band. Nothing here changes a label: ``review`` writes those labels, each with its turn,
+the raters' and the reader's values, into a sheet for the split's owner, whose call a correction is.
 
 ``--screening`` audits the screen's held-out set the same way (``eval/audit/screening/``): all its turns shuffled, the
 raters told the corpus's definitions of the turns that must change nothing and of evidence about this organisation
@@ -66,6 +68,7 @@ SEED = 44
 SPLITS = ("test", "validation")
 
 Labels = Mapping[str, Mapping[str, float]]  # turn id -> factor id -> value
+Label = tuple[str, str]  # turn id, factor id
 
 
 def item_id(turn_id: str) -> str:
@@ -156,15 +159,63 @@ def sides(gold: Labels, reader: Labels, raters: Sequence[Labels], turn_ids: Sequ
     return dict(counts)
 
 
-def raters_agree_elsewhere(gold: Labels, raters: Sequence[Labels], turn_ids: Sequence[str]) -> int:
-    """How many labelled factors every rater names in one and the same band, other than the label's. Pure."""
-    count = 0
+def labels_raters_put_elsewhere(gold: Labels, raters: Sequence[Labels], turn_ids: Sequence[str]) -> list[Label]:
+    """The labelled factors (turn id, factor id) every rater names in one and the same band, other than the label's,
+    in ``turn_ids``' order. None without raters. Pure."""
+    found = []
     for turn_id in turn_ids:
         for factor_id, value in gold.get(turn_id, {}).items():
             rated = [rater.get(turn_id, {}).get(factor_id) for rater in raters]
             bands = {band_of(v) for v in rated if v is not None}
-            count += bool(raters) and None not in rated and len(bands) == 1 and bands != {band_of(value)}
-    return count
+            if raters and None not in rated and len(bands) == 1 and bands != {band_of(value)}:
+                found.append((turn_id, factor_id))
+    return found
+
+
+def raters_agree_elsewhere(gold: Labels, raters: Sequence[Labels], turn_ids: Sequence[str]) -> int:
+    """How many labelled factors every rater names in one and the same band, other than the label's. Pure."""
+    return len(labels_raters_put_elsewhere(gold, raters, turn_ids))
+
+
+def render_review(
+    split: str,
+    turns: Mapping[str, CorpusTurn],
+    reader: Labels,
+    raters: Mapping[str, Labels],
+    found: Sequence[Label],
+) -> str:
+    """The owner's review sheet of ``found`` labels: per label its turn (id, question, answer), the label's value and
+    band, each rater's and the reader's, and where the label is kept. It proposes nothing and changes nothing: whether
+    a label is wrong is the owner's call. Pure."""
+
+    def read(labels: Labels, turn_id: str, factor_id: str) -> str:
+        value = labels.get(turn_id, {}).get(factor_id)
+        return "not named" if value is None else f"{value:g} ({band_of(value)})"
+
+    lines = [
+        f"# Label review: {split}",
+        "",
+        f"{len(found)} labels of `eval/corpus/{split}.jsonl` that every independent rater "
+        f"({', '.join(raters) or 'none'}) put in one and the same other band. Raters read only the labelling rules, "
+        "the catalog and the answer (`eval/audit/view.txt`); they never saw a label or a reading. Nothing here is "
+        "changed: a label is corrected, if at all, by its owner, in the corpus file, with the reason in "
+        "`eval/HISTORY.md`, and the split's scores before and after are kept apart.",
+        "",
+    ]
+    for number, (turn_id, factor_id) in enumerate(found, 1):
+        turn = turns[turn_id]
+        label = turn.expected[factor_id]
+        lines += [
+            f"## {number}. `{turn_id}`: `{factor_id}`",
+            "",
+            f"- Question: {json.dumps(turn.question, ensure_ascii=False)}",
+            f"- Answer: {json.dumps(turn.answer, ensure_ascii=False)}",
+            f"- Label: {label:g} ({band_of(label)})",
+            *(f"- Rater {name}: {read(labels, turn_id, factor_id)}" for name, labels in raters.items()),
+            f"- The reader in Gemini's seat: {read(reader, turn_id, factor_id)}",
+            "",
+        ]
+    return "\n".join(lines)
 
 
 def render_screening_view(items: Sequence[CorpusTurn], rules: str) -> str:
@@ -336,11 +387,30 @@ def score_command() -> int:
     return 0
 
 
+def review_command(split: str, out: Path) -> int:
+    """Writes ``split``'s review sheet (``render_review``) to ``out``; prints only how many labels it holds, so that
+    whoever runs it sees no held-out turn unless they open the file."""
+    key = json.loads((AUDIT / "key.json").read_text(encoding="utf-8"))
+    raters = {folder.name: read_rater(folder, key) for folder in rater_folders(AUDIT)}
+    turns = {t.id: t for t in load_corpus(CORPUS / f"{split}.jsonl", load_catalog()) if item_id(t.id) in key}
+    gold = {turn_id: turn.expected for turn_id, turn in turns.items()}
+    found = labels_raters_put_elsewhere(gold, list(raters.values()), sorted(turns))
+    out.write_text(render_review(split, turns, reader_labels(split, turns), raters, found), encoding="utf-8")
+    print(f"{len(found)} labels of {split} every rater puts in one other band: {out}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="label_audit", description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=("view", "score"))
+    parser.add_argument("command", choices=("view", "score", "review"))
     parser.add_argument("--screening", action="store_true", help="audit the screen's held-out set instead")
+    parser.add_argument("--split", choices=SPLITS, default="test", help="review: the split whose labels to list")
+    parser.add_argument("--out", type=Path, help="review: the sheet's file (required for review)")
     args = parser.parse_args(argv)
+    if args.command == "review":
+        if args.screening or args.out is None:
+            parser.error("review takes --out FILE and no --screening (the screen's kinds were reproduced)")
+        return review_command(args.split, args.out)
     if args.screening:
         return screening_view_command() if args.command == "view" else screening_score_command()
     return view_command() if args.command == "view" else score_command()
