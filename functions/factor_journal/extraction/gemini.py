@@ -254,14 +254,16 @@ class GeminiExtractor:
     def extract(self, request: ExtractionRequest) -> ExtractionResult:
         """The model's reading of the turn: one call, or two in parallel with ``readings = 2`` (the second vetoing
         what it does not confirm, ``agreement.agree``); beside them, with ``evidence_check`` (the default), the
-        evidence check, whose "no evidence" sets the turn aside as the kind it names and stores nothing.  Returns the
-        entries under "updates" as plain, unscreened dictionaries with the token counts of all calls (prompt, of
-        which cached, response, thinking) and model version; output that is not a JSON object with an "updates" list
-        gives no updates and a ``rejected`` reason.  Raises ``ExtractionError`` once the retries of any call are
-        spent."""
+        evidence check, whose "no evidence" sets the turn aside as the kind it names and stores nothing (not asked of
+        a turn its person lifted, ``request.screen_lifted``).  Returns the entries under "updates" as plain,
+        unscreened dictionaries with the token counts of all calls (prompt, of which cached, response, thinking) and
+        model version; output that is not a JSON object with an "updates" list gives no updates and a ``rejected``
+        reason.  Raises ``ExtractionError`` once the retries of any call are spent."""
         prompt = turn_prompt(request)
         calls = [(prompt, self.config(second=second)) for second in (False, True)[: self.settings.readings]]
-        if self.settings.evidence_check:
+        # a turn its person lifted ("It was about us") has had the check's question answered by them: not asked
+        check = self.settings.evidence_check and not request.screen_lifted
+        if check:
             calls.append((evidence_prompt(request), self.evidence_config()))
         if len(calls) == 1:
             responses = [self.generate(*calls[0])]
@@ -277,7 +279,7 @@ class GeminiExtractor:
                 result.response_tokens += usage.candidates_token_count or 0
                 result.cached_tokens += usage.cached_content_token_count or 0
                 result.thinking_tokens += usage.thoughts_token_count or 0
-        checked = responses.pop() if self.settings.evidence_check else None
+        checked = responses.pop() if check else None
         readings = []
         for response in responses:
             updates, reason, kind = read_updates(response)

@@ -592,3 +592,20 @@ def test_the_evidence_check_keeps_a_set_aside_turn_out_on_the_emulator(store, ma
             ExtractionRequest(user_id="u", session_id="s", turn_id="t", text="x")
         )
     assert reader_request["generationConfig"] == alone.requests[0]["generationConfig"]
+
+
+def test_a_turn_its_person_lifted_is_not_checked_again_and_its_reading_is_stored(store, make_user):
+    """The evidence check asks what "It was about us" answered: a turn whose person lifted the check's veto is read
+    again without it (one request, the reader's) and the reading is stored, as for any liftable reason."""
+    from factor_journal.repositories.people import TurnRef
+
+    user, session, turn = _conversation(store, make_user, "My brother's bakery? No, we keep everything that clean.")
+    reading = {"updates": [{"factor_id": "data_quality", "value": 85, "confidence": 0.7, "rationale": "clean"}]}
+    with VertexStandIn(respond=_with_check(reading, {"turn": "other_organisation"})) as vertex:
+        processor = TurnProcessor(store, GeminiExtractor(settings(vertex.url, evidence_check=True)))
+        assert processor.process(user, session, turn).status == "no_update"
+        asked = len(vertex.requests)
+        store.ledger.lift_screen(TurnRef(user, session, turn))  # "It was about us"
+        assert processor.process(user, session, turn).status == "processed"
+    assert (asked, len(vertex.requests)) == (2, 3)  # the reading and its check, then the reading alone
+    assert store.factor(user, "data_quality").current_value == 85
