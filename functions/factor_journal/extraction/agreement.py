@@ -67,6 +67,8 @@ def agree(first: ModelReading, second: ModelReading) -> Agreement:
         factor_id = _factor_id(update)
         if factor_id is None or factor_id in confirmed:
             agreement.updates.append(update)
-        elif f"{factor_id!r}: named by the first reading only: not stored" not in agreement.rejected:
-            agreement.rejected.append(f"{factor_id!r}: named by the first reading only: not stored")
+            continue
+        reason = f"{factor_id!r}: named by the first reading only: not stored"
+        if reason not in agreement.rejected:  # one reason per factor, however many entries name it
+            agreement.rejected.append(reason)
     return agreement
