@@ -363,12 +363,21 @@ def view_command() -> int:
     return _write_view(AUDIT, render_view(items, rules, catalog_text(catalog)), items)
 
 
-def score_command() -> int:
+def audited(splits: Sequence[str]) -> tuple[dict[str, dict[str, dict[str, float]]], dict[str, dict[str, CorpusTurn]]]:
+    """The audit as rated: every rater's labels by rater name, and per split its turns the view holds, by id."""
     key = json.loads((AUDIT / "key.json").read_text(encoding="utf-8"))
     raters = {folder.name: read_rater(folder, key) for folder in rater_folders(AUDIT)}
     catalog = load_catalog()
-    for split in SPLITS:
-        turns = {t.id: t for t in load_corpus(CORPUS / f"{split}.jsonl", catalog) if item_id(t.id) in key}
+    turns = {
+        split: {t.id: t for t in load_corpus(CORPUS / f"{split}.jsonl", catalog) if item_id(t.id) in key}
+        for split in splits
+    }
+    return raters, turns
+
+
+def score_command() -> int:
+    raters, audited_turns = audited(SPLITS)
+    for split, turns in audited_turns.items():
         ids = sorted(turns)
         gold = {turn_id: turn.expected for turn_id, turn in turns.items()}
         reader = reader_labels(split, turns)
@@ -390,9 +399,8 @@ def score_command() -> int:
 def review_command(split: str, out: Path) -> int:
     """Writes ``split``'s review sheet (``render_review``) to ``out``; prints only how many labels it holds, so that
     whoever runs it sees no held-out turn unless they open the file."""
-    key = json.loads((AUDIT / "key.json").read_text(encoding="utf-8"))
-    raters = {folder.name: read_rater(folder, key) for folder in rater_folders(AUDIT)}
-    turns = {t.id: t for t in load_corpus(CORPUS / f"{split}.jsonl", load_catalog()) if item_id(t.id) in key}
+    raters, audited_turns = audited([split])
+    turns = audited_turns[split]
     gold = {turn_id: turn.expected for turn_id, turn in turns.items()}
     found = labels_raters_put_elsewhere(gold, list(raters.values()), sorted(turns))
     out.write_text(render_review(split, turns, reader_labels(split, turns), raters, found), encoding="utf-8")
