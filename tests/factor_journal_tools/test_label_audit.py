@@ -15,8 +15,10 @@ from factor_journal_tools.label_audit import (
     item_id,
     labels_raters_put_elsewhere,
     main,
+    rated,
     rater_folders,
     raters_agree_elsewhere,
+    read_rater,
     readings_of,
     render_review,
     render_screening_view,
@@ -173,3 +175,19 @@ def test_the_raters_are_the_folders_holding_label_files_not_another_audit_beneat
     (tmp_path / "empty").mkdir()
     assert [folder.name for folder in rater_folders(tmp_path)] == ["pass1", "pass2"]
     assert [folder.name for folder in rater_folders(tmp_path / "screening")] == ["pass1"]
+
+
+def test_a_raters_records_stand_for_their_turns_and_an_unknown_item_fails_saying_where(tmp_path):
+    key = {"a1": "test-0001", "b2": "validation-0002"}
+    (tmp_path / "part1.jsonl").write_text(
+        '{"item": "a1", "labels": [{"factor_id": "data_quality", "value": 20}], "evidence": true}\n\n'
+        '{"item": "b2", "labels": [], "evidence": false}\n'
+    )
+    assert read_rater(tmp_path, key) == {"test-0001": {"data_quality": 20.0}, "validation-0002": {}}
+    assert [(turn_id, record["evidence"]) for turn_id, record in rated(tmp_path, key)] == [
+        ("test-0001", True),
+        ("validation-0002", False),
+    ]
+    (tmp_path / "part2.jsonl").write_text('{"item": "zz", "labels": []}\n')
+    with pytest.raises(SystemExit, match=r"part2.jsonl:1: no such item 'zz'"):
+        read_rater(tmp_path, key)

@@ -37,8 +37,9 @@ import json
 import random
 import sys
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from factor_journal.catalog.models import band_of, load_catalog
 from factor_journal.extraction.base import TurnKind
@@ -259,9 +260,9 @@ def rater_folders(audit: Path) -> list[Path]:
     return sorted(folder for folder in audit.iterdir() if folder.is_dir() and any(folder.glob("*.jsonl")))
 
 
-def read_rater(folder: Path, key: Mapping[str, str]) -> dict[str, dict[str, float]]:
-    """One rater's labels (every ``*.jsonl`` of ``folder``) by turn id; a line naming an unknown item fails."""
-    labels: dict[str, dict[str, float]] = {}
+def rated(folder: Path, key: Mapping[str, str]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """One rater's records (every ``*.jsonl`` of ``folder``, in order), each with the turn id its item stands for; a
+    line naming an unknown item fails, saying where."""
     for path in sorted(folder.glob("*.jsonl")):
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if not line.strip():
@@ -269,8 +270,12 @@ def read_rater(folder: Path, key: Mapping[str, str]) -> dict[str, dict[str, floa
             record = json.loads(line)
             if record["item"] not in key:
                 raise SystemExit(f"{path}:{number}: no such item {record['item']!r}")
-            labels[key[record["item"]]] = {x["factor_id"]: float(x["value"]) for x in record["labels"]}
-    return labels
+            yield key[record["item"]], record
+
+
+def read_rater(folder: Path, key: Mapping[str, str]) -> dict[str, dict[str, float]]:
+    """One rater's labels by turn id (``rated``)."""
+    return {turn_id: {x["factor_id"]: float(x["value"]) for x in r["labels"]} for turn_id, r in rated(folder, key)}
 
 
 def second_reading(request: SeatRequest) -> SeatRequest:
@@ -334,15 +339,10 @@ def screening_view_command() -> int:
 
 def screening_score_command() -> int:
     key = json.loads((SCREENING_AUDIT / "key.json").read_text(encoding="utf-8"))
-    raters = []
-    for folder in rater_folders(SCREENING_AUDIT):
-        verdicts: dict[str, bool] = {}
-        for path in sorted(folder.glob("*.jsonl")):
-            for line in path.read_text(encoding="utf-8").splitlines():
-                if line.strip():
-                    record = json.loads(line)
-                    verdicts[key[record["item"]]] = bool(record["evidence"])
-        raters.append(verdicts)
+    raters = [
+        {turn_id: bool(record["evidence"]) for turn_id, record in rated(folder, key)}
+        for folder in rater_folders(SCREENING_AUDIT)
+    ]
     turns = {turn.id: turn for turn in load_screening(CORPUS / f"{HELD_OUT}.jsonl")}
     sets = {"v9 (committed)": ANSWERS / f"{HELD_OUT}.jsonl"}
     sets |= {f"second_reading/{p.name}": p for p in sorted((ANSWERS / "second_reading").glob(f"{HELD_OUT}*.jsonl"))}
